@@ -1,0 +1,697 @@
+"""Statement-order walks of one function body.
+
+``FactsWalker`` propagates provenance facts (see ``facts.py``) and records the
+environment in force before each statement that holds a candidate.
+
+``EventsWalker`` numbers the statements in execution order and records what
+happens to memory: which names share storage, where a conversion links two
+storages, where a storage is written in place and where it is read. Loops
+are ranges of statement numbers, so "later" can wrap around a back edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+
+from tensorlint.analysis import ops
+from tensorlint.analysis.facts import (
+    EMPTY,
+    NOGRAD,
+    Env,
+    FactEvaluator,
+    Facts,
+    _always_exits,
+    merge,
+    requires_grad_test,
+)
+from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
+
+Body = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+
+
+def suite_body(suite: cst.BaseSuite) -> Body:
+    if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return suite.body
+    return ()
+
+
+def owner_body(owner: cst.CSTNode) -> Body:
+    if isinstance(owner, cst.Module):
+        return owner.body
+    if isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
+        return suite_body(owner.body)
+    return ()
+
+
+# --- facts --------------------------------------------------------------------
+
+
+class FactsWalker:
+    def __init__(self, scope: Scope, wanted: set[int]) -> None:
+        self.evaluator = FactEvaluator(scope)
+        self.wanted = wanted
+        self.snapshots: dict[int, Env] = {}
+
+    def run(self, body: Body, env: Env) -> Env:
+        for statement in body:
+            env = self.statement(statement, env)
+        return env
+
+    def _snap(self, node: cst.CSTNode, env: Env) -> None:
+        if id(node) in self.wanted:
+            self.snapshots[id(node)] = dict(env)
+
+    def statement(self, node: Union[cst.BaseStatement, cst.BaseSmallStatement], env: Env) -> Env:
+        self._snap(node, env)
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                env = self.statement(small, env)
+            return env
+        if isinstance(node, cst.Assign):
+            facts = self.evaluator.expr(node.value, env)
+            env = dict(env)
+            for target in node.targets:
+                _bind(env, target.target, facts)
+            return env
+        if isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return env
+            env = dict(env)
+            _bind(env, node.target, self.evaluator.expr(node.value, env))
+            return env
+        if isinstance(node, cst.If):
+            return self._if(node, env)
+        if isinstance(node, (cst.For, cst.While)):
+            return self._loop(node, env)
+        if isinstance(node, cst.With):
+            env = dict(env)
+            for item in node.items:
+                if item.asname is not None:
+                    _bind(env, item.asname.name, EMPTY)
+            return self.run(suite_body(node.body), env)
+        if isinstance(node, cst.Try):
+            after_body = self.run(suite_body(node.body), env)
+            outcomes = [self.run(suite_body(node.orelse.body), after_body) if node.orelse
+                        else after_body]  # fmt: skip
+            for handler in node.handlers:
+                start = merge(env, after_body)
+                if handler.name is not None:
+                    _bind(start, handler.name.name, EMPTY)
+                outcomes.append(self.run(suite_body(handler.body), start))
+            result = outcomes[0]
+            for outcome in outcomes[1:]:
+                result = merge(result, outcome)
+            if node.finalbody is not None:
+                result = self.run(suite_body(node.finalbody.body), result)
+            return result
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            env = dict(env)
+            _bind(env, node.name, EMPTY)
+            return env
+        if isinstance(node, cst.Match):
+            result: Optional[Env] = None
+            for case in node.cases:
+                out = self.run(suite_body(case.body), dict(env))
+                result = out if result is None else merge(result, out)
+            return merge(env, result) if result is not None else env
+        return env
+
+    def _if(self, node: cst.If, env: Env) -> Env:
+        guarded = requires_grad_test(node.test)
+        body_env = self.run(suite_body(node.body), dict(env))
+        else_env = dict(env)
+        if guarded is not None and guarded in else_env:
+            else_env[guarded] = else_env[guarded] | {NOGRAD}
+        elif guarded is not None:
+            else_env[guarded] = self.evaluator.expr(_parse_key(guarded), env) | {NOGRAD}
+        if isinstance(node.orelse, cst.If):
+            else_env = self.statement(node.orelse, else_env)
+        elif isinstance(node.orelse, cst.Else):
+            else_env = self.run(suite_body(node.orelse.body), else_env)
+        if _always_exits(node.body):
+            return else_env
+        if node.orelse is not None and isinstance(node.orelse, cst.Else):
+            if _always_exits(node.orelse.body):
+                return body_env
+        return merge(body_env, else_env)
+
+    def _loop(self, node: Union[cst.For, cst.While], env: Env) -> Env:
+        start = dict(env)
+        if isinstance(node, cst.For):
+            _bind(start, node.target, EMPTY)
+        first = self.run(suite_body(node.body), dict(start))
+        entry = merge(start, first)
+        second = self.run(suite_body(node.body), dict(entry))
+        result = merge(env, second)
+        if node.orelse is not None:
+            result = self.run(suite_body(node.orelse.body), result)
+        return result
+
+
+def _parse_key(key: str) -> cst.BaseExpression:
+    return cst.parse_expression(key)
+
+
+def _bind(env: Env, target: cst.BaseExpression, facts: Facts) -> None:
+    key = dotted_name(target)
+    if key is not None:
+        prefix = key + "."
+        for stale in [k for k in env if k.startswith(prefix)]:
+            del env[stale]
+        env[key] = facts
+        return
+    for name in target_names(target):
+        env[name] = EMPTY
+
+
+# --- events -------------------------------------------------------------------
+
+
+@dataclass
+class Storage:
+    """One runtime object (an array or tensor buffer) as the walk sees it."""
+
+    id: int
+    created_at: int
+    visible: bool = False  #: reachable by the caller (parameter, attribute, global)
+    zero_copy: bool = False
+    readonly: bool = False
+    name: Optional[str] = None  #: the first name bound to it
+    container: bool = False  #: a list/dict holding a storage (named by ``name``)
+
+
+@dataclass(frozen=True)
+class Event:
+    idx: int
+    kind: str  # "use" or "write"
+    storages: frozenset[int]
+    node: cst.CSTNode
+    key: Optional[str] = None
+    write_kind: str = "any"  # "any", "torch" (``add_``) or "numpy" (``a.sort()``)
+    through_conversion: bool = False  #: the write goes through the conversion itself
+
+
+@dataclass(frozen=True)
+class Conversion:
+    node: cst.Call
+    kind: str  # "from_numpy", "as_tensor" or "numpy"
+    idx: int
+    source: Optional[int]  #: storage of the converted value's root (None: fresh)
+    result: int  #: storage of the conversion's result
+
+
+@dataclass
+class Loop:
+    start: int
+    end: int = 1 << 30
+
+
+@dataclass
+class EventLog:
+    storages: dict[int, Storage] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    conversions: dict[int, Conversion] = field(default_factory=dict)  # id(call) ->
+    loops: list[Loop] = field(default_factory=list)
+    contained: dict[int, set[int]] = field(default_factory=dict)  #: container -> held
+
+    def after(self, first: int, second: int, storage: int) -> bool:
+        """Does statement ``second`` run after ``first`` on the same object?"""
+        created = self.storages[storage].created_at
+        if second > first:
+            return not (first < created <= second)
+        for loop in self.loops:
+            if loop.start <= second and first <= loop.end and loop.start <= first:
+                if not (first < created <= loop.end or loop.start <= created <= second):
+                    return True
+        return False
+
+    def uses_after(self, idx: int, storage: int) -> Iterator[Event]:
+        for event in self.events:
+            if event.kind == "use" and storage in event.storages:
+                if self.after(idx, event.idx, storage):
+                    yield event
+
+    def writes_after(self, idx: int, storage: int) -> Iterator[Event]:
+        for event in self.events:
+            if event.kind == "write" and storage in event.storages:
+                if event.idx == idx and event.through_conversion:
+                    yield event
+                elif self.after(idx, event.idx, storage):
+                    yield event
+
+
+#: Conversion call -> (kind, the expression whose storage is converted)
+ConversionOf = tuple[str, Optional[cst.BaseExpression]]
+
+
+class EventsWalker:
+    def __init__(self, scope: Scope, is_module: bool) -> None:
+        self.scope = scope
+        self.is_module = is_module
+        self.log = EventLog()
+        self.keys: dict[str, int] = {}
+        self.idx = 0
+        for name in scope.params:
+            self.keys[name] = self._new(-1, visible=True, name=name)
+
+    # -- storages --------------------------------------------------------------
+
+    def _new(self, idx: int, *, visible: bool = False, name: Optional[str] = None) -> int:
+        sid = len(self.log.storages)
+        self.log.storages[sid] = Storage(sid, idx, visible=visible, name=name)
+        return sid
+
+    def storage_of_key(self, key: str) -> int:
+        sid = self.keys.get(key)
+        if sid is None:
+            head = key.split(".")[0]
+            visible = "." in key or (
+                not self.is_module and not self.scope.binds_locally(head)
+            ) or head in self.scope.global_names
+            sid = self._new(-1, visible=visible, name=key)
+            self.keys[key] = sid
+        return sid
+
+    # -- what an expression refers to ------------------------------------------
+
+    def conversion_of(self, call: cst.Call) -> Optional[ConversionOf]:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+            return "numpy", func.value
+        qual = qualified_name(func, self.scope)
+        if qual == ops.FROM_NUMPY:
+            return "from_numpy", _first_arg(call)
+        if qual in ops.AS_TENSOR_FUNCS:
+            return "as_tensor", _first_arg(call)
+        return None
+
+    def root(self, node: cst.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
+        """(storage, through a conversion, the key) of what ``node`` aliases."""
+        node = strip_views(node, self.scope)
+        if isinstance(node, cst.Call):
+            conversion = self.log.conversions.get(id(node))
+            if conversion is not None:
+                return conversion.result, True, None
+            return None, False, None
+        key = dotted_name(node)
+        if key is not None:
+            return self.storage_of_key(key), False, key
+        return None, False, None
+
+    # -- the walk --------------------------------------------------------------
+
+    def run(self, body: Body) -> None:
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, node: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.statement(small)
+            return
+        self.idx += 1
+        idx = self.idx
+        if isinstance(node, cst.Assign):
+            self.expression(node.value, idx)
+            for target in node.targets:
+                self.bind(target.target, node.value, idx)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.expression(node.value, idx)
+                self.bind(node.target, node.value, idx)
+        elif isinstance(node, cst.AugAssign):
+            self.expression(node.value, idx)
+            self.target_subexpressions(node.target, idx)
+            self.write(node.target, idx, node, "any")
+        elif isinstance(node, cst.Del):
+            for name in target_names(node.target):
+                self.keys.pop(name, None)
+        elif isinstance(node, cst.If):
+            self.expression(node.test, idx)
+            self.run(suite_body(node.body))
+            if isinstance(node.orelse, cst.If):
+                self.statement(node.orelse)
+            elif isinstance(node.orelse, cst.Else):
+                self.run(suite_body(node.orelse.body))
+        elif isinstance(node, cst.For):
+            self.expression(node.iter, idx)
+            loop = Loop(self.idx + 1)
+            self.log.loops.append(loop)
+            self.idx += 1
+            iter_storage, _, _ = self.root(node.iter)
+            visible = iter_storage is not None and self.log.storages[iter_storage].visible
+            for name in target_names(node.target):
+                self.keys[name] = self._new(self.idx, visible=visible, name=name)
+            self.run(suite_body(node.body))
+            loop.end = self.idx
+            if node.orelse is not None:
+                self.run(suite_body(node.orelse.body))
+        elif isinstance(node, cst.While):
+            loop = Loop(self.idx)
+            self.log.loops.append(loop)
+            self.expression(node.test, idx)
+            self.run(suite_body(node.body))
+            loop.end = self.idx
+            if node.orelse is not None:
+                self.run(suite_body(node.orelse.body))
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                self.expression(item.item, idx)
+                if item.asname is not None:
+                    for name in target_names(item.asname.name):
+                        self.keys[name] = self._new(idx, name=name)
+            self.run(suite_body(node.body))
+        elif isinstance(node, cst.Try):
+            self.run(suite_body(node.body))
+            for handler in node.handlers:
+                self.run(suite_body(handler.body))
+            if node.orelse is not None:
+                self.run(suite_body(node.orelse.body))
+            if node.finalbody is not None:
+                self.run(suite_body(node.finalbody.body))
+        elif isinstance(node, cst.Match):
+            self.expression(node.subject, idx)
+            for case in node.cases:
+                self.run(suite_body(case.body))
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.keys.pop(node.name.value, None)
+            if isinstance(node, cst.FunctionDef):
+                # a closure reads what it names; count those reads here
+                self.expression(node, idx)
+        elif isinstance(node, (cst.Expr, cst.Return, cst.Assert, cst.Raise)):
+            self.expression(node, idx)
+
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, idx: int) -> None:
+        key = dotted_name(target)
+        if key is not None:
+            sid, _, _ = self.root(value)
+            if sid is None:
+                sid = self._new(idx, name=key)
+                self._mark_source(sid, value)
+                if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+                    self._store_elements(sid, value, idx)
+            storage = self.log.storages[sid]
+            if storage.name is None:
+                storage.name = key
+            if "." in key or key in self.scope.global_names:
+                self._make_visible(sid)
+            prefix = key + "."
+            for stale in [k for k in self.keys if k.startswith(prefix)]:
+                del self.keys[stale]
+            self.keys[key] = sid
+            return
+        if isinstance(target, cst.Subscript):
+            self.target_subexpressions(target, idx)
+            container, _, _ = self.root(target.value)
+            if container is not None:
+                self._store(container, value, idx)
+            self.write(target, idx, target, "any")
+            return
+        for name in target_names(target):
+            self.keys[name] = self._new(idx, name=name)
+
+    def _make_visible(self, sid: int) -> None:
+        stack = [sid]
+        while stack:
+            current = stack.pop()
+            storage = self.log.storages[current]
+            if not storage.visible:
+                storage.visible = True
+            stack.extend(s for s in self.log.contained.get(current, ()) if s != current
+                         and not self.log.storages[s].visible)  # fmt: skip
+
+    def _store(self, container: int, value: cst.BaseExpression, idx: int) -> None:
+        stored, _, _ = self.root(value)
+        if stored is None:
+            return
+        self.log.contained.setdefault(container, set()).add(stored)
+        self.log.storages[container].container = True
+        if self.log.storages[container].visible:
+            self._make_visible(stored)
+
+    def _store_elements(self, container: int, value: cst.BaseExpression, idx: int) -> None:
+        if isinstance(value, cst.Dict):
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    self._store(container, element.value, idx)
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            for item in value.elements:
+                self._store(container, item.value, idx)
+
+    def _mark_source(self, sid: int, value: cst.BaseExpression) -> None:
+        zero_copy, readonly = source_kind(value, self.scope)
+        storage = self.log.storages[sid]
+        storage.zero_copy = zero_copy
+        storage.readonly = readonly
+
+    def target_subexpressions(self, target: cst.BaseExpression, idx: int) -> None:
+        """Reads inside an assignment target (``x[i] = v`` reads ``i``)."""
+        if isinstance(target, cst.Subscript):
+            for element in target.slice:
+                self.expression(element, idx)
+            self.target_subexpressions(target.value, idx)
+        elif isinstance(target, cst.Attribute):
+            self.target_subexpressions(target.value, idx)
+
+    def write(self, target: cst.BaseExpression, idx: int, node: cst.CSTNode, kind: str) -> None:
+        sid, through, key = self.root(target)
+        if sid is None:
+            return
+        self.log.events.append(
+            Event(idx, "write", frozenset({sid}), node, key or _root_key(target), kind, through)
+        )
+
+    def expression(self, node: cst.CSTNode, idx: int) -> None:
+        collector = _Collector()
+        node.visit(collector)
+        for call in collector.calls:  # innermost first
+            self.call(call, idx)
+        for name_node, key in collector.names:
+            sid = self.keys.get(key)
+            if sid is None:
+                if key not in self.scope.params and not self.is_module:
+                    sid = self.storage_of_key(key)
+                else:
+                    sid = self.storage_of_key(key)
+            storages = {sid} | self._contents(sid)
+            self.log.events.append(Event(idx, "use", frozenset(storages), name_node, key))
+
+    def _contents(self, sid: int) -> set[int]:
+        seen: set[int] = set()
+        stack = [sid]
+        while stack:
+            for inner in self.log.contained.get(stack.pop(), ()):
+                if inner not in seen:
+                    seen.add(inner)
+                    stack.append(inner)
+        return seen
+
+    def call(self, call: cst.Call, idx: int) -> None:
+        conversion = self.conversion_of(call)
+        if conversion is not None:
+            kind, operand = conversion
+            source = self.root(operand)[0] if operand is not None else None
+            result = self._new(idx)
+            if source is None and operand is not None:
+                source = self._new(idx)
+                self._mark_source(source, operand)
+            self.log.conversions[id(call)] = Conversion(call, kind, idx, source, result)
+            if source is not None:
+                src = self.log.storages[source]
+                res = self.log.storages[result]
+                res.readonly = src.readonly and kind != "numpy"
+        func = call.func
+        qual = qualified_name(func, self.scope)
+        if isinstance(func, cst.Attribute) and qual is None:
+            method = func.attr.value
+            if method.endswith("_") and not method.startswith("_"):
+                if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
+                    self.write(func.value, idx, call, "torch")
+            elif method in ops.NUMPY_INPLACE_METHODS:
+                self.write(func.value, idx, call, "numpy")
+            elif method in ops.CONTAINER_STORE_METHODS:
+                container, _, _ = self.root(func.value)
+                if container is not None:
+                    for arg in call.args:
+                        self._store(container, arg.value, idx)
+            elif method == "setflags":
+                target, _, _ = self.root(func.value)
+                write = _keyword(call, "write")
+                if target is not None and write is not None and _is_false(write):
+                    self.log.storages[target].readonly = True
+        elif qual is not None:
+            first = _first_arg(call)
+            if first is not None and (
+                qual in ops.NUMPY_INPLACE_FUNCS
+                or (qual.startswith("numpy.") and qual.endswith(".at"))
+                or (qual.startswith("torch.") and qual.endswith("_"))
+            ):
+                self.write(first, idx, call, "any")
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in ops.OUT_KEYWORDS:
+                self.write(arg.value, idx, call, "any")
+            if arg.keyword is not None and arg.keyword.value == "inplace" and _is_true(arg.value):
+                first = _first_arg(call)
+                if first is not None:
+                    self.write(first, idx, call, "torch")
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def _is_false(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _first_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg.value
+    return None
+
+
+def _root_key(node: cst.BaseExpression) -> Optional[str]:
+    while isinstance(node, (cst.Subscript, cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Call):
+            node = node.func
+        else:
+            key = dotted_name(node)
+            if key is not None:
+                return key
+            node = node.value
+    return dotted_name(node)
+
+
+def is_basic_index(node: cst.Subscript) -> bool:
+    """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name, cst.UnaryOperation)):
+            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+                return False
+            continue
+        return False
+    return True
+
+
+def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+    """Walk from an expression to what it is a view of."""
+    while True:
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                method = func.attr.value
+                if (
+                    method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS
+                ) and not _copies(node, method):
+                    node = func.value
+                    continue
+                if (
+                    method.endswith("_")
+                    and not method.startswith("_")
+                    and qualified_name(func, scope) is None
+                ):
+                    node = func.value
+                    continue
+                if method == "astype" and _is_false(_keyword(node, "copy") or cst.Name("x")):
+                    node = func.value
+                    continue
+            qual = qualified_name(func, scope)
+            if qual in ops.NUMPY_VIEW_FUNCS and node.args and node.args[0].keyword is None:
+                if _keyword(node, "copy") is None or not _is_true(_keyword(node, "copy")):
+                    node = node.args[0].value
+                    continue
+            return node
+        if isinstance(node, cst.Attribute) and (
+            node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
+        ):
+            node = node.value
+            continue
+        if isinstance(node, cst.Subscript) and is_basic_index(node):
+            node = node.value
+            continue
+        return node
+
+
+def _copies(call: cst.Call, method: str) -> bool:
+    """``t.to("cpu", copy=True)`` copies although ``to`` is a view op."""
+    copy = _keyword(call, "copy")
+    return method == "to" and copy is not None and _is_true(copy)
+
+
+def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
+    """(zero-copy by design, read-only) for the producer of a value."""
+    node = strip_views(value, scope)
+    if not isinstance(node, cst.Call):
+        return False, False
+    qual = qualified_name(node.func, scope)
+    if qual is None:
+        return False, False
+    readonly = qual in ops.READONLY_SOURCES
+    if qual == "numpy.load":
+        mode = _keyword(node, "mmap_mode")
+        if mode is not None and not (isinstance(mode, cst.Name) and mode.value == "None"):
+            text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+            return True, text == "r"
+        return False, False
+    if qual in ("numpy.memmap", "numpy.lib.format.open_memmap"):
+        mode = _keyword(node, "mode")
+        text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+        return True, (text in ("r", "readonly")) or (
+            mode is None and qual == "numpy.lib.format.open_memmap"
+        )
+    if qual == "numpy.frombuffer":
+        buffer = _first_arg(node)
+        writable = isinstance(buffer, cst.Call) and isinstance(buffer.func, cst.Name) and (
+            buffer.func.value == "bytearray"
+        )
+        return True, not writable
+    if qual in ops.ZERO_COPY_SOURCES:
+        return True, readonly
+    return False, readonly
+
+
+class _Collector(cst.CSTVisitor):
+    """Names read and calls made in an expression (calls innermost first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[tuple[cst.CSTNode, str]] = []
+        self.calls: list[cst.Call] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            self.names.append((node, node.value))
+            return False
+        if isinstance(node, cst.Attribute):
+            key = dotted_name(node)
+            if key is not None:
+                self.names.append((node, key))
+                head = key.split(".")[0]
+                self.names.append((node, head))
+                return False
+            return True
+        if isinstance(node, (cst.ClassDef,)):
+            return False
+        if isinstance(node, cst.FunctionDef):
+            return True
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, cst.Call):
+            self.calls.append(original_node)

@@ -1,0 +1,114 @@
+"""The per-function answers, computed once and only where a candidate sits."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import libcst as cst
+
+from tensorlint.analysis.facts import Env
+from tensorlint.analysis.flow import (
+    Conversion,
+    Event,
+    EventLog,
+    EventsWalker,
+    FactsWalker,
+    owner_body,
+)
+from tensorlint.analysis.names import Scope
+
+Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
+
+
+class FunctionAnalysis:
+    """Facts and memory events of one function (or module or class) body."""
+
+    def __init__(self, owner: Owner, scope: Scope, wanted: set[int]) -> None:
+        self.owner = owner
+        self.scope = scope
+        self._wanted = wanted
+        self._snapshots: Optional[dict[int, Env]] = None
+        self._log: Optional[EventLog] = None
+
+    @property
+    def snapshots(self) -> dict[int, Env]:
+        if self._snapshots is None:
+            walker = FactsWalker(self.scope, self._wanted)
+            walker.run(owner_body(self.owner), {})
+            self._snapshots = walker.snapshots
+        return self._snapshots
+
+    def env_at(self, ancestors: tuple[cst.CSTNode, ...]) -> Env:
+        """The facts in force before the innermost statement among ``ancestors``."""
+        snapshots = self.snapshots
+        for node in reversed(ancestors):
+            env = snapshots.get(id(node))
+            if env is not None:
+                return env
+        return {}
+
+    @property
+    def log(self) -> EventLog:
+        if self._log is None:
+            walker = EventsWalker(self.scope, isinstance(self.owner, cst.Module))
+            walker.run(owner_body(self.owner))
+            self._log = walker.log
+        return self._log
+
+    def conversion(self, call: cst.Call) -> Optional[Conversion]:
+        return self.log.conversions.get(id(call))
+
+    def source_persists(self, conversion: Conversion) -> bool:
+        """Is the converted value's root kept beyond the conversion?"""
+        if conversion.source is None:
+            return False
+        storage = self.log.storages[conversion.source]
+        if storage.visible:
+            return True
+        return next(self.log.uses_after(conversion.idx, conversion.source), None) is not None
+
+    def source_is_zero_copy(self, conversion: Conversion) -> bool:
+        return conversion.source is not None and self.log.storages[conversion.source].zero_copy
+
+    def source_is_readonly(self, conversion: Conversion) -> bool:
+        return conversion.source is not None and self.log.storages[conversion.source].readonly
+
+    def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
+        """A write to one side followed by a read of (or visible) other side.
+
+        Returns the write, the written side's name and the other side's name.
+        """
+        log = self.log
+        if conversion.source is None:
+            return None
+        sides = {conversion.source: conversion.result, conversion.result: conversion.source}
+        array_side = conversion.result if conversion.kind == "numpy" else conversion.source
+        for storage, other in sides.items():
+            for write in log.writes_after(conversion.idx, storage):
+                if write.through_conversion:
+                    continue
+                if write.write_kind == "numpy" and storage != array_side:
+                    continue
+                if write.write_kind == "torch" and storage == array_side:
+                    continue
+                visible = log.storages[other].visible
+                if visible or next(log.uses_after(write.idx, other), None) is not None:
+                    return write, write.key or "?", self.side_name(other)
+        return None
+
+    def readonly_writes(self, conversion: Conversion) -> list[Event]:
+        return [
+            w
+            for w in self.log.writes_after(conversion.idx, conversion.result)
+            if w.write_kind != "numpy"
+        ]
+
+    def side_name(self, storage: int) -> str:
+        named = self.log.storages[storage]
+        if named.name is not None:
+            return named.name
+        for sid, held in self.log.contained.items():
+            holder = self.log.storages[sid]
+            if storage in held and holder.name is not None:
+                return f"the value kept in {holder.name}"
+        return "the converted value"

@@ -1,0 +1,175 @@
+"""One pass over a module: scopes, imports and the candidate conversion sites.
+
+This is the only full walk of the tree. Everything the rules need later is
+computed per function, and only for functions that hold a candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from tensorlint.analysis import ops
+from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
+
+#: The last name of a call's function that may make it a conversion site.
+CANDIDATE_CALL_NAMES = frozenset(
+    name.rsplit(".", 1)[1]
+    for name in ops.ARRAY_TO_TENSOR_FUNCS | ops.NUMPY_ARRAY_CTORS
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A node a rule may want to look at, with its ancestors (outermost first)."""
+
+    node: cst.CSTNode
+    kind: str  # "numpy" (a ``.numpy()`` call), "call" (by function name), "data"
+    ancestors: tuple[cst.CSTNode, ...]
+    scope: Scope
+
+
+class ModuleIndex(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[cst.CSTNode] = []
+        self.scopes: dict[cst.CSTNode, Scope] = {}
+        self.scope_stack: list[Scope] = []
+        self.candidates: list[Candidate] = []
+        self.builder = ScopeBuilder()
+        self.imported: set[str] = set()
+        #: local names imported under another name for a candidate function
+        self.aliases: set[str] = set()
+
+    # -- results -------------------------------------------------------------
+
+    @property
+    def imports_torch(self) -> bool:
+        return any(q == "torch" or q.startswith("torch.") for q in self.imported)
+
+    @property
+    def other_frameworks(self) -> frozenset[str]:
+        return frozenset(
+            q.split(".")[0] for q in self.imported if q.split(".")[0] in ops.OTHER_FRAMEWORKS
+        )
+
+    # -- the walk ------------------------------------------------------------
+
+    def _push_scope(self, kind: str, node: cst.CSTNode) -> Scope:
+        parent = self.scope_stack[-1] if self.scope_stack else None
+        scope = Scope(kind, node, parent)  # type: ignore[arg-type]
+        self.scopes[node] = scope
+        self.scope_stack.append(scope)
+        return scope
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        stack = self.stack
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                name = func.attr.value
+                if name == "numpy":
+                    self._candidate(node, "numpy")
+                elif name in CANDIDATE_CALL_NAMES:
+                    self._candidate(node, "call")
+            elif isinstance(func, cst.Name) and (
+                func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
+            ):
+                self._candidate(node, "call")
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value == "data":
+                self._candidate(node, "data")
+        elif isinstance(node, cst.Name):
+            pass
+        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            self._bind_statement(node)
+        elif isinstance(node, cst.FunctionDef):
+            self.builder.bind(self.scope_stack[-1], node.name.value)
+            scope = self._push_scope("function", node)
+            self._bind_params(scope, node.params)
+        elif isinstance(node, cst.Lambda):
+            scope = self._push_scope("lambda", node)
+            self._bind_params(scope, node.params)
+        elif isinstance(node, cst.ClassDef):
+            self.builder.bind(self.scope_stack[-1], node.name.value)
+            self._push_scope("class", node)
+        elif isinstance(node, cst.Module):
+            self._push_scope("module", node)
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            scope = self.scope_stack[-1]
+            before = {k: set(v) for k, v in scope.bindings.items()}
+            self.builder.bind_import(scope, node)
+            for name, values in scope.bindings.items():
+                for value in values - before.get(name, set()):
+                    if value:
+                        self.imported.add(value)
+                        if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
+                            self.aliases.add(name)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                self.builder.bind_target(self.scope_stack[-1], node.asname.name)
+        elif isinstance(node, cst.ExceptHandler):
+            if node.name is not None:
+                self.builder.bind_target(self.scope_stack[-1], node.name.name)
+            if _is_import_error_handler(node):
+                self.builder.fallback_depth += 1
+        elif isinstance(node, cst.Global):
+            self.scope_stack[-1].global_names.update(n.name.value for n in node.names)
+        elif isinstance(node, cst.CompFor):
+            self.builder.bind_target(self.scope_stack[-1], node.target)
+        stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+        if isinstance(original_node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+            self.scope_stack.pop()
+        elif isinstance(original_node, cst.ExceptHandler) and _is_import_error_handler(
+            original_node
+        ):
+            self.builder.fallback_depth -= 1
+
+    def _candidate(self, node: cst.CSTNode, kind: str) -> None:
+        self.candidates.append(Candidate(node, kind, tuple(self.stack), self.scope_stack[-1]))
+
+    def _bind_statement(
+        self, node: cst.Assign | cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr
+    ) -> None:
+        scope = self.scope_stack[-1]
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self.builder.bind_target(scope, target.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            self.builder.bind_target(scope, node.target)
+
+    def _bind_params(self, scope: Scope, params: cst.Parameters) -> None:
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for param in every:
+            scope.bind(param.name.value)
+            scope.params[param.name.value] = (
+                param.annotation.annotation if param.annotation is not None else None
+            )
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.bind(star.name.value)
+                scope.params[star.name.value] = None
+
+
+def build_index(module: cst.Module) -> ModuleIndex:
+    index = ModuleIndex()
+    module.visit(index)
+    return index
+
+
+def enclosing_function(candidate: Candidate) -> Optional[cst.FunctionDef]:
+    for node in reversed(candidate.ancestors):
+        if isinstance(node, cst.FunctionDef):
+            return node
+        if isinstance(node, (cst.ClassDef, cst.Lambda)):
+            return None
+    return None
+
+
+__all__ = ["CANDIDATE_CALL_NAMES", "Candidate", "ModuleIndex", "build_index", "target_names"]

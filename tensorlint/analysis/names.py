@@ -1,0 +1,166 @@
+"""Scopes, imports and qualified names, without LibCST's metadata providers.
+
+One visitor pass over the module records, for every scope, which names it
+binds and to what: an import binds a qualified name, anything else binds an
+unknown value. A name resolves through the scopes the way Python looks it up;
+when the bindings that could be in effect disagree (``import torch`` in one
+place, ``torch = None`` in another) the answer is ``None``, and rules do not
+report on what they cannot name for sure. Bindings made in an
+``except ImportError:`` fallback are the exception: that code path cannot
+reach a use of the missing module, so they do not count as a disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Optional, Union
+
+import libcst as cst
+
+ScopeNode = Union[cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef]
+
+#: A binding that is not an import (an assignment, a parameter, a def, ...).
+UNKNOWN = ""
+
+
+class Scope:
+    """The names one module, function, lambda or class body binds."""
+
+    __slots__ = ("bindings", "global_names", "kind", "node", "parent", "params")
+
+    def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
+        self.kind = kind
+        self.node = node
+        self.parent = parent
+        #: name -> the qualified names it may be bound to (UNKNOWN for non-imports)
+        self.bindings: dict[str, set[str]] = {}
+        self.global_names: set[str] = set()
+        #: parameter name -> its annotation (or None)
+        self.params: dict[str, Optional[cst.BaseExpression]] = {}
+
+    def bind(self, name: str, qualname: str = UNKNOWN) -> None:
+        self.bindings.setdefault(name, set()).add(qualname)
+
+    def module(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def resolve(self, name: str) -> Optional[str]:
+        """The qualified name ``name`` is bound to by an import, if certain."""
+        scope: Optional[Scope] = self
+        first = True
+        while scope is not None:
+            if name in scope.global_names:
+                scope = scope.module()
+                first = False
+                continue
+            if scope.kind == "class" and not first:
+                scope = scope.parent
+                continue
+            values = scope.bindings.get(name)
+            if values is not None:
+                if len(values) == 1:
+                    (value,) = values
+                    return value or None
+                return None
+            scope = scope.parent
+            first = False
+        return None
+
+    def binds_locally(self, name: str) -> bool:
+        return name in self.bindings and name not in self.global_names
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def qualified_name(node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+    """The import-qualified name of a name or attribute chain, if certain.
+
+    ``th.from_numpy`` with ``import torch as th`` gives ``torch.from_numpy``;
+    a name not bound by an import gives None.
+    """
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    qual = scope.resolve(head)
+    if qual is None:
+        return None
+    return f"{qual}.{rest}" if rest else qual
+
+
+def target_names(node: cst.BaseExpression) -> Iterator[str]:
+    """Names bound by an assignment target (tuples and starred unpacked)."""
+    if isinstance(node, cst.Name):
+        yield node.value
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for element in node.elements:
+            yield from target_names(element.value)
+    elif isinstance(node, cst.StarredElement):
+        yield from target_names(node.value)
+
+
+def _import_alias_name(alias: cst.ImportAlias) -> str:
+    name = alias.name
+    return dotted_name(name) or ""
+
+
+def _is_import_error_handler(node: cst.ExceptHandler) -> bool:
+    kinds: list[cst.BaseExpression] = []
+    if isinstance(node.type, cst.Tuple):
+        kinds = [e.value for e in node.type.elements]
+    elif node.type is not None:
+        kinds = [node.type]
+    return any(
+        isinstance(k, cst.Name) and k.value in ("ImportError", "ModuleNotFoundError")
+        for k in kinds
+    )
+
+
+class ScopeBuilder:
+    """Records bindings into scopes; driven by the module index visitor."""
+
+    def __init__(self) -> None:
+        self.fallback_depth = 0
+
+    def bind(self, scope: Scope, name: str, qualname: str = UNKNOWN) -> None:
+        if self.fallback_depth and name in scope.bindings:
+            return
+        scope.bind(name, qualname)
+
+    def bind_target(self, scope: Scope, target: cst.BaseExpression) -> None:
+        for name in target_names(target):
+            self.bind(scope, name)
+
+    def bind_import(self, scope: Scope, node: Union[cst.Import, cst.ImportFrom]) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _import_alias_name(alias)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.bind(scope, alias.asname.name.value, full)
+                else:
+                    top = full.split(".")[0]
+                    self.bind(scope, top, top)
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module) if node.module is not None else ""
+        prefix = "." * len(node.relative) + (module or "")
+        for alias in node.names:
+            full = f"{prefix}.{_import_alias_name(alias)}" if prefix else ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.bind(scope, alias.asname.name.value, full)
+            else:
+                self.bind(scope, _import_alias_name(alias), full)

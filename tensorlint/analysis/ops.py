@@ -1,0 +1,168 @@
+"""The tables the analysis rests on: one source of truth for every list.
+
+Each set below is derived from SEMANTICS.md (measured on torch 2.13 and
+NumPy 2.4). Rules and the analysis import these names; nothing else spells
+these lists out again.
+"""
+
+from __future__ import annotations
+
+# --- conversions -----------------------------------------------------------
+
+#: ndarray -> tensor conversions that share memory with their argument.
+FROM_NUMPY = "torch.from_numpy"
+AS_TENSOR_FUNCS = frozenset({"torch.as_tensor", "torch.asarray"})
+ARRAY_TO_TENSOR_FUNCS = frozenset({FROM_NUMPY}) | AS_TENSOR_FUNCS
+
+#: NumPy constructors that call ``Tensor.__array__`` on a tensor argument (TL103).
+NUMPY_ARRAY_CTORS = frozenset(
+    {
+        "numpy.asarray",
+        "numpy.array",
+        "numpy.asanyarray",
+        "numpy.ascontiguousarray",
+        "numpy.asfortranarray",
+    }
+)
+#: Of those, the ones that copy by default (the fix keeps the copy).
+NUMPY_COPYING_CTORS = frozenset({"numpy.array"})
+
+# --- views: operations whose result shares memory with the receiver --------
+
+#: Tensor methods that always or conditionally return a view (or self).
+TORCH_VIEW_METHODS = frozenset(
+    {
+        "view", "view_as", "reshape", "reshape_as", "flatten", "ravel", "unflatten",
+        "permute", "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims",
+        "squeeze", "unsqueeze", "expand", "expand_as", "broadcast_to", "narrow",
+        "select", "diagonal", "unfold", "as_strided", "detach", "contiguous", "cpu",
+        "to", "type", "type_as", "float", "double", "half", "bfloat16", "long", "int",
+        "short", "byte", "char", "bool", "cfloat", "cdouble", "resolve_conj",
+        "resolve_neg", "conj", "to_dense", "requires_grad_", "share_memory_",
+        "pin_memory", "align_to", "rename", "refine_names", "atleast_1d",
+        "atleast_2d", "atleast_3d", "view_as_real", "alias",
+    }
+)  # fmt: skip
+#: Tensor attributes that are views of the tensor.
+TORCH_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+
+#: ndarray methods that always or conditionally return a view.
+NUMPY_VIEW_METHODS = frozenset(
+    {
+        "reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "diagonal",
+        "__array__",
+    }
+)  # fmt: skip
+NUMPY_VIEW_ATTRS = frozenset({"T", "real", "imag", "mT"})
+#: NumPy functions that return (a view of) their first argument.
+NUMPY_VIEW_FUNCS = frozenset(
+    {
+        "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray",
+        "numpy.asfortranarray", "numpy.require", "numpy.squeeze", "numpy.reshape",
+        "numpy.ravel", "numpy.transpose", "numpy.swapaxes", "numpy.moveaxis",
+        "numpy.expand_dims", "numpy.broadcast_to", "numpy.atleast_1d",
+        "numpy.atleast_2d", "numpy.atleast_3d", "numpy.flip", "numpy.flipud",
+        "numpy.fliplr", "numpy.rot90", "numpy.diagonal", "numpy.real", "numpy.imag",
+        "numpy.lib.stride_tricks.as_strided",
+        "numpy.lib.stride_tricks.sliding_window_view",
+    }
+)  # fmt: skip
+
+# --- in-place writes --------------------------------------------------------
+
+#: Tensor methods end in ``_`` when they write to their receiver; these do not
+#: touch the data.
+TORCH_UNDERSCORE_NON_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+#: ndarray methods that write to their receiver.
+NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
+#: NumPy functions that write to their first argument.
+NUMPY_INPLACE_FUNCS = frozenset(
+    {
+        "numpy.copyto", "numpy.put", "numpy.place", "numpy.putmask",
+        "numpy.fill_diagonal", "numpy.random.shuffle", "numpy.put_along_axis",
+    }
+)  # fmt: skip
+#: Keyword arguments that name an output buffer written by the call.
+OUT_KEYWORDS = frozenset({"out", "dst"})
+
+# --- provenance -------------------------------------------------------------
+
+#: torch factories: CPU unless ``device=`` says otherwise, no grad unless
+#: ``requires_grad=True``.
+TORCH_FACTORIES = frozenset(
+    {
+        "torch.tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+        "torch.arange", "torch.range", "torch.linspace", "torch.logspace",
+        "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.eye",
+        "torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
+        "torch.rand_like", "torch.randn_like", "torch.randint_like",
+        "torch.empty_strided", "torch.normal", "torch.bernoulli", "torch.multinomial",
+        "torch.from_file", "torch.frombuffer", "torch.as_strided",
+        "torch.sparse_coo_tensor",
+    }
+)  # fmt: skip
+#: Factories that take their device from a tensor argument (``*_like``):
+#: known CPU only when ``device="cpu"`` is given.
+TORCH_LIKE_FACTORIES = frozenset(f for f in TORCH_FACTORIES if f.endswith("_like"))
+#: Factories whose data argument may itself be a tensor (kept on its device).
+TORCH_DATA_FACTORIES = frozenset({"torch.tensor"}) | AS_TENSOR_FUNCS
+
+#: Methods and functions whose result is an integer or bool tensor, which
+#: can never require grad.
+INTEGER_RESULT_METHODS = frozenset(
+    {
+        "argmax", "argmin", "argsort", "argwhere", "nonzero", "long", "int", "short",
+        "byte", "char", "bool", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf",
+        "isfinite", "isclose", "logical_and", "logical_or", "logical_not",
+        "logical_xor", "count_nonzero", "bincount", "searchsorted", "bucketize",
+        "sign_bit", "signbit", "equal",
+    }
+)  # fmt: skip
+#: ``torch.<dtype>`` names that are integer or bool dtypes.
+INTEGER_DTYPES = frozenset(
+    {
+        "torch.int64", "torch.long", "torch.int32", "torch.int", "torch.int16",
+        "torch.short", "torch.int8", "torch.uint8", "torch.uint16", "torch.uint32",
+        "torch.uint64", "torch.bool",
+    }
+)  # fmt: skip
+#: Methods that move a tensor off the CPU, or to a device not known here.
+DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})
+
+#: Calls that open a no-grad context, as ``with`` items or decorators.
+NO_GRAD_CONTEXTS = frozenset(
+    {
+        "torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+        "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode",
+        "torch.autograd.grad_mode.inference_mode",
+    }
+)  # fmt: skip
+GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+
+# --- zero-copy and read-only sources ----------------------------------------
+
+#: Sources that share memory by design (exempt from the alias rules).
+ZERO_COPY_SOURCES = frozenset(
+    {
+        "numpy.memmap", "numpy.frombuffer", "memoryview",
+        "multiprocessing.shared_memory.SharedMemory",
+        "numpy.lib.format.open_memmap",
+    }
+)  # fmt: skip
+#: Producers whose result is always read-only.
+READONLY_SOURCES = frozenset(
+    {"numpy.broadcast_to", "numpy.lib.stride_tricks.sliding_window_view"}
+)
+
+# --- other frameworks -------------------------------------------------------
+
+#: Top-level modules whose tensors also have ``.numpy()`` but are not torch.
+OTHER_FRAMEWORKS = frozenset(
+    {"tensorflow", "keras", "tf_keras", "paddle", "jax", "mindspore", "oneflow", "mxnet"}
+)
+
+#: Method calls that keep a value inside a container (the value is retained).
+CONTAINER_STORE_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}
+)

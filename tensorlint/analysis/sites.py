@@ -1,0 +1,279 @@
+"""A module's conversion sites, and the questions rules ask about each."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Optional, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from tensorlint.analysis import ops
+from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, Facts, FactEvaluator
+from tensorlint.analysis.facts import is_false, is_true, keyword, positional
+from tensorlint.analysis.flow import Conversion, is_basic_index
+from tensorlint.analysis.function import FunctionAnalysis, Owner
+from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
+from tensorlint.analysis.names import Scope, qualified_name
+
+
+class ModuleAnalysis:
+    """Everything known about one parsed module; computed lazily."""
+
+    def __init__(self, module: cst.Module, *, assume_torch: bool = False) -> None:
+        self.module = module
+        self.index: ModuleIndex = build_index(module)
+        self.assume_torch = assume_torch
+        self._functions: dict[int, FunctionAnalysis] = {}
+        self._wanted: dict[int, set[int]] = {}
+        self._positions: Optional[dict[cst.CSTNode, CodeRange]] = None
+        for candidate in self.index.candidates:
+            owner = _owner(candidate)
+            self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
+
+    @property
+    def torch_module(self) -> bool:
+        """Do ``.numpy()`` receivers here count as torch tensors?"""
+        return self.assume_torch or self.index.imports_torch
+
+    @property
+    def other_frameworks(self) -> frozenset[str]:
+        return self.index.other_frameworks
+
+    def sites(self) -> Iterator[Site]:
+        for candidate in self.index.candidates:
+            site = Site(self, candidate)
+            if site.kind:
+                yield site
+
+    def function(self, owner: Owner) -> FunctionAnalysis:
+        analysis = self._functions.get(id(owner))
+        if analysis is None:
+            scope = self.index.scopes[owner]
+            analysis = FunctionAnalysis(owner, scope, self._wanted.get(id(owner), set()))
+            self._functions[id(owner)] = analysis
+        return analysis
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = dict(wrapper.resolve(PositionProvider))
+        return self._positions[node]
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.range(node).start.line
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+def _owner(candidate: Candidate) -> Owner:
+    for node in reversed(candidate.ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            return node
+    raise AssertionError("a candidate outside any module")
+
+
+class Site:
+    """One candidate node, with the answers rules need about it."""
+
+    def __init__(self, analysis: ModuleAnalysis, candidate: Candidate) -> None:
+        self.analysis = analysis
+        self.candidate = candidate
+        self.node = candidate.node
+        self.scope: Scope = candidate.scope
+        self.owner = _owner(candidate)
+        self.qualname: Optional[str] = None
+        self.kind = self._classify()
+
+    def _classify(self) -> str:
+        node = self.node
+        kind = self.candidate.kind
+        if kind == "numpy":
+            return "numpy"
+        if kind == "data":
+            return "data"
+        assert isinstance(node, cst.Call)
+        qual = qualified_name(node.func, self.scope)
+        self.qualname = qual
+        if qual == ops.FROM_NUMPY:
+            return "from_numpy"
+        if qual in ops.AS_TENSOR_FUNCS:
+            return "as_tensor"
+        if qual in ops.NUMPY_ARRAY_CTORS:
+            return "array_ctor"
+        return ""
+
+    # -- per-function answers ------------------------------------------------
+
+    @property
+    def function(self) -> FunctionAnalysis:
+        return self.analysis.function(self.owner)
+
+    def facts(self, expr: cst.BaseExpression) -> Facts:
+        """The provenance facts of ``expr`` where this site evaluates it."""
+        env = self.function.env_at(self.candidate.ancestors)
+        return FactEvaluator(self.scope).expr(expr, env)
+
+    @property
+    def conversion(self) -> Optional[Conversion]:
+        if isinstance(self.node, cst.Call):
+            return self.function.conversion(self.node)
+        return None
+
+    # -- ``.numpy()`` calls ----------------------------------------------------
+
+    @property
+    def receiver(self) -> cst.BaseExpression:
+        assert isinstance(self.node, cst.Call) and isinstance(self.node.func, cst.Attribute)
+        return self.node.func.value
+
+    def numpy_is_forced(self) -> bool:
+        assert isinstance(self.node, cst.Call)
+        force = keyword(self.node, "force")
+        return force is not None and not is_false(force)
+
+    def is_torch_numpy(self) -> bool:
+        """Is this ``.numpy()`` a torch ``Tensor.numpy()`` worth checking?"""
+        if self.kind != "numpy" or not self.analysis.torch_module:
+            return False
+        if self.in_forwarding_method():
+            return False
+        return not (self.facts(self.receiver) & {OTHER, NDARRAY})
+
+    def needs_device_move(self) -> bool:
+        """TL101's question: may the receiver be on an accelerator?"""
+        return not self.numpy_is_forced() and CPU not in self.facts(self.receiver)
+
+    def needs_detach(self) -> bool:
+        """TL102's question: may the receiver require grad here?"""
+        if self.numpy_is_forced() or self.in_no_grad():
+            return False
+        return NOGRAD not in self.facts(self.receiver)
+
+    def in_forwarding_method(self) -> bool:
+        owner = self.owner
+        return isinstance(owner, cst.FunctionDef) and owner.name.value in ("numpy", "__array__")
+
+    # -- contexts ------------------------------------------------------------
+
+    def in_no_grad(self) -> bool:
+        for node in reversed(self.candidate.ancestors):
+            if isinstance(node, cst.With):
+                for item in node.items:
+                    verdict = self._grad_mode(item.item)
+                    if verdict is not None:
+                        return verdict
+            elif isinstance(node, cst.FunctionDef):
+                for decorator in node.decorators:
+                    verdict = self._grad_mode(decorator.decorator)
+                    if verdict is not None:
+                        return verdict
+                return False
+            elif isinstance(node, cst.ClassDef):
+                return False
+        return False
+
+    def _grad_mode(self, expr: cst.BaseExpression) -> Optional[bool]:
+        """True for a no-grad context, False for a grad context, else None."""
+        call = expr if isinstance(expr, cst.Call) else None
+        qual = qualified_name(call.func if call is not None else expr, self.scope)
+        if qual in ops.NO_GRAD_CONTEXTS:
+            if call is not None and qual is not None and qual.endswith("inference_mode"):
+                mode = positional(call, 0) or keyword(call, "mode")
+                return mode is None or not is_false(mode)
+            return True
+        if qual in ops.GRAD_CONTEXTS:
+            return False
+        if qual in ops.SET_GRAD_ENABLED and call is not None:
+            mode = positional(call, 0) or keyword(call, "mode")
+            if is_false(mode):
+                return True
+            if is_true(mode):
+                return False
+        return None
+
+    # -- where the result goes -------------------------------------------------
+
+    def retained(self) -> bool:
+        """Does the conversion's result outlive the expression (RULES.md §4)?"""
+        return _retention(self.node, self.candidate.ancestors, self.scope)
+
+    def written_through_directly(self) -> bool:
+        """``torch.from_numpy(a).fill_(0)``: the write is the point."""
+        return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
+
+
+def _retention(
+    node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Scope
+) -> bool:
+    child: cst.CSTNode = node
+    i = len(ancestors) - 1
+    while i >= 0:
+        parent = ancestors[i]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            attr = parent.attr.value
+            if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS:
+                child, i = parent, i - 1
+                continue
+            call = ancestors[i - 1] if i >= 1 else None
+            if isinstance(call, cst.Call) and call.func is parent and _is_view_method(call, attr):
+                child, i = call, i - 2
+                continue
+            return False
+        if isinstance(parent, cst.Subscript) and parent.value is child:
+            if is_basic_index(parent):
+                child, i = parent, i - 1
+                continue
+            return False
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.Return)):
+            return True
+        if isinstance(parent, (cst.Yield,)):
+            return True
+        if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement)):
+            child, i = parent, i - 1
+            continue
+        if isinstance(parent, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.IfExp,
+                               cst.BooleanOperation)):  # fmt: skip
+            child, i = parent, i - 1
+            continue
+        if isinstance(parent, cst.Arg):
+            call = ancestors[i - 1] if i >= 1 else None
+            if not isinstance(call, cst.Call):
+                return False
+            if parent.keyword is not None and parent.keyword.value in ops.OUT_KEYWORDS:
+                return False
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ops.CONTAINER_STORE_METHODS:
+                return qualified_name(func, scope) is None
+            if qualified_name(func, scope) in ops.NUMPY_VIEW_FUNCS:
+                child, i = call, i - 2
+                continue
+            return False
+        return False
+    return False
+
+
+def _is_view_method(call: cst.Call, method: str) -> bool:
+    if method == "to" and is_true(keyword(call, "copy")):
+        return False
+    if method == "astype":
+        return is_false(keyword(call, "copy"))
+    if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
+        return True
+    return method.endswith("_") and not method.startswith("_")
+
+
+def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    parent = ancestors[-1] if ancestors else None
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        method = parent.attr.value
+        return method.endswith("_") or method in ops.NUMPY_INPLACE_METHODS
+    return isinstance(parent, (cst.Subscript, cst.Arg))
+
+
+def call_args(node: cst.Call) -> list[cst.Arg]:
+    return list(node.args)
+
+
+SiteNode = Union[cst.Call, cst.Attribute]

@@ -1,0 +1,371 @@
+"""Configuration from the ``[tool.tensorlint]`` table of ``pyproject.toml``.
+
+The file is found like Ruff finds its own: walk up from the checked paths and
+take the first ``pyproject.toml`` that has a ``[tool.tensorlint]`` table. Every
+problem with the table (unknown key, wrong type, bad rule code, invalid TOML)
+is a :class:`ConfigError` whose message is one line naming the file.
+
+Path patterns (``exclude`` and ``per-file-ignores``) are matched against the
+path relative to the configuration's directory, in posix form, with fnmatch
+semantics: ``*`` matches any run of characters (``/`` included), ``?`` one
+character other than ``/``, ``[...]`` a character class, and ``**/`` zero or
+more whole directories. A pattern without a slash also matches the basename.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11 only
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+__all__ = [
+    "CONFIG_FILENAME",
+    "KNOWN_KEYS",
+    "NUMPY_IDIOMS",
+    "Config",
+    "ConfigError",
+    "find_config_file",
+    "load_config",
+    "path_matches",
+    "per_file_ignored_codes",
+]
+
+CONFIG_FILENAME = "pyproject.toml"
+
+#: The ways ``.numpy()`` fixes may spell the conversion; the one source of truth.
+NUMPY_IDIOMS: tuple[str, ...] = ("cpu-detach", "detach-cpu", "force", "exact-copy")
+
+#: The keys allowed in ``[tool.tensorlint]``, in documentation order.
+KNOWN_KEYS: tuple[str, ...] = (
+    "select",
+    "ignore",
+    "extend-select",
+    "strict",
+    "numpy-idiom",
+    "assume-torch",
+    "exclude",
+    "per-file-ignores",
+)
+
+_CODE_RE = re.compile(r"^(TL\d{0,3}|ALL)$")
+_TABLE = "[tool.tensorlint]"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings one run uses; ``Config()`` is the default configuration."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    strict: bool = False
+    numpy_idiom: str = "cpu-detach"
+    assume_torch: bool = False
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    root: Path | None = None
+    source: Path | None = None
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; ``str()`` is one line."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = " ".join(reason.split())
+        super().__init__(path, reason)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _has_tensorlint_table(pyproject: Path) -> bool:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # Unreadable or broken files are skipped here; naming one explicitly
+        # with load_config() reports the problem.
+        return False
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "tensorlint" in tool
+
+
+def _start_directory(paths: Sequence[Path]) -> Path:
+    if not paths:
+        return Path.cwd().resolve()
+    dirs: list[str] = []
+    for path in paths:
+        resolved = path.resolve()
+        dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
+    try:
+        return Path(os.path.commonpath(dirs))
+    except ValueError:  # different drives on Windows
+        return Path(dirs[0])
+
+
+def find_config_file(paths: Sequence[Path]) -> Path | None:
+    """Return the nearest ``pyproject.toml`` with a ``[tool.tensorlint]`` table.
+
+    The walk starts at the common ancestor directory of ``paths`` (a file
+    counts as its parent directory; no paths means the current directory) and
+    goes up to the filesystem root. ``pyproject.toml`` files without the table
+    are skipped.
+    """
+    directory = _start_directory(paths)
+    for candidate_dir in (directory, *directory.parents):
+        candidate = candidate_dir / CONFIG_FILENAME
+        if candidate.is_file() and _has_tensorlint_table(candidate):
+            return candidate
+    return None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def _bool(path: Path, key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            path, f"{_TABLE} '{key}' must be true or false, got {_type_name(value)} {value!r}"
+        )
+    return value
+
+
+def _strings(path: Path, key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(
+            path,
+            f"{_TABLE} '{key}' must be an array of strings, got {_type_name(value)} {value!r}",
+        )
+    for item in value:
+        if not isinstance(item, str):
+            raise ConfigError(
+                path,
+                f"{_TABLE} '{key}' must be an array of strings, "
+                f"but contains {_type_name(item)} {item!r}",
+            )
+    return tuple(value)
+
+
+def _codes(path: Path, key: str, value: object) -> tuple[str, ...]:
+    codes = _strings(path, key, value)
+    for code in codes:
+        if not _CODE_RE.match(code):
+            raise ConfigError(
+                path,
+                f"{_TABLE} '{key}' has invalid rule code {code!r} "
+                "(expected 'TL' followed by up to 3 digits, or 'ALL')",
+            )
+    return codes
+
+
+def _per_file_ignores(
+    path: Path, key: str, value: object
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(
+            path,
+            f"{_TABLE} '{key}' must be a table of glob pattern = [codes], "
+            f"got {_type_name(value)} {value!r}",
+        )
+    entries: list[tuple[str, tuple[str, ...]]] = []
+    for pattern, codes in value.items():
+        entries.append((pattern, _codes(path, f"{key}.{pattern}", codes)))
+    return tuple(entries)
+
+
+def load_config(path: Path | None) -> Config:
+    """Read the ``[tool.tensorlint]`` table of ``path``; ``None`` gives ``Config()``.
+
+    A file without the table gives the default settings with ``root`` and
+    ``source`` set. Raises :class:`ConfigError` for anything that is not valid.
+    """
+    if path is None:
+        return Config()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML: not UTF-8 ({exc.reason})") from exc
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML: {exc}") from exc
+
+    resolved = path.resolve()
+    base = Config(root=resolved.parent, source=resolved)
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(path, f"'tool' must be a table, got {_type_name(tool)}")
+    table = tool.get("tensorlint")
+    if table is None:
+        return base
+    if not isinstance(table, dict):
+        raise ConfigError(
+            path, f"'tool.tensorlint' must be a table, got {_type_name(table)} {table!r}"
+        )
+
+    unknown = [key for key in table if key not in KNOWN_KEYS]
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        names = ", ".join(repr(key) for key in unknown)
+        raise ConfigError(
+            path, f"{_TABLE} unknown key{plural} {names} (known: {', '.join(KNOWN_KEYS)})"
+        )
+
+    changes: dict[str, Any] = {}
+    if "select" in table:
+        changes["select"] = _codes(path, "select", table["select"])
+    if "ignore" in table:
+        changes["ignore"] = _codes(path, "ignore", table["ignore"])
+    if "extend-select" in table:
+        changes["extend_select"] = _codes(path, "extend-select", table["extend-select"])
+    if "strict" in table:
+        changes["strict"] = _bool(path, "strict", table["strict"])
+    if "assume-torch" in table:
+        changes["assume_torch"] = _bool(path, "assume-torch", table["assume-torch"])
+    if "numpy-idiom" in table:
+        idiom = table["numpy-idiom"]
+        if not isinstance(idiom, str) or idiom not in NUMPY_IDIOMS:
+            raise ConfigError(
+                path,
+                f"{_TABLE} 'numpy-idiom' must be one of {', '.join(NUMPY_IDIOMS)}, got {idiom!r}",
+            )
+        changes["numpy_idiom"] = idiom
+    if "exclude" in table:
+        changes["exclude"] = _strings(path, "exclude", table["exclude"])
+    if "per-file-ignores" in table:
+        changes["per_file_ignores"] = _per_file_ignores(
+            path, "per-file-ignores", table["per-file-ignores"]
+        )
+    return Config(**changes, root=base.root, source=base.source)
+
+
+# --------------------------------------------------------------------------- patterns
+
+
+@functools.lru_cache(maxsize=512)
+def _compile_glob(pattern: str) -> re.Pattern[str]:
+    """Translate an fnmatch-style pattern where ``**/`` spans zero or more dirs."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "*":
+            j = i
+            while j < n and pattern[j] == "*":
+                j += 1
+            stars = j - i
+            at_segment_start = i == 0 or pattern[i - 1] == "/"
+            if stars >= 2 and at_segment_start and j < n and pattern[j] == "/":
+                out.append("(?:.*/)?")  # '**/': zero or more directories
+                j += 1
+            else:
+                out.append(".*")  # fnmatch: '*' (and '**') also match '/'
+            i = j
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(char))
+                i += 1
+                continue
+            body = pattern[i + 1 : j]
+            if body[:1] in ("!", "^"):
+                body = "^" + body[1:]
+            body = re.sub(r"([\\\[&~|])", r"\\\1", body)
+            out.append(f"[{body}]")
+            i = j + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    try:
+        return re.compile("".join(out), re.DOTALL)
+    except re.error:  # e.g. a reversed range '[z-a]': match the text literally
+        return re.compile(re.escape(pattern), re.DOTALL)
+
+
+def _normalize_pattern(pattern: str) -> str:
+    pattern = pattern.replace("\\", "/") if os.sep == "\\" else pattern
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return pattern.lstrip("/").rstrip("/")
+
+
+def path_matches(pattern: str, relpath: str) -> bool:
+    """Whether posix ``relpath`` matches ``pattern`` (a slash-less one also on the basename)."""
+    pattern = _normalize_pattern(pattern)
+    if not pattern:
+        return False
+    regex = _compile_glob(pattern)
+    if regex.fullmatch(relpath):
+        return True
+    if "/" not in pattern:
+        return regex.fullmatch(relpath.rsplit("/", 1)[-1]) is not None
+    return False
+
+
+def _relative_posix(path: Path, root: Path | None) -> str:
+    base = (root if root is not None else Path.cwd()).resolve()
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(base).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def per_file_ignored_codes(config: Config, path: Path) -> tuple[str, ...]:
+    """The codes and prefixes ``per-file-ignores`` turns off for ``path``.
+
+    ``path`` is made relative to ``config.root`` (the current directory when
+    there is none). A pattern applies when it matches the path or one of its
+    parent directories (so ``legacy`` covers everything under ``legacy/``).
+    """
+    if not config.per_file_ignores:
+        return ()
+    relpath = _relative_posix(path, config.root)
+    parts = relpath.split("/")
+    candidates = ["/".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    candidates = [candidate for candidate in candidates if candidate.strip("/")]
+    codes: list[str] = []
+    for pattern, pattern_codes in config.per_file_ignores:
+        if any(path_matches(pattern, candidate) for candidate in candidates):
+            codes.extend(code for code in pattern_codes if code not in codes)
+    return tuple(codes)

@@ -1,0 +1,322 @@
+"""Find the Python files to check.
+
+Directories are walked with :func:`os.scandir` (symlinked directories are not
+followed). A walk skips the names in :data:`DEFAULT_EXCLUDES`, paths matching
+the user's ``exclude`` patterns, and whatever ``.gitignore`` files (and
+``.git/info/exclude``) ignore. A path named explicitly is always returned, even
+when it is excluded, ignored, not a ``.py`` file, or does not exist (the
+engine reports the missing ones).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tensorlint.config import path_matches
+
+__all__ = ["DEFAULT_EXCLUDES", "GitIgnoreRule", "discover", "parse_gitignore"]
+
+#: Directory and file names never walked into.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "build",
+    "dist",
+    "__pycache__",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".tensorlint_cache",
+    "site-packages",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+)
+
+_DEFAULT_EXCLUDES = frozenset(DEFAULT_EXCLUDES)
+
+
+# --------------------------------------------------------------------------- gitignore
+
+
+@dataclass(frozen=True)
+class GitIgnoreRule:
+    """One pattern of a ``.gitignore`` file.
+
+    ``base`` is the posix path of the file's directory relative to the top of
+    the walk ("" for the top itself); ``regex`` matches paths relative to it.
+    """
+
+    base: str
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+
+    def matches(self, relpath: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        if self.base:
+            if not relpath.startswith(self.base + "/"):
+                return False
+            relpath = relpath[len(self.base) + 1 :]
+        return self.regex.fullmatch(relpath) is not None
+
+
+def _translate_gitignore(pattern: str) -> str:
+    """Regex body for a gitignore pattern (no '!', no trailing '/', not blank)."""
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/") if pattern.startswith("/") else pattern
+    out: list[str] = [] if anchored else ["(?:.*/)?"]
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif char == "*":
+            j = i
+            while j < n and pattern[j] == "*":
+                j += 1
+            at_start = i == 0 or pattern[i - 1] == "/"
+            at_end = j == n or pattern[j] == "/"
+            if j - i >= 2 and at_start and at_end:
+                if j == n:
+                    out.append(".*")  # 'a/**': everything inside a; '**': everything
+                else:
+                    out.append("(?:.*/)?")  # '**/' and '/**/': zero or more dirs
+                    j += 1
+            else:
+                out.append("[^/]*")
+            i = j
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(char))
+                i += 1
+                continue
+            body = pattern[i + 1 : j]
+            negate = body[:1] in ("!", "^")
+            if negate:
+                body = body[1:]
+            body = re.sub(r"([\\\[\]&~|^])", r"\\\1", body)
+            out.append(f"[^/{body}]" if negate else f"[{body}]")
+            i = j + 1
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def parse_gitignore(text: str, base: str = "") -> list[GitIgnoreRule]:
+    """Parse the lines of a ``.gitignore`` file whose directory is ``base``."""
+    rules: list[GitIgnoreRule] = []
+    for raw in text.splitlines():
+        line = raw
+        # Trailing spaces are ignored unless escaped with a backslash.
+        stripped = line.rstrip(" ")
+        if stripped != line and stripped.endswith("\\"):
+            stripped += " "
+        line = stripped
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        try:
+            regex = re.compile(_translate_gitignore(line), re.DOTALL)
+        except re.error:  # e.g. a reversed range; git ignores such patterns too
+            continue
+        rules.append(GitIgnoreRule(base, regex, negated, dir_only))
+    return rules
+
+
+def _read_gitignore(path: str, base: str) -> tuple[GitIgnoreRule, ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return tuple(parse_gitignore(handle.read(), base))
+    except OSError:
+        return ()
+
+
+def _is_ignored(rules: Sequence[GitIgnoreRule], relpath: str, is_dir: bool) -> bool:
+    for rule in reversed(rules):  # the last matching pattern wins
+        if rule.matches(relpath, is_dir):
+            return not rule.negated
+    return False
+
+
+# --------------------------------------------------------------------------- walk
+
+
+def _find_git_dir(directory: Path) -> tuple[Path, Path] | None:
+    """``(work tree top, git directory)`` for ``directory``, if it is inside one."""
+    for candidate in (directory, *directory.parents):
+        dot_git = candidate / ".git"
+        if dot_git.is_dir():
+            return candidate, dot_git
+        if dot_git.is_file():  # worktrees and submodules: "gitdir: <path>"
+            try:
+                first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+            except (OSError, IndexError, UnicodeDecodeError):
+                return candidate, dot_git
+            if first.startswith("gitdir:"):
+                git_dir = Path(first[len("gitdir:") :].strip())
+                return candidate, git_dir if git_dir.is_absolute() else candidate / git_dir
+            return candidate, dot_git
+    return None
+
+
+def _relative_parts(path: Path, base: Path) -> tuple[str, ...] | None:
+    try:
+        return path.relative_to(base).parts
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _inherited_rules(directory: Path, root: Path | None) -> tuple[str, tuple[GitIgnoreRule, ...]]:
+    """The gitignore rules from above ``directory`` and its path from their top.
+
+    The top is the higher of the git work tree's top and ``root`` (when
+    ``directory`` is inside it); without either it is ``directory`` itself.
+    Returns ``(relative posix path of directory from the top, rules)``.
+    """
+    tops: list[Path] = []
+    rules: list[GitIgnoreRule] = []
+    git = _find_git_dir(directory)
+    if git is not None:
+        tops.append(git[0])
+    if root is not None and _relative_parts(directory, root) is not None:
+        tops.append(root)
+    if not tops:
+        return "", ()
+    top = min(tops, key=lambda path: len(path.parts))
+    if git is not None:
+        git_top, git_dir = git
+        git_base = _relative_parts(git_top, top)
+        if git_base is not None:
+            rules.extend(_read_gitignore(str(git_dir / "info" / "exclude"), "/".join(git_base)))
+    parts = _relative_parts(directory, top) or ()
+    for depth in range(len(parts)):  # every directory above `directory`, from the top
+        base = "/".join(parts[:depth])
+        rules.extend(_read_gitignore(str(top.joinpath(*parts[:depth], ".gitignore")), base))
+    return "/".join(parts), tuple(rules)
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}/{name}" if prefix else name
+
+
+def _walk(
+    directory: Path,
+    exclude: Sequence[str],
+    root: Path | None,
+) -> list[Path]:
+    resolved = directory.resolve()
+    git_rel, inherited = _inherited_rules(resolved, root)
+    exclude_base = root.resolve() if root is not None else resolved
+    exclude_parts = _relative_parts(resolved, exclude_base)
+    if exclude_parts is None:  # the walked directory is outside root
+        exclude_parts = ()
+    exclude_rel = "/".join(exclude_parts)
+
+    found: list[Path] = []
+    # Each entry: (path as given-joined string, gitignore-relative path,
+    # exclude-relative path, rules in effect).
+    stack: list[tuple[str, str, str, tuple[GitIgnoreRule, ...]]] = [
+        (str(directory), git_rel, exclude_rel, inherited)
+    ]
+    while stack:
+        current, git_prefix, exclude_prefix, rules = stack.pop()
+        try:
+            with os.scandir(current) as iterator:
+                entries = list(iterator)
+        except OSError:
+            continue
+        if any(entry.name == ".gitignore" for entry in entries):
+            own = _read_gitignore(os.path.join(current, ".gitignore"), git_prefix)
+            if own:
+                rules = rules + own
+        for entry in entries:
+            name = entry.name
+            if name in _DEFAULT_EXCLUDES:
+                continue
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if not is_dir and not name.endswith(".py"):
+                continue
+            git_path = _join(git_prefix, name)
+            if rules and _is_ignored(rules, git_path, is_dir):
+                continue
+            exclude_path = _join(exclude_prefix, name)
+            if any(path_matches(pattern, exclude_path) for pattern in exclude):
+                continue
+            if is_dir:
+                stack.append((entry.path, git_path, exclude_path, rules))
+            else:
+                try:
+                    if not entry.is_file():  # e.g. a broken symlink or a fifo
+                        continue
+                except OSError:
+                    continue
+                found.append(Path(entry.path))
+    return found
+
+
+def discover(
+    paths: Sequence[Path],
+    exclude: Sequence[str] = (),
+    root: Path | None = None,
+) -> list[Path]:
+    """The files to check for ``paths``: sorted, without duplicates.
+
+    Directories are walked; files and paths that do not exist are returned as
+    given. ``exclude`` patterns match paths relative to ``root`` (or to the
+    walked directory when there is no root or it is outside root). Returned
+    paths are joined from the given ones, not resolved.
+    """
+    _inherited_rules.cache_clear()
+    resolved_root = root.resolve() if root is not None else None
+    seen: set[Path] = set()
+    result: list[Path] = []
+
+    def add(path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            result.append(path)
+
+    for path in paths:
+        if path.is_dir():
+            for found in _walk(path, exclude, resolved_root):
+                add(found)
+        else:
+            add(path)
+    return sorted(result, key=lambda path: (path.as_posix(), str(path)))

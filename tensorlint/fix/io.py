@@ -1,0 +1,142 @@
+"""Read source files and write them back atomically, losing nothing.
+
+:func:`read_source` keeps everything needed to write the file back byte for
+byte: the encoding (PEP 263 cookie or UTF-8), whether it had a UTF-8 BOM, and
+the newlines exactly as they were (no translation). :func:`write_atomic` writes
+through a temporary file in the same directory and ``os.replace``, keeping the
+file's permission bits, so a crash never leaves a half-written file behind.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SourceFile", "SourceReadError", "read_source", "write_atomic"]
+
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+_DEFAULT_MODE = 0o644
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A decoded source file and what is needed to encode it back unchanged."""
+
+    text: str
+    encoding: str
+    bom: bool
+    newline: str
+
+
+class SourceReadError(Exception):
+    """A source file that cannot be read or decoded; ``str()`` is one line."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = " ".join(reason.split())
+        super().__init__(path, reason)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def _first_newline(text: str) -> str:
+    match = _NEWLINE_RE.search(text)
+    return match.group() if match else "\n"
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    prefix = data[:offset]
+    return prefix.count(b"\n") + prefix.count(b"\r") - prefix.count(b"\r\n") + 1
+
+
+def read_source(path: Path) -> SourceFile:
+    """Read and decode ``path``; raises :class:`SourceReadError` on any failure."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceReadError(path, exc.strerror or str(exc)) from exc
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceReadError(path, exc.msg or str(exc)) from exc
+    bom = encoding == "utf-8-sig"
+    if bom:
+        encoding = "utf-8"
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = _line_of(data, exc.start)
+        raise SourceReadError(path, f"cannot decode as {encoding} (line {line})") from exc
+    except LookupError as exc:  # a codec that is not a text encoding
+        raise SourceReadError(path, f"unknown encoding {encoding!r}") from exc
+    return SourceFile(text=text, encoding=encoding, bom=bom, newline=_first_newline(text))
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename durable where the platform allows it (best effort)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
+    """Write ``new_text`` to ``path`` the way ``source`` was stored.
+
+    Returns ``False`` without touching the file when the text is unchanged.
+    Otherwise the text is encoded with ``source``'s encoding (and BOM), written
+    to a temporary file next to the target, synced, given the target's
+    permission bits and moved over it with ``os.replace``; on failure the
+    temporary file is removed and the exception re-raised. Newlines are
+    written exactly as they appear in ``new_text``. A symlink is followed, so
+    the file it points to is rewritten and the link kept.
+    """
+    if new_text == source.text:
+        return False
+    data = new_text.encode(source.encoding)
+    if source.bom:
+        data = codecs.BOM_UTF8 + data
+    target = os.path.realpath(path)
+    directory, name = os.path.split(target)
+    try:
+        original = os.stat(target)
+    except FileNotFoundError:
+        original = None
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or None)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if original is not None:
+            if hasattr(os, "chown"):  # before chmod: chown may clear setuid bits
+                with contextlib.suppress(OSError):
+                    os.chown(tmp, original.st_uid, original.st_gid)
+            os.chmod(tmp, stat.S_IMODE(original.st_mode))
+        else:
+            os.chmod(tmp, _DEFAULT_MODE)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory or os.curdir)
+    return True

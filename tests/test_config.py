@@ -1,0 +1,323 @@
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from tensorlint.config import (
+    KNOWN_KEYS,
+    NUMPY_IDIOMS,
+    Config,
+    ConfigError,
+    find_config_file,
+    load_config,
+    path_matches,
+    per_file_ignored_codes,
+)
+
+TABLE = "[tool.tensorlint]\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- find_config_file
+
+
+def test_find_config_file_walks_up_from_a_file_to_the_nearest_table(tmp_path: Path) -> None:
+    config = write(tmp_path / "pyproject.toml", TABLE)
+    source = write(tmp_path / "pkg" / "sub" / "mod.py", "")
+
+    assert find_config_file([source]) == config.resolve()
+
+
+def test_find_config_file_skips_pyproject_files_without_the_table(tmp_path: Path) -> None:
+    outer = write(tmp_path / "pyproject.toml", TABLE + "strict = true\n")
+    write(tmp_path / "pkg" / "pyproject.toml", "[project]\nname = 'pkg'\n")
+    directory = tmp_path / "pkg" / "src"
+    directory.mkdir()
+
+    assert find_config_file([directory]) == outer.resolve()
+
+
+def test_find_config_file_prefers_the_nearest_table(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", TABLE)
+    inner = write(tmp_path / "pkg" / "pyproject.toml", "[tool.tensorlint]\nstrict = true\n")
+
+    assert find_config_file([tmp_path / "pkg"]) == inner.resolve()
+
+
+def test_find_config_file_starts_at_the_common_ancestor_of_several_paths(
+    tmp_path: Path,
+) -> None:
+    outer = write(tmp_path / "pyproject.toml", TABLE)
+    write(tmp_path / "a" / "pyproject.toml", TABLE)
+    first = write(tmp_path / "a" / "x.py", "")
+    second = write(tmp_path / "b" / "y.py", "")
+
+    assert find_config_file([first, second]) == outer.resolve()
+
+
+def test_find_config_file_uses_the_current_directory_without_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = write(tmp_path / "pyproject.toml", TABLE)
+    nested = tmp_path / "deep" / "er"
+    nested.mkdir(parents=True)
+    monkeypatch.chdir(nested)
+
+    assert find_config_file([]) == config.resolve()
+
+
+def test_find_config_file_returns_none_when_no_file_has_the_table(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.ruff]\nline-length = 80\n")
+    source = write(tmp_path / "m.py", "")
+
+    found = find_config_file([source])
+
+    assert found is None or not found.is_relative_to(tmp_path.resolve())
+
+
+def test_find_config_file_skips_a_broken_pyproject_and_keeps_walking(tmp_path: Path) -> None:
+    outer = write(tmp_path / "pyproject.toml", TABLE)
+    write(tmp_path / "pkg" / "pyproject.toml", "[tool.tensorlint\n")
+
+    assert find_config_file([tmp_path / "pkg"]) == outer.resolve()
+
+
+# --------------------------------------------------------------------------- load_config
+
+
+def test_load_config_of_none_is_the_default_config() -> None:
+    assert load_config(None) == Config()
+
+
+def test_load_config_parses_every_key(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "pyproject.toml",
+        """
+[tool.tensorlint]
+select = ["TL1", "TL201"]
+ignore = ["TL102"]
+extend-select = ["ALL"]
+strict = true
+numpy-idiom = "exact-copy"
+assume-torch = true
+exclude = ["generated/*", "legacy"]
+
+[tool.tensorlint.per-file-ignores]
+"tests/*" = ["TL1"]
+"**/legacy/*.py" = ["TL", "TL003"]
+""",
+    )
+
+    config = load_config(path)
+
+    assert config == Config(
+        select=("TL1", "TL201"),
+        ignore=("TL102",),
+        extend_select=("ALL",),
+        strict=True,
+        numpy_idiom="exact-copy",
+        assume_torch=True,
+        exclude=("generated/*", "legacy"),
+        per_file_ignores=(("tests/*", ("TL1",)), ("**/legacy/*.py", ("TL", "TL003"))),
+        root=tmp_path.resolve(),
+        source=path.resolve(),
+    )
+
+
+def test_load_config_without_the_table_gives_defaults_with_root_and_source(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / "pyproject.toml", "[project]\nname = 'x'\n")
+
+    config = load_config(path)
+
+    assert config == Config(root=tmp_path.resolve(), source=path.resolve())
+
+
+def test_load_config_keeps_missing_keys_at_their_defaults(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", TABLE + "strict = true\n")
+
+    config = load_config(path)
+
+    assert dataclasses.replace(config, strict=False, root=None, source=None) == Config()
+
+
+@pytest.mark.parametrize("idiom", NUMPY_IDIOMS, ids=NUMPY_IDIOMS)
+def test_load_config_accepts_every_numpy_idiom(tmp_path: Path, idiom: str) -> None:
+    path = write(tmp_path / "pyproject.toml", TABLE + f'numpy-idiom = "{idiom}"\n')
+
+    assert load_config(path).numpy_idiom == idiom
+
+
+BAD_VALUES = [
+    pytest.param('selct = ["TL1"]', "unknown key 'selct'", id="unknown-key"),
+    pytest.param("strict = 'yes'", "'strict' must be true or false", id="strict-string"),
+    pytest.param("assume-torch = 1", "'assume-torch' must be true or false", id="assume-int"),
+    pytest.param('select = "TL1"', "'select' must be an array", id="select-string"),
+    pytest.param("ignore = [1]", "'ignore' must be an array of strings", id="ignore-int-item"),
+    pytest.param('select = ["E501"]', "'select' has invalid rule code 'E501'", id="foreign-code"),
+    pytest.param(
+        'extend-select = ["TL1234"]', "'extend-select' has invalid rule code", id="long-code"
+    ),
+    pytest.param('ignore = ["tl1"]', "'ignore' has invalid rule code 'tl1'", id="lower-code"),
+    pytest.param('numpy-idiom = "fast"', "'numpy-idiom' must be one of", id="bad-idiom"),
+    pytest.param("numpy-idiom = 3", "'numpy-idiom' must be one of", id="idiom-int"),
+    pytest.param('exclude = "build"', "'exclude' must be an array", id="exclude-string"),
+    pytest.param(
+        'per-file-ignores = ["tests/*"]', "'per-file-ignores' must be a table", id="pfi-array"
+    ),
+    pytest.param(
+        'per-file-ignores = { "tests/*" = "TL1" }',
+        "'per-file-ignores.tests/*' must be an array",
+        id="pfi-string-codes",
+    ),
+    pytest.param(
+        'per-file-ignores = { "tests/*" = ["X1"] }',
+        "'per-file-ignores.tests/*' has invalid rule code 'X1'",
+        id="pfi-bad-code",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), BAD_VALUES)
+def test_bad_values_are_config_errors_naming_the_file_and_the_key(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    path = write(tmp_path / "pyproject.toml", TABLE + line + "\n")
+
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_unknown_key_error_lists_the_known_keys(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", TABLE + "selct = []\n")
+
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+
+    assert str(info.value) == (
+        f"{path}: [tool.tensorlint] unknown key 'selct' (known: {', '.join(KNOWN_KEYS)})"
+    )
+
+
+def test_invalid_toml_is_a_one_line_config_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", "[tool.tensorlint]\nstrict = \n")
+
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+
+    message = str(info.value)
+    assert message.startswith(f"{path}: invalid TOML: ")
+    assert "\n" not in message
+
+
+def test_tensorlint_that_is_not_a_table_is_a_config_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "pyproject.toml", "[tool]\ntensorlint = 1\n")
+
+    with pytest.raises(ConfigError, match=r"'tool\.tensorlint' must be a table"):
+        load_config(path)
+
+
+def test_missing_config_file_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "nope" / "pyproject.toml"
+
+    with pytest.raises(ConfigError, match=r"cannot read file"):
+        load_config(path)
+
+
+def test_config_error_survives_pickling(tmp_path: Path) -> None:
+    error = ConfigError(tmp_path / "pyproject.toml", "bad thing")
+
+    copy = pickle.loads(pickle.dumps(error))
+
+    assert str(copy) == str(error) == f"{tmp_path / 'pyproject.toml'}: bad thing"
+
+
+# --------------------------------------------------------------------------- patterns
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("tests/*", "tests/test_a.py", True),
+        ("tests/*", "tests/unit/test_a.py", True),
+        ("tests/*", "src/tests.py", False),
+        ("test_*.py", "test_a.py", True),
+        ("test_*.py", "pkg/sub/test_a.py", True),
+        ("test_*.py", "pkg/a_test.py", False),
+        ("**/legacy/*.py", "legacy/old.py", True),
+        ("**/legacy/*.py", "a/b/legacy/old.py", True),
+        ("**/legacy/*.py", "a/notlegacy/old.py", False),
+        ("src/**", "src/a/b.py", True),
+        ("./src/*.py", "src/a.py", True),
+        ("m?.py", "m1.py", True),
+        ("m?.py", "m12.py", False),
+        ("[ab].py", "b.py", True),
+        ("[!ab].py", "b.py", False),
+        ("[!ab].py", "c.py", True),
+        ("pkg/mod.py", "other/pkg/mod.py", False),
+    ],
+    ids=lambda value: str(value),
+)
+def test_path_matches_uses_fnmatch_semantics(pattern: str, path: str, expected: bool) -> None:
+    assert path_matches(pattern, path) is expected
+
+
+def test_per_file_ignores_match_relative_to_the_config_root(tmp_path: Path) -> None:
+    config = Config(
+        per_file_ignores=(
+            ("tests/*", ("TL1",)),
+            ("test_*.py", ("TL2",)),
+            ("**/legacy/*.py", ("TL",)),
+            ("vendored", ("ALL",)),
+        ),
+        root=tmp_path,
+    )
+
+    assert per_file_ignored_codes(config, tmp_path / "tests" / "test_x.py") == ("TL1", "TL2")
+    assert per_file_ignored_codes(config, tmp_path / "src" / "legacy" / "old.py") == ("TL",)
+    assert per_file_ignored_codes(config, tmp_path / "vendored" / "lib" / "a.py") == ("ALL",)
+    assert per_file_ignored_codes(config, tmp_path / "src" / "main.py") == ()
+
+
+def test_per_file_ignores_anchor_at_the_root_not_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pkg" / "tests").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "pkg")
+    config = Config(per_file_ignores=(("pkg/tests/*.py", ("TL1",)),), root=tmp_path)
+
+    assert per_file_ignored_codes(config, Path("tests") / "t.py") == ("TL1",)
+    assert per_file_ignored_codes(config, Path(os.curdir) / "t.py") == ()
+
+
+def test_per_file_ignores_without_a_root_use_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = Config(per_file_ignores=(("scripts/*", ("TL3",)),))
+
+    assert per_file_ignored_codes(config, Path("scripts/run.py")) == ("TL3",)
+    assert per_file_ignored_codes(config, Path("src/run.py")) == ()
+
+
+def test_per_file_ignores_do_not_repeat_codes(tmp_path: Path) -> None:
+    config = Config(
+        per_file_ignores=(("*.py", ("TL1", "TL2")), ("a.py", ("TL2", "TL3"))), root=tmp_path
+    )
+
+    assert per_file_ignored_codes(config, tmp_path / "a.py") == ("TL1", "TL2", "TL3")

@@ -1,0 +1,221 @@
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorlint.fix.io import SourceFile, SourceReadError, read_source, write_atomic
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(path.name for path in directory.iterdir() if path.name.endswith(".tmp"))
+
+
+@pytest.mark.parametrize(
+    ("data", "newline"),
+    [
+        (b"import torch\r\nx = 1\r\n", "\r\n"),
+        (b"import torch\rx = 1\r", "\r"),
+        (b"import torch\nx = 1\n", "\n"),
+        (b"x = 1", "\n"),
+        (b"a = 1\r\nb = 2\nc = 3\r", "\r\n"),
+    ],
+    ids=["crlf", "cr", "lf", "no-newline", "mixed"],
+)
+def test_read_source_keeps_newlines_and_write_round_trips_them(
+    tmp_path: Path, data: bytes, newline: str
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+
+    source = read_source(path)
+
+    assert source.text == data.decode("utf-8")
+    assert source.newline == newline
+    assert write_atomic(path, source, source.text + "# fixed" + newline) is True
+    assert path.read_bytes() == data + b"# fixed" + newline.encode()
+
+
+def test_bom_is_reported_stripped_from_the_text_and_written_back(tmp_path: Path) -> None:
+    path = tmp_path / "bom.py"
+    path.write_bytes(codecs.BOM_UTF8 + "x = 'é'\r\n".encode())
+
+    source = read_source(path)
+
+    assert source == SourceFile(text="x = 'é'\r\n", encoding="utf-8", bom=True, newline="\r\n")
+    assert write_atomic(path, source, "x = 'è'\r\n")
+    assert path.read_bytes() == codecs.BOM_UTF8 + "x = 'è'\r\n".encode()
+
+
+def test_file_without_bom_is_written_without_one(tmp_path: Path) -> None:
+    path = tmp_path / "plain.py"
+    path.write_bytes(b"x = 1\n")
+    source = read_source(path)
+
+    write_atomic(path, source, "x = 2\n")
+
+    assert source.bom is False
+    assert path.read_bytes() == b"x = 2\n"
+
+
+def test_latin_1_cookie_is_used_to_read_and_write(tmp_path: Path) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\n")
+
+    source = read_source(path)
+
+    assert source.encoding == "iso-8859-1"
+    assert source.bom is False
+    assert "name = 'été'" in source.text
+    assert write_atomic(path, source, source.text.replace("été", "hivér"))
+    assert path.read_bytes() == b"# -*- coding: latin-1 -*-\nname = 'hiv\xe9r'\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
+@pytest.mark.parametrize("mode", [0o755, 0o600, 0o640], ids=["755", "600", "640"])
+def test_write_keeps_the_permission_bits(tmp_path: Path, mode: int) -> None:
+    path = tmp_path / "tool.py"
+    path.write_bytes(b"#!/usr/bin/env python\nx = 1\n")
+    path.chmod(mode)
+    source = read_source(path)
+
+    write_atomic(path, source, "#!/usr/bin/env python\nx = 2\n")
+
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert path.read_text(encoding="utf-8").endswith("x = 2\n")
+
+
+def test_unchanged_text_is_not_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "same.py"
+    path.write_bytes(b"x = 1\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    inode = path.stat().st_ino
+    source = read_source(path)
+
+    assert write_atomic(path, source, "x = 1\n") is False
+    assert path.stat().st_mtime_ns == 1_000_000_000
+    assert path.stat().st_ino == inode
+    assert leftovers(tmp_path) == []
+
+
+def test_changed_text_replaces_the_file_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    source = read_source(path)
+
+    assert write_atomic(path, source, "x = 2\n") is True
+    assert path.read_bytes() == b"x = 2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
+
+
+def test_failed_replace_removes_the_temp_file_and_keeps_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    source = read_source(path)
+    seen: list[str] = []
+
+    def failing_replace(src: str, dst: str) -> None:
+        seen.append(os.path.basename(src))
+        assert os.path.exists(src)
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+
+    with pytest.raises(OSError, match="disk on fire"):
+        write_atomic(path, source, "x = 2\n")
+
+    assert len(seen) == 1
+    assert seen[0].startswith(".m.py.")
+    assert seen[0].endswith(".tmp")
+    assert path.read_bytes() == b"x = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.py"]
+
+
+def test_text_the_encoding_cannot_hold_fails_before_touching_anything(tmp_path: Path) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# coding: latin-1\nx = 1\n")
+    source = read_source(path)
+
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(path, source, "# coding: latin-1\nx = '\u2603'\n")
+
+    assert path.read_bytes() == b"# coding: latin-1\nx = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latin.py"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_writing_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.py"
+    real.write_bytes(b"x = 1\n")
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    source = read_source(link)
+
+    write_atomic(link, source, "x = 2\n")
+
+    assert link.is_symlink()
+    assert real.read_bytes() == b"x = 2\n"
+
+
+def test_undecodable_file_error_names_the_file_encoding_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"a = 1\nb = 2\nc = '\xff'\n")
+
+    with pytest.raises(SourceReadError) as info:
+        read_source(path)
+
+    assert str(info.value) == f"{path}: cannot decode as utf-8 (line 3)"
+
+
+def test_undecodable_line_number_counts_crlf_once(tmp_path: Path) -> None:
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"a = 1\r\nb = 2\r\n'\xff'\r\n")
+
+    with pytest.raises(SourceReadError, match=r"\(line 3\)$"):
+        read_source(path)
+
+
+def test_missing_file_error_says_no_such_file(tmp_path: Path) -> None:
+    path = tmp_path / "missing.py"
+
+    with pytest.raises(SourceReadError) as info:
+        read_source(path)
+
+    assert str(info.value) == f"{path}: No such file or directory"
+
+
+def test_directory_is_a_read_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(SourceReadError) as info:
+        read_source(tmp_path)
+
+    assert str(info.value).startswith(f"{tmp_path}: ")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"# coding: no-such-codec\nx = 1\n", "unknown encoding"),
+        (codecs.BOM_UTF8 + b"# coding: latin-1\nx = 1\n", "encoding problem"),
+    ],
+    ids=["unknown-cookie", "bom-and-other-cookie"],
+)
+def test_bad_encoding_declarations_are_read_errors(
+    tmp_path: Path, data: bytes, expected: str
+) -> None:
+    path = tmp_path / "cookie.py"
+    path.write_bytes(data)
+
+    with pytest.raises(SourceReadError) as info:
+        read_source(path)
+
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert expected in message
+    assert "\n" not in message
