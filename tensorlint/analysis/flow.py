@@ -193,6 +193,9 @@ class Event:
     key: Optional[str] = None
     write_kind: str = "any"  # "any", "torch" (``add_``) or "numpy" (``a.sort()``)
     through_conversion: bool = False  #: the write goes through the conversion itself
+    #: storages reached through a container (``tensors`` holding the tensors of
+    #: every earlier iteration): a later use counts whatever was rebound since
+    held: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -218,9 +221,13 @@ class EventLog:
     loops: list[Loop] = field(default_factory=list)
     contained: dict[int, set[int]] = field(default_factory=dict)  #: container -> held
 
-    def after(self, first: int, second: int, storage: int) -> bool:
-        """Does statement ``second`` run after ``first`` on the same object?"""
-        created = self.storages[storage].created_at
+    def after(self, first: int, second: int, storage: Optional[int]) -> bool:
+        """Does statement ``second`` run after ``first`` on the same object?
+
+        ``storage`` None asks about order only (the object is reached through
+        a container, so rebinding its name does not matter).
+        """
+        created = self.storages[storage].created_at if storage is not None else -2
         if second > first:
             return not (first < created <= second)
         for loop in self.loops:
@@ -231,9 +238,12 @@ class EventLog:
 
     def uses_after(self, idx: int, storage: int) -> Iterator[Event]:
         for event in self.events:
-            if event.kind == "use" and storage in event.storages:
-                if self.after(idx, event.idx, storage):
-                    yield event
+            if event.kind != "use":
+                continue
+            if storage in event.storages and self.after(idx, event.idx, storage):
+                yield event
+            elif storage in event.held and self.after(idx, event.idx, None):
+                yield event
 
     def writes_after(self, idx: int, storage: int) -> Iterator[Event]:
         for event in self.events:
@@ -477,8 +487,12 @@ class EventsWalker:
                     sid = self.storage_of_key(key)
                 else:
                     sid = self.storage_of_key(key)
-            storages = {sid} | self._contents(sid)
-            self.log.events.append(Event(idx, "use", frozenset(storages), name_node, key))
+            self.log.events.append(
+                Event(
+                    idx, "use", frozenset({sid}), name_node, key,
+                    held=frozenset(self._contents(sid)),
+                )
+            )  # fmt: skip
 
     def _contents(self, sid: int) -> set[int]:
         seen: set[int] = set()

@@ -110,5 +110,5 @@ class FunctionAnalysis:
         for sid, held in self.log.contained.items():
             holder = self.log.storages[sid]
             if storage in held and holder.name is not None:
-                return f"the value kept in {holder.name}"
+                return f"the value kept in `{holder.name}`"
         return "the converted value"

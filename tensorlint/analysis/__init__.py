@@ -1,0 +1,1 @@
+"""The model of RULES.md: rules ask questions, this layer answers them."""

@@ -1,0 +1,171 @@
+"""Command line: ``tensorlint check | rule | rules``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import inspect
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from tensorlint import __version__
+from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_file, load_config
+from tensorlint.diagnostics import FileResult
+from tensorlint.engine.runner import RunOptions, run
+from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
+from tensorlint.reporters import text
+from tensorlint.rule import Rule, Settings
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+def _codes(value: str) -> list[str]:
+    return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tensorlint",
+        description="Precise lint rules and fixes for PyTorch <-> NumPy conversion bugs.",
+    )
+    parser.add_argument("--version", action="version", version=f"tensorlint {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check", help="check files (and fix them with --fix)")
+    check.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes"
+    )
+    check.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
+    )
+    check.add_argument("--select", type=_codes, help="comma-separated codes or prefixes")
+    check.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes")
+    check.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
+    check.add_argument(
+        "--strict", action="store_true", default=None, help="enable the strict rules"
+    )
+    check.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, help="spelling of .numpy() fixes")
+    check.add_argument(
+        "--assume-torch",
+        action="store_true",
+        default=None,
+        help="treat .numpy() receivers as torch tensors even without `import torch`",
+    )
+    check.add_argument("--config", type=Path, help="pyproject.toml to use (default: found)")
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+
+    rule = commands.add_parser("rule", help="explain a rule")
+    rule.add_argument("code", help="a rule code, e.g. TL201")
+    commands.add_parser("rules", help="list every rule")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "rule":
+        return explain(args.code)
+    if args.command == "rules":
+        sys.stdout.write(rules_table())
+        return EXIT_OK
+    return check(args)
+
+
+def check(args: argparse.Namespace) -> int:
+    paths: list[Path] = args.paths or [Path(".")]
+    try:
+        config_file = args.config or find_config_file(paths)
+        config = load_config(config_file)
+        config = _apply_overrides(config, args)
+        enabled = select(config.select, config.ignore, config.extend_select, config.strict)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except SelectionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
+    options = RunOptions(fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff)
+    results = run(paths, config, settings, options)
+    if args.diff:
+        sys.stdout.write(render_diff(results))
+    output = text.render(results, fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
+    (sys.stderr if args.diff else sys.stdout).write(output)
+    if any(r.error for r in results):
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_OK
+    if args.diff:
+        return EXIT_FINDINGS if any(r.fixed_source is not None for r in results) else EXIT_OK
+    return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_OK
+
+
+def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
+    changes: dict[str, object] = {}
+    for name in ("select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch"):
+        value = getattr(args, name)
+        if value is not None:
+            changes[name] = tuple(value) if isinstance(value, list) else value
+    if "ignore" in changes:
+        changes["ignore"] = (*config.ignore, *changes["ignore"])  # type: ignore[misc]
+    if "extend_select" in changes:
+        changes["extend_select"] = (
+            *config.extend_select,
+            *changes["extend_select"],  # type: ignore[misc]
+        )
+    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+
+
+def render_diff(results: Sequence[FileResult]) -> str:
+    chunks: list[str] = []
+    for result in results:
+        if result.fixed_source is None or result.original_source is None:
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                result.original_source.splitlines(keepends=True),
+                result.fixed_source.splitlines(keepends=True),
+                fromfile=f"a/{result.path}",
+                tofile=f"b/{result.path}",
+            )
+        )
+    return "".join(chunks)
+
+
+def rule_doc(rule: type[Rule]) -> str:
+    default = "on" if rule.DEFAULT else "off (enable with `strict = true`)"
+    header = f"# {rule.NAME} ({rule.CODE})\n\nDefault: {default}. Fix: {rule.FIX or 'none'}.\n\n"
+    return header + inspect.cleandoc(rule.__doc__ or "") + "\n"
+
+
+def explain(code: str) -> int:
+    rule = BY_CODE.get(code.upper())
+    if rule is None:
+        known = ", ".join(BY_CODE)
+        print(f"error: unknown rule {code!r} (known: {known})", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(rule_doc(rule))
+    return EXIT_OK
+
+
+def rules_table() -> str:
+    rows = [("code", "name", "default", "fix")]
+    for rule in ALL_RULES:
+        rows.append((rule.CODE, rule.NAME, "on" if rule.DEFAULT else "strict", rule.FIX or "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n"
+        for row in rows
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Lint one source text: prefilter, parse once, run every enabled rule."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tensorlint.analysis.sites import ModuleAnalysis
+from tensorlint.diagnostics import Diagnostic
+from tensorlint.registry import ALL_RULES
+from tensorlint.rule import Rule, RuleContext, Settings
+
+
+class LintError(Exception):
+    """The source could not be linted (a syntax error); one clear line."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The rules to run for a settings value, and their prefilter."""
+
+    rules: tuple[Rule, ...]
+    triggers: tuple[bytes, ...]
+    by_kind: dict[str, tuple[Rule, ...]]
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> Plan:
+        rules = tuple(r() for r in ALL_RULES if r.CODE in settings.enabled)
+        triggers = tuple(sorted({t for r in rules for t in r.TRIGGERS}))
+        kinds: dict[str, list[Rule]] = {}
+        for rule in rules:
+            for kind in rule.KINDS:
+                kinds.setdefault(kind, []).append(rule)
+        return cls(rules, triggers, {k: tuple(v) for k, v in kinds.items()})
+
+    def may_match(self, source: str, settings: Settings) -> bool:
+        """Can this text produce any finding? (No parse: a substring scan.)"""
+        if not self.rules:
+            return False
+        data = source.encode("utf-8", "surrogatepass")
+        if not settings.assume_torch and b"torch" not in data:
+            return False
+        return any(trigger in data for trigger in self.triggers)
+
+
+_PLANS: dict[Settings, Plan] = {}
+
+
+def plan_for(settings: Settings) -> Plan:
+    plan = _PLANS.get(settings)
+    if plan is None:
+        plan = _PLANS[settings] = Plan.for_settings(settings)
+    return plan
+
+
+def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
+    """All findings for a source text, sorted; raises LintError on bad syntax."""
+    plan = plan_for(settings)
+    if not plan.may_match(source, settings):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise LintError(_syntax_message(error)) from None
+    except (RecursionError, MemoryError) as error:  # pathological nesting
+        raise LintError(f"cannot parse: {type(error).__name__}") from None
+    analysis = ModuleAnalysis(module, assume_torch=settings.assume_torch)
+    ctx = RuleContext(analysis, source, settings)
+    for site in analysis.sites():
+        for rule in plan.by_kind.get(site.kind, ()):
+            rule.check(site, ctx)
+    diagnostics = filter_noqa(ctx.diagnostics, source)
+    return sorted(diagnostics, key=lambda d: (d.start, d.code))
+
+
+def _syntax_message(error: cst.ParserSyntaxError) -> str:
+    message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+
+
+_LINES = re.compile(r"\r\n|\r|\n")
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+
+
+def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnostic]:
+    """Drop findings suppressed by ``# noqa`` or ``# noqa: TL201`` on their line."""
+    if "noqa" not in source:
+        return list(diagnostics)
+    lines = _LINES.split(source)
+    kept = []
+    for diagnostic in diagnostics:
+        index = diagnostic.start.line - 1
+        line = lines[index] if index < len(lines) else ""
+        match = _NOQA.search(line)
+        if match is None:
+            kept.append(diagnostic)
+            continue
+        codes = match.group("codes")
+        if codes is None:
+            continue
+        listed = {c.upper() for c in re.split(r"[\s,]+", codes) if c}
+        if diagnostic.code not in listed:
+            kept.append(diagnostic)
+    return kept

@@ -1,0 +1,1 @@
+"""Reporters are pure functions: ``render(results) -> str``."""

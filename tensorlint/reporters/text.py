@@ -1,0 +1,49 @@
+"""The default human-readable output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tensorlint.diagnostics import Applicability, FileResult
+
+
+def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool = False) -> str:
+    lines: list[str] = []
+    findings = safe = hidden = 0
+    for result in results:
+        if result.error:
+            lines.append(f"error: {result.error}")
+        for d in result.diagnostics:
+            findings += 1
+            marker = ""
+            if d.fix is not None:
+                if d.fix.applicability is Applicability.SAFE:
+                    safe += 1
+                    marker = " [*]"
+                elif d.fix.applicability is Applicability.UNSAFE:
+                    hidden += 1
+                    marker = " [*]" if unsafe else ""
+            line = f"{result.path}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
+            lines.append(line + marker)
+    fixed = sum(len(r.fixes_applied) for r in results)
+    lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def summary(
+    findings: int, safe: int, hidden: int, fixed: int, fixing: bool, unsafe: bool
+) -> list[str]:
+    out: list[str] = []
+    if fixing and fixed:
+        noun = "finding" if fixed == 1 else "findings"
+        out.append(f"Fixed {fixed} {noun} ({findings} remaining).")
+    elif findings:
+        noun = "finding" if findings == 1 else "findings"
+        out.append(f"Found {findings} {noun}.")
+    elif not fixed:
+        out.append("All checks passed!")
+    if findings and not fixing and safe:
+        out.append(f"[*] {safe} fixable with `--fix`.")
+    if findings and hidden and not unsafe:
+        out.append(f"{hidden} more fixable with `--fix --unsafe-fixes`.")
+    return out

@@ -1,0 +1,132 @@
+"""The rule base: a rule looks at one site and reports through its context.
+
+Rules never parse, read files, print or import torch: they ask the analysis
+layer (``tensorlint.analysis``) and describe fixes as text edits.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar, Optional
+
+import libcst as cst
+
+from tensorlint.analysis.sites import ModuleAnalysis, Site
+from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What rules may depend on besides the code: the effective options."""
+
+    enabled: frozenset[str] = frozenset()
+    numpy_idiom: str = "cpu-detach"
+    assume_torch: bool = False
+
+
+class Rule:
+    """Subclasses set the class attributes and implement ``check``.
+
+    The class docstring is the rule's user documentation, with the sections
+    *What it does*, *Why is this bad?*, *Example*, *Use instead* and
+    *Fix safety*.
+    """
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    DEFAULT: ClassVar[bool] = True
+    #: candidate kinds this rule looks at ("numpy", "from_numpy", ...)
+    KINDS: ClassVar[frozenset[str]]
+    #: byte strings one of which a file must contain for the rule to fire
+    TRIGGERS: ClassVar[tuple[bytes, ...]]
+    #: fix applicability shown by ``tensorlint rules`` ("safe", "unsafe", ...)
+    FIX: ClassVar[Optional[str]] = None
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class RuleContext:
+    """Collects one file's reports and turns nodes into positions."""
+
+    analysis: ModuleAnalysis
+    source: str
+    settings: Settings
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _line_starts: Optional[list[int]] = None
+
+    def enabled(self, code: str) -> bool:
+        return code in self.settings.enabled
+
+    def report(
+        self,
+        rule: Rule,
+        node: cst.CSTNode,
+        message: str,
+        edits: Optional[list[Edit]] = None,
+        applicability: Applicability = Applicability.SAFE,
+        description: str = "",
+    ) -> None:
+        span = self.analysis.range(node)
+        fix = None
+        if edits:
+            fix = Fix(applicability, tuple(sorted(set(edits))), description)
+        self.diagnostics.append(
+            Diagnostic(
+                rule.CODE,
+                rule.NAME,
+                message,
+                Position(span.start.line, span.start.column),
+                Position(span.end.line, span.end.column),
+                fix,
+            )
+        )
+
+    # -- edit helpers ----------------------------------------------------------
+
+    def start(self, node: cst.CSTNode) -> Position:
+        span = self.analysis.range(node)
+        return Position(span.start.line, span.start.column)
+
+    def end(self, node: cst.CSTNode) -> Position:
+        span = self.analysis.range(node)
+        return Position(span.end.line, span.end.column)
+
+    def insert_after(self, node: cst.CSTNode, text: str) -> Edit:
+        end = self.end(node)
+        return Edit(end, end, text)
+
+    def replace(self, node: cst.CSTNode, text: str) -> Edit:
+        return Edit(self.start(node), self.end(node), text)
+
+    def text(self, start: Position, end: Position) -> str:
+        return self.source[self.offset(start) : self.offset(end)]
+
+    def offset(self, position: Position) -> int:
+        if self._line_starts is None:
+            starts = [0]
+            starts.extend(match.end() for match in _NEWLINE.finditer(self.source))
+            self._line_starts = starts
+        return self._line_starts[position.line - 1] + position.column
+
+    def position_at(self, offset: int) -> Position:
+        self.offset(Position(1, 0))
+        assert self._line_starts is not None
+        line = bisect.bisect_right(self._line_starts, offset)
+        return Position(line, offset - self._line_starts[line - 1])
+
+    def offset_position(self, start: Position, chars: int) -> Position:
+        return self.position_at(self.offset(start) + chars)
+
+    def quote(self) -> str:
+        """The file's usual string quote, for strings a fix inserts."""
+        return "'" if self.source.count("'") > self.source.count('"') else '"'
+
+    def short(self, node: cst.CSTNode, limit: int = 40) -> str:
+        text = " ".join(self.analysis.code(node).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"

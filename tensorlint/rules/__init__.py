@@ -1,0 +1,1 @@
+"""One module per rule; the class docstring is the rule's documentation."""

@@ -1,0 +1,39 @@
+"""Shared by the alias rules: the write-through finding and its wording."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from tensorlint.analysis.sites import Site
+from tensorlint.rule import RuleContext
+
+
+def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
+    """The message for a write-through at a conversion site, or None."""
+    conversion = site.conversion
+    function = site.function
+    if conversion is None or function.source_is_zero_copy(conversion):
+        return None
+    found = function.write_through(conversion)
+    if found is None:
+        return None
+    write, written, other = found
+    line = ctx.analysis.line(write.node)
+    other_text = other if other.startswith("the ") else f"`{other}`"
+    return (
+        f"`{written}` is written in place at line {line}, which also changes {other_text} "
+        f"(they share memory through `{through}`)"
+    )
+
+
+def latent_alias(site: Site) -> bool:
+    """TL211-TL213: the result is kept while its persistent root lives on."""
+    conversion = site.conversion
+    if conversion is None or not site.retained():
+        return False
+    function = site.function
+    if function.source_is_zero_copy(conversion):
+        return False
+    if function.write_through(conversion) is not None:
+        return False  # TL201/TL202 say it more precisely
+    return function.source_persists(conversion)

@@ -1,0 +1,83 @@
+"""Shared by the rules on ``.numpy()`` calls: who fires, and the one edit.
+
+TL101, TL102 and TL202 can all fire on one call. Each builds its fix from
+the same pieces so that fixes on one call agree: the insertion before
+``.numpy()`` is identical in all of them and is applied once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from tensorlint.analysis.sites import Site
+from tensorlint.diagnostics import Edit
+from tensorlint.rule import RuleContext
+
+DEVICE_CODE = "TL101"
+GRAD_CODE = "TL102"
+
+_NUMPY_CALL = re.compile(r"numpy\s*\(\s*(?:force\s*=\s*False\s*)?\)")
+
+
+def missing(site: Site, ctx: RuleContext) -> tuple[bool, bool]:
+    """(needs ``.cpu()``, needs ``.detach()``) as far as the enabled rules say."""
+    if not site.is_torch_numpy():
+        return False, False
+    cpu = ctx.enabled(DEVICE_CODE) and site.needs_device_move()
+    detach = ctx.enabled(GRAD_CODE) and site.needs_detach()
+    return cpu, detach
+
+
+def chain_text(ctx: RuleContext, cpu: bool, detach: bool) -> str:
+    """The calls to insert before ``.numpy()`` in the configured order."""
+    idiom = ctx.settings.numpy_idiom
+    q = ctx.quote()
+    if idiom == "exact-copy":
+        return (".detach()" if detach else "") + (f".to({q}cpu{q}, copy=True)" if cpu else "")
+    if idiom == "detach-cpu":
+        return (".detach()" if detach else "") + (".cpu()" if cpu else "")
+    return (".cpu()" if cpu else "") + (".detach()" if detach else "")
+
+
+def prep_edits(site: Site, ctx: RuleContext, cpu: bool, detach: bool) -> list[Edit]:
+    """The edit that makes ``.numpy()`` safe on any device and grad state."""
+    if not (cpu or detach):
+        return []
+    if ctx.settings.numpy_idiom == "force":
+        edit = force_edit(site, ctx)
+        if edit is not None:
+            return [edit]
+    return [ctx.insert_after(site.receiver, chain_text(ctx, cpu, detach))]
+
+
+def force_edit(site: Site, ctx: RuleContext) -> Optional[Edit]:
+    node = site.node
+    assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+    start = ctx.start(node.func.attr)
+    end = ctx.end(node)
+    text = ctx.text(start, end)
+    match = _NUMPY_CALL.match(text)
+    if match is None:
+        return None
+    return Edit(start, ctx.offset_position(start, match.end()), "numpy(force=True)")
+
+
+def strip_device_chain(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression:
+    """``t.detach().cpu()`` -> ``t``: the calls exact-copy replaces."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        method = node.func.attr.value
+        if method in ("cpu", "detach") and not node.args:
+            node = node.func.value
+            continue
+        if method == "to" and len(node.args) == 1 and isinstance(
+            node.args[0].value, cst.SimpleString
+        ):
+            value = node.args[0].value.evaluated_value
+            if isinstance(value, str) and value == "cpu":
+                node = node.func.value
+                continue
+        break
+    return node

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from tensorlint.analysis.sites import Site
+from tensorlint.diagnostics import Applicability, Edit
+from tensorlint.rule import Rule, RuleContext
+from tensorlint.rules import _alias, _numpy
+
+
+class NumpyWriteThrough(Rule):
+    """## What it does
+    Checks for `t.numpy()` (after any `.cpu()` or `.detach()`) followed by an
+    in-place write to one side (the array or the tensor, or a view of either)
+    while the other side is still used afterwards, or belongs to the caller
+    (a parameter, an attribute, a global).
+
+    ## Why is this bad?
+    On a CPU tensor `.numpy()`, `.cpu().numpy()` and
+    `.detach().cpu().numpy()` all return a view of the tensor's memory
+    (`.cpu()` returns the tensor itself when it is already there). `a += 1`
+    on that array silently edits the caller's tensor, even a model
+    parameter, and autograd cannot see the write: gradients come out wrong
+    with no error. On CUDA the same code copies, so the bug only shows on
+    CPU.
+
+    ## Example
+    ```python
+    import torch
+
+    def shifted(t):
+        a = t.detach().cpu().numpy()
+        a += 1
+        return a
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def shifted(t):
+        a = t.detach().cpu().numpy().copy()
+        a += 1
+        return a
+    ```
+
+    ## Fix safety
+    Unsafe: appending `.copy()` changes what the program observes (that is
+    the bug fix, unless the sharing was meant). When TL101/TL102 fire on the
+    same call their insertions are part of the same fix; with
+    `numpy-idiom = "exact-copy"` the chain becomes one
+    `.detach().to("cpu", copy=True)` instead, which copies once on any
+    device. Writes made on purpose through the conversion itself
+    (`t.numpy()[:] = v`, `np.copyto(t.numpy(), v)`) are never reported.
+    """
+
+    CODE = "TL202"
+    NAME = "numpy-write-through"
+    KINDS = frozenset({"numpy"})
+    TRIGGERS = (b".numpy",)
+    FIX = "unsafe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        if not site.analysis.torch_module or site.in_forwarding_method():
+            return
+        message = _alias.write_through(site, ctx, "Tensor.numpy")
+        if message is None:
+            return
+        ctx.report(
+            self,
+            site.node,
+            message,
+            copy_edits(site, ctx),
+            Applicability.UNSAFE,
+            "Copy the array to break the alias",
+        )
+
+
+def copy_edits(site: Site, ctx: RuleContext) -> list[Edit]:
+    """``.copy()`` after ``.numpy()``, with TL101/TL102's insertions if due."""
+    cpu, detach = _numpy.missing(site, ctx)
+    q = ctx.quote()
+    if ctx.settings.numpy_idiom == "exact-copy" and site.is_torch_numpy():
+        base = _numpy.strip_device_chain(site.receiver, ctx)
+        chain = f".detach().to({q}cpu{q}, copy=True)"
+        return [Edit(ctx.end(base), ctx.end(site.receiver), chain)]
+    return [*_numpy.prep_edits(site, ctx, cpu, detach), ctx.insert_after(site.node, ".copy()")]
+

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from tensorlint.analysis.sites import Site
+from tensorlint.rule import Rule, RuleContext
+from tensorlint.rules import _alias
+
+
+class FromNumpySharedMemory(Rule):
+    """## What it does
+    Checks for `torch.from_numpy(src)` whose result is kept (bound to a name,
+    an attribute or a subscript, returned, yielded, or stored in a container)
+    while `src` persists: a parameter, an attribute, a global, or a local
+    used again later (a later iteration of an enclosing loop counts). Off by
+    default; on with `strict = true`.
+
+    ## Why is this bad?
+    The tensor and the array are one buffer. Nothing writes to either yet,
+    so nothing is wrong today, but the first in-place write on either side,
+    anywhere the value travels, changes the other. This is the profile for
+    migrating legacy code to the safe idiom `torch.from_numpy(x).clone()`.
+    A fresh source (`np.stack(...)`, `a.copy()`) or a local that is never
+    used again is never reported.
+
+    ## Example
+    ```python
+    import torch
+
+    class Buffer:
+        def as_tensor(self):
+            return torch.from_numpy(self.data)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    class Buffer:
+        def as_tensor(self):
+            return torch.from_numpy(self.data).clone()
+    ```
+
+    ## Fix safety
+    Safe: no code in view relies on the sharing (TL201 reports the cases
+    where some does). Zero-copy sources (`np.memmap`, `np.load(...,
+    mmap_mode=...)`, `np.frombuffer`) are never reported.
+    """
+
+    CODE = "TL211"
+    NAME = "from-numpy-shared-memory"
+    DEFAULT = False
+    KINDS = frozenset({"from_numpy"})
+    TRIGGERS = (b"from_numpy",)
+    FIX = "safe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        if not _alias.latent_alias(site):
+            return
+        ctx.report(
+            self,
+            site.node,
+            f"`{ctx.short(site.node)}` shares memory with an array that is still in use; "
+            "the tensor is kept without `.clone()`",
+            [ctx.insert_after(site.node, ".clone()")],
+            description="Insert `.clone()`",
+        )

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from tensorlint.analysis import ops
+from tensorlint.analysis.names import qualified_name
+from tensorlint.analysis.sites import Site
+from tensorlint.diagnostics import Applicability
+from tensorlint.rule import Rule, RuleContext
+
+
+class DataAttributeDetach(Rule):
+    """## What it does
+    Checks for `.data` used to leave autograd on the way to NumPy:
+    `t.data.numpy()`, `t.data.cpu().numpy()`, `np.asarray(t.data)`. Off by
+    default; on with `strict = true`.
+
+    ## Why is this bad?
+    `.data` gives a tensor that shares memory with `t` but not its version
+    counter, so autograd cannot detect later in-place writes through it and
+    returns wrong gradients instead of raising. `.detach()` is the supported
+    way to leave the graph.
+
+    ## Example
+    ```python
+    import torch
+
+    def weights(layer):
+        return layer.weight.data.cpu().numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def weights(layer):
+        return layer.weight.detach().cpu().numpy()
+    ```
+
+    ## Fix safety
+    Unsafe: `.detach()` shares the version counter, so a later in-place
+    write that `.data` hid now raises an error in `backward()`.
+    """
+
+    CODE = "TL301"
+    NAME = "data-attribute-detach"
+    DEFAULT = False
+    KINDS = frozenset({"data"})
+    TRIGGERS = (b".data",)
+    FIX = "unsafe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        node = site.node
+        assert isinstance(node, cst.Attribute)
+        if not site.analysis.torch_module or not _feeds_numpy(site):
+            return
+        ctx.report(
+            self,
+            node.attr,
+            f"`{ctx.short(node)}` leaves autograd through `.data`; use `.detach()`",
+            [ctx.replace(node.attr, "detach()")],
+            Applicability.UNSAFE,
+            "Replace `.data` with `.detach()`",
+        )
+
+
+def _feeds_numpy(site: Site) -> bool:
+    """Does the ``.data`` value flow straight into a NumPy conversion?"""
+    child: cst.CSTNode = site.node
+    ancestors = site.candidate.ancestors
+    i = len(ancestors) - 1
+    while i >= 0:
+        parent = ancestors[i]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            call = ancestors[i - 1] if i >= 1 else None
+            if not isinstance(call, cst.Call) or call.func is not parent:
+                return False
+            if parent.attr.value == "numpy":
+                return True
+            if parent.attr.value not in ops.TORCH_VIEW_METHODS:
+                return False
+            child, i = call, i - 2
+            continue
+        if isinstance(parent, cst.Arg) and i >= 1:
+            call = ancestors[i - 1]
+            return (
+                isinstance(call, cst.Call)
+                and call.args[0] is parent
+                and qualified_name(call.func, site.scope) in ops.NUMPY_ARRAY_CTORS
+            )
+        return False
+    return False
