@@ -265,11 +265,32 @@ def _is_view_method(call: cst.Call, method: str) -> bool:
 
 
 def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """Is the conversion's result written right where it is made?
+
+    ``t.numpy()[:] = v``, ``torch.from_numpy(a).zero_()``, ``out=t.numpy()``,
+    ``np.copyto(t.numpy(), v)``.
+    """
     parent = ancestors[-1] if ancestors else None
     if isinstance(parent, cst.Attribute) and parent.value is node:
         method = parent.attr.value
-        return method.endswith("_") or method in ops.NUMPY_INPLACE_METHODS
-    return isinstance(parent, (cst.Subscript, cst.Arg))
+        return (method.endswith("_") and not method.startswith("_")) or (
+            method in ops.NUMPY_INPLACE_METHODS
+        )
+    if isinstance(parent, cst.Subscript) and len(ancestors) >= 2:
+        target = ancestors[-2]
+        return isinstance(target, (cst.AssignTarget, cst.AugAssign)) and (
+            target.target is parent
+        )
+    if isinstance(parent, cst.Arg):
+        if parent.keyword is not None:
+            return parent.keyword.value in ops.OUT_KEYWORDS
+        call = ancestors[-2] if len(ancestors) >= 2 else None
+        if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
+            name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+                call.func.value if isinstance(call.func, cst.Name) else ""
+            )
+            return any(f.rsplit(".", 1)[1] == name for f in ops.NUMPY_INPLACE_FUNCS)
+    return False
 
 
 def call_args(node: cst.Call) -> list[cst.Arg]:
