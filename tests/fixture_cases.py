@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tensorlint.fix.apply import fix_source
 from tensorlint.engine.lint import lint_source
+from tensorlint.fix.apply import fix_source
 from tensorlint.registry import select
 from tensorlint.rule import Settings
 

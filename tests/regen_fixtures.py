@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fixture_cases import all_cases  # noqa: E402
+from fixture_cases import all_cases
 
 
 def main() -> int:

@@ -263,9 +263,7 @@ def requires_grad_test(test: cst.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.requires_grad`` (or ``is True``/``== True``)."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         comparison = test.comparisons[0]
-        if isinstance(comparison.operator, (cst.Is, cst.Equal)) and is_true(
-            comparison.comparator
-        ):
+        if isinstance(comparison.operator, (cst.Is, cst.Equal)) and is_true(comparison.comparator):
             test = test.left
     if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
         return dotted_name(test.value)
@@ -281,9 +279,7 @@ _Exit = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 def _always_exits(body: Union[cst.BaseSuite, Sequence[cst.BaseStatement]]) -> bool:
     statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
-    if isinstance(body, cst.IndentedBlock):
-        statements = body.body
-    elif isinstance(body, cst.SimpleStatementSuite):
+    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         statements = body.body
     else:
         statements = body  # type: ignore[assignment]

@@ -113,11 +113,11 @@ class FactsWalker:
             _bind(env, node.name, EMPTY)
             return env
         if isinstance(node, cst.Match):
-            result: Optional[Env] = None
+            merged: Optional[Env] = None
             for case in node.cases:
                 out = self.run(suite_body(case.body), dict(env))
-                result = out if result is None else merge(result, out)
-            return merge(env, result) if result is not None else env
+                merged = out if merged is None else merge(merged, out)
+            return merge(env, merged) if merged is not None else env
         return env
 
     def _if(self, node: cst.If, env: Env) -> Env:
@@ -134,9 +134,8 @@ class FactsWalker:
             else_env = self.run(suite_body(node.orelse.body), else_env)
         if _always_exits(node.body):
             return else_env
-        if node.orelse is not None and isinstance(node.orelse, cst.Else):
-            if _always_exits(node.orelse.body):
-                return body_env
+        if isinstance(node.orelse, cst.Else) and _always_exits(node.orelse.body):
+            return body_env
         return merge(body_env, else_env)
 
     def _loop(self, node: Union[cst.For, cst.While], env: Env) -> Env:
@@ -231,26 +230,25 @@ class EventLog:
         if second > first:
             return not (first < created <= second)
         for loop in self.loops:
-            if loop.start <= second and first <= loop.end and loop.start <= first:
-                if not (first < created <= loop.end or loop.start <= created <= second):
-                    return True
+            inside = loop.start <= second and loop.start <= first <= loop.end
+            recreated = first < created <= loop.end or loop.start <= created <= second
+            if inside and not recreated:
+                return True
         return False
 
     def uses_after(self, idx: int, storage: int) -> Iterator[Event]:
         for event in self.events:
             if event.kind != "use":
                 continue
-            if storage in event.storages and self.after(idx, event.idx, storage):
-                yield event
-            elif storage in event.held and self.after(idx, event.idx, None):
+            direct = storage in event.storages and self.after(idx, event.idx, storage)
+            if direct or (storage in event.held and self.after(idx, event.idx, None)):
                 yield event
 
     def writes_after(self, idx: int, storage: int) -> Iterator[Event]:
         for event in self.events:
             if event.kind == "write" and storage in event.storages:
-                if event.idx == idx and event.through_conversion:
-                    yield event
-                elif self.after(idx, event.idx, storage):
+                same = event.idx == idx and event.through_conversion
+                if same or self.after(idx, event.idx, storage):
                     yield event
 
 
@@ -279,9 +277,11 @@ class EventsWalker:
         sid = self.keys.get(key)
         if sid is None:
             head = key.split(".")[0]
-            visible = "." in key or (
-                not self.is_module and not self.scope.binds_locally(head)
-            ) or head in self.scope.global_names
+            visible = (
+                "." in key
+                or (not self.is_module and not self.scope.binds_locally(head))
+                or head in self.scope.global_names
+            )
             sid = self._new(-1, visible=visible, name=key)
             self.keys[key] = sid
         return sid
@@ -592,7 +592,7 @@ def is_basic_index(node: cst.Subscript) -> bool:
     """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
     for element in node.slice:
         index = element.slice
-        if isinstance(index, cst.Slice):
+        if not isinstance(index, cst.Index):
             continue
         value = index.value
         if isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name, cst.UnaryOperation)):
@@ -627,7 +627,8 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
                     continue
             qual = qualified_name(func, scope)
             if qual in ops.NUMPY_VIEW_FUNCS and node.args and node.args[0].keyword is None:
-                if _keyword(node, "copy") is None or not _is_true(_keyword(node, "copy")):
+                copy = _keyword(node, "copy")
+                if copy is None or not _is_true(copy):
                     node = node.args[0].value
                     continue
             return node
@@ -671,8 +672,10 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
         )
     if qual == "numpy.frombuffer":
         buffer = _first_arg(node)
-        writable = isinstance(buffer, cst.Call) and isinstance(buffer.func, cst.Name) and (
-            buffer.func.value == "bytearray"
+        writable = (
+            isinstance(buffer, cst.Call)
+            and isinstance(buffer.func, cst.Name)
+            and (buffer.func.value == "bytearray")
         )
         return True, not writable
     if qual in ops.ZERO_COPY_SOURCES:

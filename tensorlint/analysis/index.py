@@ -16,8 +16,7 @@ from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_hand
 
 #: The last name of a call's function that may make it a conversion site.
 CANDIDATE_CALL_NAMES = frozenset(
-    name.rsplit(".", 1)[1]
-    for name in ops.ARRAY_TO_TENSOR_FUNCS | ops.NUMPY_ARRAY_CTORS
+    name.rsplit(".", 1)[1] for name in ops.ARRAY_TO_TENSOR_FUNCS | ops.NUMPY_ARRAY_CTORS
 )
 
 

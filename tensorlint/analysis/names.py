@@ -26,7 +26,7 @@ UNKNOWN = ""
 class Scope:
     """The names one module, function, lambda or class body binds."""
 
-    __slots__ = ("bindings", "global_names", "kind", "node", "parent", "params")
+    __slots__ = ("bindings", "global_names", "kind", "node", "params", "parent")
 
     def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
         self.kind = kind
@@ -124,8 +124,7 @@ def _is_import_error_handler(node: cst.ExceptHandler) -> bool:
     elif node.type is not None:
         kinds = [node.type]
     return any(
-        isinstance(k, cst.Name) and k.value in ("ImportError", "ModuleNotFoundError")
-        for k in kinds
+        isinstance(k, cst.Name) and k.value in ("ImportError", "ModuleNotFoundError") for k in kinds
     )
 
 

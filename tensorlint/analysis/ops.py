@@ -151,9 +151,7 @@ ZERO_COPY_SOURCES = frozenset(
     }
 )  # fmt: skip
 #: Producers whose result is always read-only.
-READONLY_SOURCES = frozenset(
-    {"numpy.broadcast_to", "numpy.lib.stride_tricks.sliding_window_view"}
-)
+READONLY_SOURCES = frozenset({"numpy.broadcast_to", "numpy.lib.stride_tricks.sliding_window_view"})
 
 # --- other frameworks -------------------------------------------------------
 

@@ -9,8 +9,18 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from tensorlint.analysis import ops
-from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, Facts, FactEvaluator
-from tensorlint.analysis.facts import is_false, is_true, keyword, positional
+from tensorlint.analysis.facts import (
+    CPU,
+    NDARRAY,
+    NOGRAD,
+    OTHER,
+    FactEvaluator,
+    Facts,
+    is_false,
+    is_true,
+    keyword,
+    positional,
+)
 from tensorlint.analysis.flow import Conversion, is_basic_index
 from tensorlint.analysis.function import FunctionAnalysis, Owner
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
@@ -204,9 +214,7 @@ class Site:
         return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
 
 
-def _retention(
-    node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Scope
-) -> bool:
+def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
     child: cst.CSTNode = node
     i = len(ancestors) - 1
     while i >= 0:
@@ -278,16 +286,16 @@ def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> 
         )
     if isinstance(parent, cst.Subscript) and len(ancestors) >= 2:
         target = ancestors[-2]
-        return isinstance(target, (cst.AssignTarget, cst.AugAssign)) and (
-            target.target is parent
-        )
+        return isinstance(target, (cst.AssignTarget, cst.AugAssign)) and (target.target is parent)
     if isinstance(parent, cst.Arg):
         if parent.keyword is not None:
             return parent.keyword.value in ops.OUT_KEYWORDS
         call = ancestors[-2] if len(ancestors) >= 2 else None
         if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
-            name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
-                call.func.value if isinstance(call.func, cst.Name) else ""
+            name = (
+                call.func.attr.value
+                if isinstance(call.func, cst.Attribute)
+                else (call.func.value if isinstance(call.func, cst.Name) else "")
             )
             return any(f.rsplit(".", 1)[1] == name for f in ops.NUMPY_INPLACE_FUNCS)
     return False

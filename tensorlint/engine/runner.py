@@ -43,16 +43,14 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
             return FileResult(name, tuple(lint_source(source.text, settings)))
         outcome = fix_source(source.text, settings, unsafe=options.unsafe_fixes)
         changed = outcome.source != source.text
-        error = outcome.error
-        if outcome.dropped:
-            error = "; ".join(outcome.dropped)
+        problem = "; ".join(outcome.dropped) if outcome.dropped else outcome.error
         if changed and options.fix and not options.diff:
             write_atomic(path, source, outcome.source)
         applied = tuple(code for code, n in sorted(outcome.applied.items()) for _ in range(n))
         return FileResult(
             name,
             tuple(outcome.remaining),
-            error=f"{name}: {error}" if error else None,
+            error=f"{name}: {problem}" if problem else None,
             fixed_source=outcome.source if changed else None,
             original_source=source.text if changed else None,
             fixes_applied=applied,

@@ -58,9 +58,7 @@ def _offset(starts: list[int], position: Position) -> int:
     return starts[position.line - 1] + position.column
 
 
-def apply_edits(
-    source: str, diagnostics: Sequence[Diagnostic]
-) -> tuple[str, list[Diagnostic]]:
+def apply_edits(source: str, diagnostics: Sequence[Diagnostic]) -> tuple[str, list[Diagnostic]]:
     """Apply as many whole fixes as do not conflict; returns (text, applied)."""
     ordered = sorted(
         (d for d in diagnostics if d.fix is not None),

@@ -68,16 +68,14 @@ def force_edit(site: Site, ctx: RuleContext) -> Optional[Edit]:
 def strip_device_chain(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression:
     """``t.detach().cpu()`` -> ``t``: the calls exact-copy replaces."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        method = node.func.attr.value
+        func, method = node.func, node.func.attr.value
         if method in ("cpu", "detach") and not node.args:
-            node = node.func.value
+            node = func.value
             continue
-        if method == "to" and len(node.args) == 1 and isinstance(
-            node.args[0].value, cst.SimpleString
-        ):
-            value = node.args[0].value.evaluated_value
-            if isinstance(value, str) and value == "cpu":
-                node = node.func.value
+        if method == "to" and len(node.args) == 1:
+            device = node.args[0].value
+            if isinstance(device, cst.SimpleString) and device.evaluated_value == "cpu":
+                node = func.value
                 continue
         break
     return node

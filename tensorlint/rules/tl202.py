@@ -83,4 +83,3 @@ def copy_edits(site: Site, ctx: RuleContext) -> list[Edit]:
         chain = f".detach().to({q}cpu{q}, copy=True)"
         return [Edit(ctx.end(base), ctx.end(site.receiver), chain)]
     return [*_numpy.prep_edits(site, ctx, cpu, detach), ctx.insert_after(site.node, ".copy()")]
-
