@@ -608,28 +608,24 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
     while True:
         if isinstance(node, cst.Call):
             func = node.func
-            if isinstance(func, cst.Attribute):
-                method = func.attr.value
-                if (
-                    method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS
-                ) and not _copies(node, method):
-                    node = func.value
-                    continue
-                if (
-                    method.endswith("_")
-                    and not method.startswith("_")
-                    and qualified_name(func, scope) is None
-                ):
-                    node = func.value
-                    continue
-                if method == "astype" and _is_false(_keyword(node, "copy") or cst.Name("x")):
-                    node = func.value
-                    continue
             qual = qualified_name(func, scope)
-            if qual in ops.NUMPY_VIEW_FUNCS and node.args and node.args[0].keyword is None:
+            if qual is not None:  # a function: ``np.asarray(a)``
+                if qual in ops.READONLY_SOURCES:
+                    return node  # a read-only view: its own storage, flagged read-only
                 copy = _keyword(node, "copy")
-                if copy is None or not _is_true(copy):
+                if (
+                    qual in ops.NUMPY_VIEW_FUNCS
+                    and node.args
+                    and node.args[0].keyword is None
+                    and (copy is None or not _is_true(copy))
+                ):
                     node = node.args[0].value
+                    continue
+                return node
+            if isinstance(func, cst.Attribute):  # a method: ``t.view(-1)``
+                method = func.attr.value
+                if _is_view_call(node, method):
+                    node = func.value
                     continue
             return node
         if isinstance(node, cst.Attribute) and (
@@ -643,10 +639,16 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
         return node
 
 
-def _copies(call: cst.Call, method: str) -> bool:
-    """``t.to("cpu", copy=True)`` copies although ``to`` is a view op."""
-    copy = _keyword(call, "copy")
-    return method == "to" and copy is not None and _is_true(copy)
+def _is_view_call(call: cst.Call, method: str) -> bool:
+    """Does ``x.method(...)`` return (a view of) ``x``?"""
+    if method == "to" and _is_true(_keyword(call, "copy") or cst.Name("False")):
+        return False
+    if method == "astype":
+        copy = _keyword(call, "copy")
+        return copy is not None and _is_false(copy)
+    if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
+        return True
+    return method.endswith("_") and not method.startswith("_")
 
 
 def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:

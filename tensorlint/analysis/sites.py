@@ -21,7 +21,7 @@ from tensorlint.analysis.facts import (
     keyword,
     positional,
 )
-from tensorlint.analysis.flow import Conversion, is_basic_index
+from tensorlint.analysis.flow import Conversion, _is_view_call, is_basic_index
 from tensorlint.analysis.function import FunctionAnalysis, Owner
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
@@ -225,7 +225,7 @@ def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Sco
                 child, i = parent, i - 1
                 continue
             call = ancestors[i - 1] if i >= 1 else None
-            if isinstance(call, cst.Call) and call.func is parent and _is_view_method(call, attr):
+            if isinstance(call, cst.Call) and call.func is parent and _is_view_call(call, attr):
                 child, i = call, i - 2
                 continue
             return False
@@ -260,16 +260,6 @@ def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Sco
             return False
         return False
     return False
-
-
-def _is_view_method(call: cst.Call, method: str) -> bool:
-    if method == "to" and is_true(keyword(call, "copy")):
-        return False
-    if method == "astype":
-        return is_false(keyword(call, "copy"))
-    if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
-        return True
-    return method.endswith("_") and not method.startswith("_")
 
 
 def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> bool:

@@ -64,7 +64,7 @@ def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise LintError(_syntax_message(error)) from None
+        raise LintError(_syntax_message(source, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting
         raise LintError(f"cannot parse: {type(error).__name__}") from None
     analysis = ModuleAnalysis(module, assume_torch=settings.assume_torch)
@@ -76,9 +76,17 @@ def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (d.start, d.code))
 
 
-def _syntax_message(error: cst.ParserSyntaxError) -> str:
+def _syntax_message(source: str, error: cst.ParserSyntaxError) -> str:
+    """Python's own wording where it has one (LibCST's points past the error)."""
+    try:
+        compile(source, "<file>", "exec", dont_inherit=True)
+    except SyntaxError as python_error:
+        line, column = python_error.lineno or 0, python_error.offset or 0
+        return f"syntax error at line {line}, column {column}: {python_error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
     message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-    return f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+    return f"cannot parse at line {error.raw_line}, column {error.raw_column + 1}: {message}"
 
 
 _LINES = re.compile(r"\r\n|\r|\n")

@@ -26,12 +26,19 @@ def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool 
             line = f"{result.path}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
             lines.append(line + marker)
     fixed = sum(len(r.fixes_applied) for r in results)
-    lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe))
+    errors = sum(1 for r in results if r.error)
+    lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe, errors))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def summary(
-    findings: int, safe: int, hidden: int, fixed: int, fixing: bool, unsafe: bool
+    findings: int,
+    safe: int,
+    hidden: int,
+    fixed: int,
+    fixing: bool,
+    unsafe: bool,
+    errors: int = 0,
 ) -> list[str]:
     out: list[str] = []
     if fixing and fixed:
@@ -40,10 +47,12 @@ def summary(
     elif findings:
         noun = "finding" if findings == 1 else "findings"
         out.append(f"Found {findings} {noun}.")
-    elif not fixed:
+    elif not fixed and not errors:
         out.append("All checks passed!")
     if findings and not fixing and safe:
         out.append(f"[*] {safe} fixable with `--fix`.")
     if findings and hidden and not unsafe:
         out.append(f"{hidden} more fixable with `--fix --unsafe-fixes`.")
+    if errors:
+        out.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked.")
     return out

@@ -1,0 +1,25 @@
+"""Small helpers to ask the analysis layer questions about a snippet."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from tensorlint.analysis.sites import ModuleAnalysis, Site
+
+
+def analyze(code: str, *, assume_torch: bool = False) -> ModuleAnalysis:
+    return ModuleAnalysis(cst.parse_module(textwrap.dedent(code)), assume_torch=assume_torch)
+
+
+def site(code: str, text: str, kind: str = "", **kwargs: bool) -> Site:
+    """The one site whose source text is ``text`` (and of ``kind``, if given)."""
+    analysis = analyze(code, **kwargs)
+    found = [
+        s
+        for s in analysis.sites()
+        if analysis.code(s.node).strip() == text and (not kind or s.kind == kind)
+    ]
+    assert len(found) == 1, [analysis.code(s.node) for s in analysis.sites()]
+    return found[0]

@@ -1,0 +1,377 @@
+"""The analysis layer answers RULES.md's questions, independent of any rule."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from analysis_helpers import analyze, site
+
+from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, TENSOR
+from tensorlint.analysis.names import qualified_name
+
+# --- 1. is it torch? ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import torch\nx = torch.from_numpy(a)", "torch.from_numpy"),
+        ("import torch as th\nx = th.from_numpy(a)", "torch.from_numpy"),
+        ("from torch import from_numpy\nx = from_numpy(a)", "torch.from_numpy"),
+        ("from torch import from_numpy as fn\nx = fn(a)", "torch.from_numpy"),
+        ("import numpy as onp\nx = onp.asarray(a)", "numpy.asarray"),
+        ("import torch\ndef f(torch):\n    return torch.from_numpy(a)", None),
+        ("import torch\ntorch = None\nx = torch.from_numpy(a)", None),
+        ("from torch import *\nx = from_numpy(a)", None),
+        (
+            "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
+            "x = torch.from_numpy(a)",
+            "torch.from_numpy",
+        ),
+        (
+            "import torch\nclass C:\n    torch = 1\n    def f(self):\n"
+            "        return torch.from_numpy(a)",
+            "torch.from_numpy",
+        ),  # fmt: skip
+    ],
+    ids=[
+        "plain-import",
+        "aliased-module",
+        "from-import",
+        "from-import-as",
+        "numpy-alias",
+        "parameter-shadows-module",
+        "rebinding-makes-it-ambiguous",
+        "star-import-is-unknown",
+        "import-error-fallback-does-not-count",
+        "class-scope-not-visible-in-methods",
+    ],
+)
+def test_call_names_resolve_through_imports(code: str, expected: str | None) -> None:
+    analysis = analyze(code)
+    calls = [c for c in analysis.index.candidates if c.kind == "call"]
+    assert len(calls) == 1
+    node = calls[0].node
+    assert isinstance(node, cst.Call)
+    assert qualified_name(node.func, calls[0].scope) == expected
+
+
+def test_numpy_receivers_are_torch_only_in_modules_that_import_torch() -> None:
+    assert not site("def f(t):\n    return t.numpy()\n", "t.numpy()").is_torch_numpy()
+    assert site("import torch\ndef f(t):\n    return t.numpy()\n", "t.numpy()").is_torch_numpy()
+    assumed = site("def f(t):\n    return t.numpy()\n", "t.numpy()", assume_torch=True)
+    assert assumed.is_torch_numpy()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nimport tensorflow as tf\nx = tf.constant([1.0]).numpy()",
+        "import torch\nimport tensorflow as tf\nv = tf.Variable(1.0)\nx = v.numpy()",
+        "import torch\nimport jax.numpy as jnp\nx = jnp.ones(3).numpy()",
+        "import torch\nimport paddle\nx = paddle.to_tensor([1]).numpy()",
+        "import torch\nfrom tensorflow import keras\nm = keras.Sequential()\nx = m(y).numpy()",
+    ],
+    ids=["tf-call", "tf-bound-name", "jax", "paddle", "keras-model-output"],
+)
+def test_other_framework_receivers_are_not_torch(code: str) -> None:
+    analysis = analyze(code)
+    (numpy_site,) = [s for s in analysis.sites() if s.kind == "numpy"]
+    assert OTHER in numpy_site.facts(numpy_site.receiver)
+    assert not numpy_site.is_torch_numpy()
+
+
+# --- 3. provenance facts ------------------------------------------------------
+
+PROVENANCE = [
+    ("t = torch.from_numpy(a)", {CPU, NOGRAD, TENSOR}),
+    ("t = torch.zeros(3)", {CPU, NOGRAD, TENSOR}),
+    ("t = torch.zeros(3, device='cpu')", {CPU, NOGRAD, TENSOR}),
+    ("t = torch.zeros(3, device='cuda')", {NOGRAD, TENSOR}),
+    ("t = torch.zeros(3, device=dev)", {NOGRAD, TENSOR}),
+    ("t = torch.randn(3, requires_grad=True)", {CPU, TENSOR}),
+    ("t = torch.tensor(x)", {NOGRAD, TENSOR}),
+    ("t = torch.tensor([1.0, 2.0])", {CPU, NOGRAD, TENSOR}),
+    ("t = x.cpu()", {CPU}),
+    ("t = x.to('cpu')", {CPU}),
+    ("t = torch.zeros(3).to(dev)", {NOGRAD, TENSOR}),
+    ("t = torch.zeros(3).cuda()", {NOGRAD, TENSOR}),
+    ("t = x.detach()", {NOGRAD}),
+    ("t = x.data", {NOGRAD}),
+    ("t = x.argmax(1)", {NOGRAD}),
+    ("t = x.long()", {NOGRAD}),
+    ("t = x > 0", {NOGRAD}),
+    ("t = x.to(torch.int64)", {NOGRAD}),
+    ("t = model(x)", set()),
+    ("t = torch.zeros(3) * 2", {CPU, NOGRAD, TENSOR}),
+    ("t = torch.zeros(3) + y", set()),
+    ("t = np.zeros(3)", {NDARRAY}),
+    ("t = torch.zeros(3)\nt = model(t)", set()),
+    ("t = torch.zeros(3)\nt = t.view(-1)", {CPU, NOGRAD, TENSOR}),
+]
+
+
+@pytest.mark.parametrize(("code", "facts"), PROVENANCE, ids=[c for c, _ in PROVENANCE])
+def test_provenance_facts_flow_through_assignments(code: str, facts: set[str]) -> None:
+    source = "import numpy as np\nimport torch\ndef f(a, x, y, model, dev):\n"
+    source += "".join(f"    {line}\n" for line in code.splitlines())
+    source += "    return t.numpy()\n"
+    found = site(source, "t.numpy()")
+    assert found.facts(found.receiver) == facts
+
+
+def test_facts_hold_after_a_branch_only_when_every_path_has_them() -> None:
+    code = """
+    import torch
+    def f(c, x):
+        if c:
+            t = torch.zeros(3)
+        else:
+            t = torch.ones(3)
+        u = torch.zeros(3) if c else x
+        if c:
+            u = x
+        return t.numpy(), u.numpy()
+    """
+    assert site(code, "t.numpy()").facts(cst.parse_expression("t")) >= {CPU, NOGRAD}
+    u = site(code, "u.numpy()")
+    assert u.facts(u.receiver) == set()
+
+
+def test_facts_from_the_end_of_a_loop_reach_its_top() -> None:
+    code = """
+    import torch
+    def f(xs):
+        t = torch.zeros(3)
+        for x in xs:
+            y = t.numpy()
+            t = x
+    """
+    found = site(code, "t.numpy()")
+    assert CPU not in found.facts(found.receiver)
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "if t.requires_grad:\n        t = t.detach()",
+        "if t.requires_grad is True:\n        t = t.detach()",
+        "t = t.detach() if t.requires_grad else t",
+        "if t.requires_grad:\n        raise ValueError('no grad please')",
+    ],
+    ids=["if-detach", "if-is-true", "conditional-expression", "if-raise"],
+)
+def test_requires_grad_guards_mean_no_grad(guard: str) -> None:
+    code = f"import torch\ndef f(t):\n    {guard}\n    return t.numpy()\n"
+    found = site(code, "t.numpy()")
+    assert not found.needs_detach()
+    assert found.needs_device_move()
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "expected"),
+    [
+        ("with torch.no_grad():", True),
+        ("with torch.inference_mode():", True),
+        ("with torch.inference_mode(False):", False),
+        ("with torch.set_grad_enabled(False):", True),
+        ("with torch.set_grad_enabled(True):", False),
+        ("with torch.no_grad(), open(p) as fh:", True),
+        ("with open(p) as fh:", False),
+    ],
+    ids=lambda v: str(v),
+)
+def test_no_grad_contexts_are_recognized(wrapper: str, expected: bool) -> None:
+    code = f"import torch\ndef f(t, p):\n    {wrapper}\n        return t.numpy()\n"
+    assert site(code, "t.numpy()").in_no_grad() is expected
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    ["@torch.no_grad()", "@torch.no_grad", "@torch.inference_mode()"],
+)
+def test_no_grad_decorators_are_recognized(decorator: str) -> None:
+    code = f"import torch\n{decorator}\ndef f(t):\n    return t.numpy()\n"
+    assert site(code, "t.numpy()").in_no_grad()
+
+
+def test_enable_grad_inside_no_grad_turns_grad_back_on() -> None:
+    code = """
+    import torch
+    @torch.no_grad()
+    def f(t):
+        with torch.enable_grad():
+            return t.numpy()
+    """
+    assert not site(code, "t.numpy()").in_no_grad()
+
+
+# --- 4. retained or consumed --------------------------------------------------
+
+RETENTION = [
+    ("x = t.numpy()", True),
+    ("x = t.numpy().T", True),
+    ("x = t.numpy().reshape(-1)", True),
+    ("return t.numpy()", True),
+    ("yield t.numpy()", True),
+    ("x = [t.numpy()]", True),
+    ("out.append(t.numpy())", True),
+    ("self.cache = t.numpy()", True),
+    ("d[k] = t.numpy()", True),
+    ("x = np.asarray(t.numpy())", True),
+    ("x = t.numpy().copy()", False),
+    ("x = t.numpy().sum()", False),
+    ("x = t.numpy().tolist()", False),
+    ("x = np.mean(t.numpy())", False),
+    ("print(t.numpy())", False),
+    ("x = t.numpy() + 1", False),
+    ("x = t.numpy()[[0, 2]]", False),
+    ("x = t.numpy().astype(np.float32)", False),
+    ("x = t.numpy().astype(np.float32, copy=False)", True),
+    ("np.add(a, b, out=t.numpy())", False),
+]
+
+
+@pytest.mark.parametrize(("line", "retained"), RETENTION, ids=[r for r, _ in RETENTION])
+def test_results_are_retained_or_consumed(line: str, retained: bool) -> None:
+    code = f"import numpy as np\nimport torch\ndef f(self, t, out, d, k, a, b):\n    {line}\n"
+    assert site(code, "t.numpy()").retained() is retained
+
+
+# --- 2 & 5. alias roots, persistence and in-place writes ----------------------
+
+
+def _conversion(code: str, text: str) -> tuple[object, object]:
+    found = site(code, text)
+    conversion = found.conversion
+    assert conversion is not None
+    return found, conversion
+
+
+@pytest.mark.parametrize(
+    ("body", "persists"),
+    [
+        ("t = torch.from_numpy(a)", True),  # parameter
+        ("t = torch.from_numpy(self.buf)", True),  # attribute
+        ("t = torch.from_numpy(GLOBAL)", True),  # global
+        ("t = torch.from_numpy(a[1:])", True),  # view of a parameter
+        ("b = np.load(p)\n    t = torch.from_numpy(b)", False),  # dead local
+        ("b = np.load(p)\n    t = torch.from_numpy(b)\n    print(b)", True),
+        ("b = np.load(p)\n    t = torch.from_numpy(b.reshape(-1))\n    print(b)", True),
+        ("t = torch.from_numpy(np.stack(a))", False),  # fresh
+        ("t = torch.from_numpy(a.copy())", False),  # copy before
+        ("t = torch.from_numpy(a[[0, 1]])", False),  # advanced indexing copies
+        ("b = np.zeros(3)\n    for i in range(3):\n        t = torch.from_numpy(b)", True),
+        ("for i in range(3):\n        b = np.zeros(3)\n        t = torch.from_numpy(b)", False),
+    ],
+    ids=[
+        "parameter", "attribute", "global", "view-of-parameter", "dead-local",
+        "local-used-later", "view-of-local-used-later", "fresh-call", "copy-before",
+        "advanced-index", "reused-in-loop", "rebound-in-loop",
+    ],
+)  # fmt: skip
+def test_roots_persist_when_kept_or_used_later(body: str, persists: bool) -> None:
+    code = f"import numpy as np\nimport torch\nGLOBAL = None\ndef f(self, a, p):\n    {body}\n"
+    line = next(line for line in body.splitlines() if "from_numpy" in line)
+    found, conversion = _conversion(code, line[line.index("torch.from_numpy") :])
+    assert found.function.source_persists(conversion) is persists  # type: ignore[attr-defined]
+
+
+WRITES = [
+    ("t += 1", "t"),
+    ("t[0] = 1", "t"),
+    ("t.add_(1)", "t"),
+    ("t.clamp_(0, 1)", "t"),
+    ("t[1:].zero_()", "t"),
+    ("v = t.view(-1)\n    v.fill_(0)", "v"),
+    ("a.sort()", "a"),
+    ("np.copyto(a, 0)", "a"),
+    ("np.add(a, 1, out=a)", "a"),
+    ("np.add.at(a, [0], 1)", "a"),
+    ("torch.nn.functional.relu(t, inplace=True)", "t"),
+    ("a[0] += 1", "a"),
+]
+
+
+@pytest.mark.parametrize(("write", "name"), WRITES, ids=[w for w, _ in WRITES])
+def test_in_place_writes_are_seen_on_either_side(write: str, name: str) -> None:
+    code = (
+        f"import numpy as np\nimport torch\ndef f(a):\n    t = torch.from_numpy(a)\n    {write}\n"
+    )
+    code += "    return t\n"
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert result is not None
+    assert result[1] == name
+
+
+@pytest.mark.parametrize(
+    "write",
+    ["t = t + 1", "a = a * 2", "t.sort()", "a.add_(1)", "t.requires_grad_()", "x = t.sum()"],
+    ids=["rebinding-t", "rebinding-a", "torch-sort-is-not-in-place",
+         "numpy-has-no-add_", "requires_grad_-writes-no-data", "read-only"],
+)  # fmt: skip
+def test_rebinding_and_reads_are_not_writes(write: str) -> None:
+    code = (
+        f"import numpy as np\nimport torch\ndef f(a):\n    t = torch.from_numpy(a)\n    {write}\n"
+    )
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    assert found.function.write_through(conversion) is None  # type: ignore[attr-defined]
+
+
+def test_a_write_to_a_local_pair_needs_a_later_read_of_the_other_side() -> None:
+    quiet = """
+    import numpy as np
+    import torch
+    def f():
+        a = np.zeros(3)
+        t = torch.from_numpy(a)
+        t += 1
+        return t
+    """
+    loud = quiet.replace("return t", "return a")
+    for code, expected in ((quiet, False), (loud, True)):
+        found, conversion = _conversion(code, "torch.from_numpy(a)")
+        result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+        assert (result is not None) is expected
+
+
+def test_a_buffer_refilled_in_a_loop_reaches_the_tensors_kept_from_earlier_iterations() -> None:
+    code = """
+    import numpy as np
+    import torch
+    def f(batches):
+        buf = np.empty(3)
+        kept = []
+        for b in batches:
+            buf[:] = b
+            kept.append(torch.from_numpy(buf))
+        return kept
+    """
+    found, conversion = _conversion(code, "torch.from_numpy(buf)")
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert result is not None
+    assert result[1] == "buf"
+    assert "kept" in result[2]
+
+
+@pytest.mark.parametrize(
+    ("source", "zero_copy", "readonly"),
+    [
+        ("np.load(p, mmap_mode='r')", True, True),
+        ("np.load(p, mmap_mode='r+')", True, False),
+        ("np.load(p)", False, False),
+        ("np.memmap(p, mode='r')", True, True),
+        ("np.memmap(p, mode='w+')", True, False),
+        ("np.frombuffer(data)", True, True),
+        ("np.frombuffer(bytearray(data))", True, False),
+        ("np.broadcast_to(x, (3, 3))", False, True),
+    ],
+)
+def test_zero_copy_and_read_only_sources(source: str, zero_copy: bool, readonly: bool) -> None:
+    code = f"import numpy as np\nimport torch\ndef f(p, data, x):\n    a = {source}\n"
+    code += "    t = torch.from_numpy(a)\n"
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    function = found.function  # type: ignore[attr-defined]
+    assert function.source_is_zero_copy(conversion) is zero_copy
+    assert function.source_is_readonly(conversion) is readonly

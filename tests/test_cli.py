@@ -1,0 +1,308 @@
+"""The command line as a user meets it: output, exit codes, files on disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorlint.cli import main
+
+WRITE_THROUGH = """import numpy as np
+import torch
+
+
+def f(a):
+    t = torch.from_numpy(a)
+    t += 1
+    return a
+"""
+GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
+CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clean_code_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "ok.py", CLEAN)
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert code == 0
+    assert "All checks passed!" in out
+
+
+def test_findings_are_printed_as_path_line_col_code_and_exit_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "bad.py", GRAD)
+    code, out, _ = run(["check", str(path)], capsys)
+    assert code == 1
+    assert f"{path}:5:12: TL101 " in out
+    assert f"{path}:5:12: TL102 " in out
+    assert out.count("[*]") == 3  # two fixable findings and the summary
+    assert "Found 2 findings." in out
+
+
+def test_unsafe_fixes_are_announced_but_not_marked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "wt.py", WRITE_THROUGH)
+    code, out, _ = run(["check", str(path)], capsys)
+    assert code == 1
+    assert "TL201 `t` is written in place at line 7, which also changes `a`" in out
+    assert "[*]" not in out
+    assert "1 more fixable with `--fix --unsafe-fixes`." in out
+
+
+def test_exit_zero_keeps_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "bad.py", GRAD)
+    code, out, _ = run(["check", "--exit-zero", str(tmp_path)], capsys)
+    assert code == 0 and "TL102" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "codes"),
+    [
+        (["--select", "TL101"], {"TL101"}),
+        (["--ignore", "TL1"], set()),
+        (["--select", "TL1", "--ignore", "TL102"], {"TL101"}),
+        (["--ignore", "TL1", "--extend-select", "TL102"], {"TL102"}),
+        (["--select", "TL101", "--ignore", "TL101"], set()),
+    ],
+    ids=[
+        "select-code",
+        "ignore-prefix",
+        "select-prefix-ignore-code",
+        "more-specific-selector-wins",
+        "ignore-wins-ties",
+    ],
+)
+def test_selection_by_code_and_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: set[str]
+) -> None:
+    write(tmp_path, "bad.py", GRAD)
+    code, out, _ = run(["check", *args, str(tmp_path)], capsys)
+    found = {word for word in out.split() if word.startswith("TL") and word[2:].isdigit()}
+    assert found == codes
+
+
+def test_strict_enables_the_latent_alias_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "a.py", "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a)\n")
+    assert run(["check", str(tmp_path)], capsys)[0] == 0
+    code, out, _ = run(["check", "--strict", str(tmp_path)], capsys)
+    assert code == 1 and "TL211" in out
+
+
+def test_fix_rewrites_safe_findings_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    grad = write(tmp_path, "grad.py", GRAD)
+    wt = write(tmp_path, "wt.py", WRITE_THROUGH)
+    code, out, _ = run(["check", "--fix", str(tmp_path)], capsys)
+    assert grad.read_text() == GRAD.replace("model(x).numpy()", "model(x).cpu().detach().numpy()")
+    assert wt.read_text() == WRITE_THROUGH
+    assert code == 1  # the unsafe one is left
+    assert "Fixed 2 findings (1 remaining)." in out
+
+
+def test_unsafe_fixes_rewrite_the_rest_and_a_second_run_is_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wt = write(tmp_path, "wt.py", WRITE_THROUGH)
+    code, _, _ = run(["check", "--fix", "--unsafe-fixes", str(tmp_path)], capsys)
+    assert code == 0
+    assert "torch.from_numpy(a).clone()" in wt.read_text()
+    assert run(["check", str(tmp_path)], capsys)[0] == 0
+
+
+def test_diff_prints_a_patch_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "grad.py", GRAD)
+    code, out, _ = run(["check", "--diff", str(path)], capsys)
+    assert code == 1
+    assert path.read_text() == GRAD
+    assert f"--- a/{path}" in out
+    assert "-    return model(x).numpy()" in out
+    assert "+    return model(x).cpu().detach().numpy()" in out
+
+
+def test_diff_applies_cleanly_with_git_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "pkg/grad.py", GRAD)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        _, patch, _ = run(["check", "--diff", "pkg"], capsys)
+    finally:
+        os.chdir(cwd)
+    (tmp_path / "fix.patch").write_text(patch)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+    assert "model(x).cpu().detach().numpy()" in (tmp_path / "pkg/grad.py").read_text()
+
+
+def test_fix_keeps_crlf_bom_and_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "win.py"
+    path.write_bytes(b"\xef\xbb\xbf" + GRAD.replace("\n", "\r\n").encode())
+    path.chmod(0o754)
+    run(["check", "--fix", str(path)], capsys)
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert b"model(x).cpu().detach().numpy()\r\n" in data
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert path.stat().st_mode & 0o777 == 0o754
+
+
+def test_unchanged_files_are_not_rewritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "ok.py", CLEAN)
+    os.utime(path, (1_000_000, 1_000_000))
+    run(["check", "--fix", str(path)], capsys)
+    assert path.stat().st_mtime == 1_000_000
+
+
+def test_a_broken_file_is_one_line_and_the_others_are_still_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = write(tmp_path, "broken.py", "import torch\ndef f(:\n    t.numpy()\n")
+    write(tmp_path, "bad.py", GRAD)
+    (tmp_path / "latin.py").write_bytes(b"import torch\nx = '\xff'.numpy()\n")
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert code == 2
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2
+    assert any(str(broken) in e and "syntax error at line 2" in e for e in errors)
+    assert any("latin.py" in e and "decode" in e for e in errors)
+    assert "Traceback" not in out
+    assert "TL102" in out
+
+
+def test_missing_path_is_an_error_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["check", str(tmp_path / "nope.py")], capsys)
+    assert code == 2
+    assert "nope.py" in out and "No such file" in out
+
+
+def test_noqa_suppresses_listed_codes_and_bare_noqa_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = GRAD.replace("numpy()\n", "numpy()  # noqa: TL102\n")
+    write(tmp_path, "a.py", text)
+    write(tmp_path, "b.py", GRAD.replace("numpy()\n", "numpy()  # noqa\n"))
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert "a.py:5:12: TL101" in out
+    assert "TL102" not in out
+    assert "b.py" not in out
+
+
+def test_configuration_is_found_and_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.tensorlint]\nignore = ["TL101"]\nnumpy-idiom = "detach-cpu"\n'
+        '[tool.tensorlint.per-file-ignores]\n"legacy/*" = ["TL1"]\n',
+    )
+    src = write(tmp_path, "src/m.py", GRAD)
+    write(tmp_path, "legacy/old.py", GRAD)
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert "TL101" not in out and "legacy" not in out
+    assert "m.py:5:12: TL102" in out
+    run(["check", "--fix", str(src)], capsys)
+    assert "model(x).detach().numpy()" in src.read_text()  # TL101 is ignored
+
+
+def test_numpy_idiom_sets_the_order_of_inserted_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "pyproject.toml", '[tool.tensorlint]\nnumpy-idiom = "detach-cpu"\n')
+    src = write(tmp_path, "m.py", GRAD)
+    run(["check", "--fix", str(tmp_path)], capsys)
+    assert "model(x).detach().cpu().numpy()" in src.read_text()
+    run(["check", "--fix", "--numpy-idiom", "force", str(write(tmp_path, "n.py", GRAD))], capsys)
+    assert "model(x).numpy(force=True)" in (tmp_path / "n.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("selct = []", "unknown key 'selct'"),
+        ('numpy-idiom = "clone"', "numpy-idiom"),
+        ('select = "TL1"', "select"),
+        ('select = ["XX1"]', "XX1"),
+        ("strict = 1", "strict"),
+    ],
+    ids=["unknown-key", "bad-idiom", "not-a-list", "bad-code", "not-a-bool"],
+)
+def test_bad_configuration_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, message: str
+) -> None:
+    write(tmp_path, "pyproject.toml", f"[tool.tensorlint]\n{table}\n")
+    write(tmp_path, "m.py", GRAD)
+    code, out, err = run(["check", str(tmp_path)], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "pyproject.toml" in err and message in err
+
+
+def test_unknown_prefix_on_the_command_line_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["check", "--select", "TL9", str(tmp_path)], capsys)
+    assert code == 2 and "TL9" in err
+
+
+def test_gitignored_and_default_excluded_files_are_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, ".gitignore", "generated/\n")
+    write(tmp_path, "generated/g.py", GRAD)
+    write(tmp_path, ".venv/lib/v.py", GRAD)
+    named = write(tmp_path, "build/explicit.py", GRAD)
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert code == 0, out
+    code, out, _ = run(["check", str(named)], capsys)
+    assert code == 1 and "explicit.py" in out
+
+
+def test_the_console_script_runs_as_a_module(tmp_path: Path) -> None:
+    write(tmp_path, "bad.py", GRAD)
+    done = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "TL101" in done.stdout
+
+
+def test_check_does_not_import_torch_or_numpy(tmp_path: Path) -> None:
+    write(tmp_path, "bad.py", GRAD)
+    code = (
+        "import sys\nfrom tensorlint.cli import main\n"
+        f"main(['check', '--exit-zero', {str(tmp_path)!r}])\n"
+        "assert 'torch' not in sys.modules and 'numpy' not in sys.modules, 'imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
