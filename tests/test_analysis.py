@@ -32,7 +32,7 @@ from tensorlint.analysis.names import qualified_name
             "import torch\nclass C:\n    torch = 1\n    def f(self):\n"
             "        return torch.from_numpy(a)",
             "torch.from_numpy",
-        ),  # fmt: skip
+        ),
     ],
     ids=[
         "plain-import",

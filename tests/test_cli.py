@@ -94,7 +94,7 @@ def test_selection_by_code_and_prefix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: set[str]
 ) -> None:
     write(tmp_path, "bad.py", GRAD)
-    code, out, _ = run(["check", *args, str(tmp_path)], capsys)
+    _code, out, _ = run(["check", *args, str(tmp_path)], capsys)
     found = {word for word in out.split() if word.startswith("TL") and word[2:].isdigit()}
     assert found == codes
 
@@ -209,7 +209,7 @@ def test_noqa_suppresses_listed_codes_and_bare_noqa_all(
     text = GRAD.replace("numpy()\n", "numpy()  # noqa: TL102\n")
     write(tmp_path, "a.py", text)
     write(tmp_path, "b.py", GRAD.replace("numpy()\n", "numpy()  # noqa\n"))
-    code, out, _ = run(["check", str(tmp_path)], capsys)
+    _code, out, _ = run(["check", str(tmp_path)], capsys)
     assert "a.py:5:12: TL101" in out
     assert "TL102" not in out
     assert "b.py" not in out
@@ -226,7 +226,7 @@ def test_configuration_is_found_and_applied(
     )
     src = write(tmp_path, "src/m.py", GRAD)
     write(tmp_path, "legacy/old.py", GRAD)
-    code, out, _ = run(["check", str(tmp_path)], capsys)
+    _code, out, _ = run(["check", str(tmp_path)], capsys)
     assert "TL101" not in out and "legacy" not in out
     assert "m.py:5:12: TL102" in out
     run(["check", "--fix", str(src)], capsys)
@@ -260,7 +260,7 @@ def test_bad_configuration_is_a_one_line_error(
 ) -> None:
     write(tmp_path, "pyproject.toml", f"[tool.tensorlint]\n{table}\n")
     write(tmp_path, "m.py", GRAD)
-    code, out, err = run(["check", str(tmp_path)], capsys)
+    code, _out, err = run(["check", str(tmp_path)], capsys)
     assert code == 2
     assert err.count("\n") == 1 and "pyproject.toml" in err and message in err
 

@@ -72,7 +72,7 @@ def test_after_the_fix_values_no_longer_change_through_the_other_side(
     fixed: types.ModuleType,
 ) -> None:
     features = np.arange(4.0)
-    t, same = fixed.standardize(features)
+    t, _same = fixed.standardize(features)
     assert features.tolist() == [0.0, 1.0, 2.0, 3.0]
     assert t.tolist() == [-1.5, -0.5, 0.5, 1.5]
     features[0] = 100.0
