@@ -29,6 +29,7 @@ from tensorlint.analysis.facts import (
     requires_grad_test,
 )
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
+from tensorlint.analysis.walk import children
 
 Body = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
 
@@ -477,7 +478,7 @@ class EventsWalker:
 
     def expression(self, node: cst.CSTNode, idx: int) -> None:
         collector = _Collector()
-        node.visit(collector)
+        collector.visit(node)
         for call in collector.calls:  # innermost first
             self.call(call, idx)
         for name_node, key in collector.names:
@@ -685,32 +686,26 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
     return False, readonly
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     """Names read and calls made in an expression (calls innermost first)."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.names: list[tuple[cst.CSTNode, str]] = []
         self.calls: list[cst.Call] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def visit(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Name):
             self.names.append((node, node.value))
-            return False
+            return
         if isinstance(node, cst.Attribute):
             key = dotted_name(node)
             if key is not None:
                 self.names.append((node, key))
-                head = key.split(".")[0]
-                self.names.append((node, head))
-                return False
-            return True
-        if isinstance(node, (cst.ClassDef,)):
-            return False
-        if isinstance(node, cst.FunctionDef):
-            return True
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, cst.Call):
-            self.calls.append(original_node)
+                self.names.append((node, key.split(".")[0]))
+                return
+        if isinstance(node, cst.ClassDef):
+            return
+        for child in children(node):
+            self.visit(child)
+        if isinstance(node, cst.Call):
+            self.calls.append(node)

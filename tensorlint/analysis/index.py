@@ -13,6 +13,7 @@ import libcst as cst
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
+from tensorlint.analysis.walk import children
 
 #: The last name of a call's function that may make it a conversion site.
 CANDIDATE_CALL_NAMES = frozenset(
@@ -30,9 +31,8 @@ class Candidate:
     scope: Scope
 
 
-class ModuleIndex(cst.CSTVisitor):
+class ModuleIndex:
     def __init__(self) -> None:
-        super().__init__()
         self.stack: list[cst.CSTNode] = []
         self.scopes: dict[cst.CSTNode, Scope] = {}
         self.scope_stack: list[Scope] = []
@@ -63,8 +63,17 @@ class ModuleIndex(cst.CSTVisitor):
         self.scope_stack.append(scope)
         return scope
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        stack = self.stack
+    def walk(self, node: cst.CSTNode) -> None:
+        self.on_visit(node)
+        self.stack.append(node)
+        for child in children(node):
+            self.walk(child)
+        self.stack.pop()
+        self.on_leave(node)
+
+    def on_visit(self, node: cst.CSTNode) -> None:
+        if type(node) in _PASSIVE:
+            return
         if isinstance(node, cst.Call):
             func = node.func
             if isinstance(func, cst.Attribute):
@@ -118,11 +127,8 @@ class ModuleIndex(cst.CSTVisitor):
             self.scope_stack[-1].global_names.update(n.name.value for n in node.names)
         elif isinstance(node, cst.CompFor):
             self.builder.bind_target(self.scope_stack[-1], node.target)
-        stack.append(node)
-        return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
         if isinstance(original_node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
             self.scope_stack.pop()
         elif isinstance(original_node, cst.ExceptHandler) and _is_import_error_handler(
@@ -156,9 +162,27 @@ class ModuleIndex(cst.CSTVisitor):
                 scope.params[star.name.value] = None
 
 
+#: Node types the index has nothing to do for (most of a tree): skipping them
+#: early avoids a dozen slow ``isinstance`` checks against LibCST's ABCs.
+_PASSIVE = frozenset(
+    {
+        cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString,
+        cst.FormattedStringText, cst.FormattedStringExpression, cst.ConcatenatedString,
+        cst.Arg, cst.Param, cst.Parameters, cst.SimpleStatementLine, cst.IndentedBlock,
+        cst.Expr, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget,
+        cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
+        cst.DictElement, cst.Dict, cst.List, cst.Tuple, cst.Return, cst.If, cst.Else,
+        cst.UnaryOperation, cst.BooleanOperation, cst.Decorator, cst.Annotation,
+        cst.Pass, cst.Ellipsis, cst.IfExp, cst.Add, cst.Subtract, cst.Multiply,
+        cst.Divide, cst.Equal, cst.NotEqual, cst.Is, cst.IsNot, cst.In, cst.NotIn,
+        cst.LessThan, cst.GreaterThan, cst.Not, cst.And, cst.Or, cst.Minus,
+    }
+)  # fmt: skip
+
+
 def build_index(module: cst.Module) -> ModuleIndex:
     index = ModuleIndex()
-    module.visit(index)
+    index.walk(module)
     return index
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -61,6 +63,24 @@ def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
     plan = plan_for(settings)
     if not plan.may_match(source, settings):
         return []
+    # LibCST allocates many small objects that never form cycles; the cyclic
+    # collector running during parse and analysis costs a quarter of the time
+    with _gc_paused():
+        return _lint_parsed(source, settings, plan)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
