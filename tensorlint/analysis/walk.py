@@ -30,7 +30,7 @@ def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     if names is None:
         names = tuple(
             f.name
-            for f in dataclasses.fields(kind)  # type: ignore[arg-type]
+            for f in dataclasses.fields(kind)
             if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
         )
         _FIELDS[kind] = names
