@@ -17,6 +17,9 @@ from tensorlint.analysis.sites import ModuleAnalysis, Site
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_COMMENT = re.compile(r"#[^\r\n]*")
+_LINE_BREAK = re.compile(r"\s*[\r\n]\s*")
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -128,5 +131,7 @@ class RuleContext:
         return "'" if self.source.count("'") > self.source.count('"') else '"'
 
     def short(self, node: cst.CSTNode, limit: int = 40) -> str:
-        text = " ".join(self.analysis.code(node).split())
+        """The node's code on one line, without comments, for messages."""
+        code = _COMMENT.sub("", self.analysis.code(node))
+        text = _SPACES.sub(" ", _LINE_BREAK.sub("", code)).strip()
         return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -363,13 +363,16 @@ def test_a_buffer_refilled_in_a_loop_reaches_the_tensors_kept_from_earlier_itera
         ("np.load(p)", False, False),
         ("np.memmap(p, mode='r')", True, True),
         ("np.memmap(p, mode='w+')", True, False),
-        ("np.frombuffer(data)", True, True),
+        ("np.frombuffer(data)", True, False),  # unknown buffer: not known read-only
+        ("np.frombuffer(b'abc', dtype=np.uint8)", True, True),
+        ("np.frombuffer(fh.read())", True, True),
+        ("np.ndarray((3,), buffer=shm.buf)", True, False),
         ("np.frombuffer(bytearray(data))", True, False),
         ("np.broadcast_to(x, (3, 3))", False, True),
     ],
 )
 def test_zero_copy_and_read_only_sources(source: str, zero_copy: bool, readonly: bool) -> None:
-    code = f"import numpy as np\nimport torch\ndef f(p, data, x):\n    a = {source}\n"
+    code = f"import numpy as np\nimport torch\ndef f(p, data, x, fh, shm):\n    a = {source}\n"
     code += "    t = torch.from_numpy(a)\n"
     found, conversion = _conversion(code, "torch.from_numpy(a)")
     function = found.function  # type: ignore[attr-defined]

@@ -164,11 +164,21 @@ class FactEvaluator:
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)
+        if self._maybe_other_framework(func):
+            return frozenset({OTHER})
         if isinstance(func, cst.Attribute):
             return self._method_call(func.attr.value, self.expr(func.value, env), node, env)
         if OTHER in self.expr(func, env):
             return frozenset({OTHER})
         return EMPTY
+
+    def _maybe_other_framework(self, func: cst.BaseExpression) -> bool:
+        """``backend.abs(x)`` where ``backend`` may be TensorFlow or torch."""
+        dotted = dotted_name(func)
+        if dotted is None:
+            return False
+        head = dotted.split(".")[0]
+        return any(q.split(".")[0] in ops.OTHER_FRAMEWORKS for q in self.scope.possible(head))
 
     def _function_call(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         if qual.split(".")[0] in ops.OTHER_FRAMEWORKS:

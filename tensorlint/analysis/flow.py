@@ -469,6 +469,9 @@ class EventsWalker:
             self.target_subexpressions(target.value, idx)
 
     def write(self, target: cst.BaseExpression, idx: int, node: cst.CSTNode, kind: str) -> None:
+        # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
+        while isinstance(target, cst.Subscript):
+            target = target.value
         sid, through, key = self.root(target)
         if sid is None:
             return
@@ -596,6 +599,8 @@ def is_basic_index(node: cst.Subscript) -> bool:
         if not isinstance(index, cst.Index):
             continue
         value = index.value
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+            continue  # ``sample["image"]``: the stored object itself
         if isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name, cst.UnaryOperation)):
             if isinstance(value, cst.Name) and value.value in ("True", "False"):
                 return False
@@ -674,16 +679,32 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
             mode is None and qual == "numpy.lib.format.open_memmap"
         )
     if qual == "numpy.frombuffer":
-        buffer = _first_arg(node)
-        writable = (
-            isinstance(buffer, cst.Call)
-            and isinstance(buffer.func, cst.Name)
-            and (buffer.func.value == "bytearray")
-        )
-        return True, not writable
+        return True, _is_bytes(_first_arg(node) or _keyword(node, "buffer"), scope)
+    if qual == "numpy.ndarray" and _keyword(node, "buffer") is not None:
+        return True, _is_bytes(_keyword(node, "buffer"), scope)
     if qual in ops.ZERO_COPY_SOURCES:
         return True, readonly
     return False, readonly
+
+
+#: Methods whose result is an immutable ``bytes`` object.
+_BYTES_METHODS = frozenset({"read", "tobytes", "getvalue", "read_bytes", "encode", "digest"})
+
+
+def _is_bytes(node: Optional[cst.BaseExpression], scope: Scope) -> bool:
+    """Is this buffer known to be immutable ``bytes`` (so arrays over it are read-only)?"""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        annotation = scope.params.get(node.value)
+        return isinstance(annotation, cst.Name) and annotation.value == "bytes"
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Name):
+            return func.value == "bytes"
+        if isinstance(func, cst.Attribute):
+            return func.attr.value in _BYTES_METHODS
+    return False
 
 
 class _Collector:

@@ -69,6 +69,23 @@ class Scope:
             first = False
         return None
 
+    def possible(self, name: str) -> frozenset[str]:
+        """Every qualified name ``name`` may be bound to (ambiguous ones included)."""
+        scope: Optional[Scope] = self
+        first = True
+        while scope is not None:
+            if name in scope.global_names:
+                scope, first = scope.module(), False
+                continue
+            if scope.kind == "class" and not first:
+                scope = scope.parent
+                continue
+            values = scope.bindings.get(name)
+            if values is not None:
+                return frozenset(v for v in values if v)
+            scope, first = scope.parent, False
+        return frozenset()
+
     def binds_locally(self, name: str) -> bool:
         return name in self.bindings and name not in self.global_names
 

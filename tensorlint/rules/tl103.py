@@ -75,7 +75,8 @@ class ImplicitTensorToArray(Rule):
         if ctx.settings.numpy_idiom == "force":
             converted = f"{text}.numpy(force=True)"
         else:
-            converted = f"{text}{_numpy.chain_text(ctx, cpu, detach)}.numpy()"
+            # the documented idiom in full: the value may be on any device
+            converted = f"{text}{_numpy.chain_text(ctx, True, True)}.numpy()"
         simple = len(node.args) == 1 and not node.lpar
         if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
             edit = ctx.replace(node, converted)

@@ -59,7 +59,7 @@ class NumpyWriteThrough(Rule):
     FIX = "unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        if not site.analysis.torch_module or site.in_forwarding_method():
+        if not site.is_torch_numpy():
             return
         message = _alias.write_through(site, ctx, "Tensor.numpy")
         if message is None:

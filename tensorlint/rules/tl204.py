@@ -64,7 +64,7 @@ class WriteToReadonlyArrayTensor(Rule):
             site.node,
             f"the tensor from `{ctx.short(site.node)}` is written in place at line "
             f"{ctx.analysis.line(write.node)}, but its array is read-only "
-            "(undefined behaviour; a read-only memmap crashes)",
+            "(undefined behaviour; on a read-only memory map, a crash)",
             [ctx.insert_after(site.node, ".clone()")],
             description="Insert `.clone()` so the write has its own memory",
         )

@@ -48,7 +48,7 @@ class NumpySharedMemory(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        if not site.analysis.torch_module or site.in_forwarding_method():
+        if not site.is_torch_numpy():
             return
         if not _alias.latent_alias(site):
             return
