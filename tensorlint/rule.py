@@ -75,7 +75,6 @@ class RuleContext:
         applicability: Applicability = Applicability.SAFE,
         description: str = "",
     ) -> None:
-        span = self.analysis.range(node)
         fix = None
         if edits:
             fix = Fix(applicability, tuple(sorted(set(edits))), description)
@@ -84,8 +83,8 @@ class RuleContext:
                 rule.CODE,
                 rule.NAME,
                 message,
-                Position(span.start.line, span.start.column),
-                Position(span.end.line, span.end.column),
+                self.start(node),
+                self.end(node),
                 fix,
             )
         )
@@ -93,11 +92,19 @@ class RuleContext:
     # -- edit helpers ----------------------------------------------------------
 
     def start(self, node: cst.CSTNode) -> Position:
-        span = self.analysis.range(node)
+        """Where ``node`` starts, its own parentheses included."""
+        lpar = getattr(node, "lpar", None)
+        span = self.analysis.range(lpar[0] if lpar else node)
         return Position(span.start.line, span.start.column)
 
     def end(self, node: cst.CSTNode) -> Position:
-        span = self.analysis.range(node)
+        """Where ``node`` ends, its own parentheses included.
+
+        LibCST's positions leave a node's parentheses out; an insertion there
+        would land inside them (``(a + b.cpu())``).
+        """
+        rpar = getattr(node, "rpar", None)
+        span = self.analysis.range(rpar[-1] if rpar else node)
         return Position(span.end.line, span.end.column)
 
     def insert_after(self, node: cst.CSTNode, text: str) -> Edit:
