@@ -269,6 +269,49 @@ class FactEvaluator:
         return frozenset(facts)
 
 
+def grad_mode(expr: cst.BaseExpression, scope: Scope) -> Optional[bool]:
+    """True for a no-grad context manager or decorator, False for a grad one."""
+    call = expr if isinstance(expr, cst.Call) else None
+    qual = qualified_name(call.func if call is not None else expr, scope)
+    if qual in ops.NO_GRAD_CONTEXTS:
+        if call is not None and qual is not None and qual.endswith("inference_mode"):
+            mode = positional(call, 0) or keyword(call, "mode")
+            return mode is None or not is_false(mode)
+        return True
+    if qual in ops.GRAD_CONTEXTS:
+        return False
+    if qual in ops.SET_GRAD_ENABLED and call is not None:
+        mode = positional(call, 0) or keyword(call, "mode")
+        if is_false(mode):
+            return True
+        if is_true(mode):
+            return False
+    return None
+
+
+def computed_without_grad(node: cst.BaseExpression) -> bool:
+    """Is this value computed (not just named) so that under no-grad it has no grad?
+
+    Every op run while grad mode is off returns a tensor that does not require
+    grad (SEMANTICS.md 2.1, ``made_in_no_grad``); a plain name or attribute
+    (``w = model.weight``) is the same object and keeps its flag, and a
+    ``requires_grad=True`` factory or ``requires_grad_()`` sets it again.
+    """
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return False
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            return False
+        if is_true(keyword(node, "requires_grad")):
+            return False
+        if isinstance(func, (cst.Name, cst.Attribute)) and (
+            dotted_name(func) or ""
+        ).endswith("Parameter"):
+            return False
+    return True
+
+
 def requires_grad_test(test: cst.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.requires_grad`` (or ``is True``/``== True``)."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:

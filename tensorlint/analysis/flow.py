@@ -25,6 +25,8 @@ from tensorlint.analysis.facts import (
     FactEvaluator,
     Facts,
     _always_exits,
+    computed_without_grad,
+    grad_mode,
     merge,
     requires_grad_test,
 )
@@ -54,8 +56,10 @@ def owner_body(owner: cst.CSTNode) -> Body:
 class FactsWalker:
     def __init__(self, scope: Scope, wanted: set[int]) -> None:
         self.evaluator = FactEvaluator(scope)
+        self.scope = scope
         self.wanted = wanted
         self.snapshots: dict[int, Env] = {}
+        self.no_grad = False  #: inside ``with torch.no_grad():`` and the like
 
     def run(self, body: Body, env: Env) -> Env:
         for statement in body:
@@ -74,6 +78,8 @@ class FactsWalker:
             return env
         if isinstance(node, cst.Assign):
             facts = self.evaluator.expr(node.value, env)
+            if self.no_grad and computed_without_grad(node.value):
+                facts = facts | {NOGRAD}
             env = dict(env)
             for target in node.targets:
                 _bind(env, target.target, facts)
@@ -90,10 +96,17 @@ class FactsWalker:
             return self._loop(node, env)
         if isinstance(node, cst.With):
             env = dict(env)
+            modes = [grad_mode(item.item, self.scope) for item in node.items]
             for item in node.items:
                 if item.asname is not None:
                     _bind(env, item.asname.name, EMPTY)
-            return self.run(suite_body(node.body), env)
+            outer = self.no_grad
+            if True in modes or False in modes:
+                self.no_grad = True in modes and False not in modes
+            try:
+                return self.run(suite_body(node.body), env)
+            finally:
+                self.no_grad = outer
         if isinstance(node, cst.Try):
             after_body = self.run(suite_body(node.body), env)
             outcomes = [self.run(suite_body(node.orelse.body), after_body) if node.orelse
@@ -630,7 +643,7 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
                 return node
             if isinstance(func, cst.Attribute):  # a method: ``t.view(-1)``
                 method = func.attr.value
-                if _is_view_call(node, method):
+                if is_view_call(node, method):
                     node = func.value
                     continue
             return node
@@ -645,7 +658,7 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
         return node
 
 
-def _is_view_call(call: cst.Call, method: str) -> bool:
+def is_view_call(call: cst.Call, method: str) -> bool:
     """Does ``x.method(...)`` return (a view of) ``x``?"""
     if method == "to" and _is_true(_keyword(call, "copy") or cst.Name("False")):
         return False

@@ -16,12 +16,11 @@ from tensorlint.analysis.facts import (
     OTHER,
     FactEvaluator,
     Facts,
+    grad_mode,
     is_false,
-    is_true,
     keyword,
-    positional,
 )
-from tensorlint.analysis.flow import Conversion, _is_view_call, is_basic_index
+from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.function import FunctionAnalysis, Owner
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
@@ -185,23 +184,7 @@ class Site:
         return False
 
     def _grad_mode(self, expr: cst.BaseExpression) -> Optional[bool]:
-        """True for a no-grad context, False for a grad context, else None."""
-        call = expr if isinstance(expr, cst.Call) else None
-        qual = qualified_name(call.func if call is not None else expr, self.scope)
-        if qual in ops.NO_GRAD_CONTEXTS:
-            if call is not None and qual is not None and qual.endswith("inference_mode"):
-                mode = positional(call, 0) or keyword(call, "mode")
-                return mode is None or not is_false(mode)
-            return True
-        if qual in ops.GRAD_CONTEXTS:
-            return False
-        if qual in ops.SET_GRAD_ENABLED and call is not None:
-            mode = positional(call, 0) or keyword(call, "mode")
-            if is_false(mode):
-                return True
-            if is_true(mode):
-                return False
-        return None
+        return grad_mode(expr, self.scope)
 
     # -- where the result goes -------------------------------------------------
 
@@ -225,7 +208,7 @@ def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Sco
                 child, i = parent, i - 1
                 continue
             call = ancestors[i - 1] if i >= 1 else None
-            if isinstance(call, cst.Call) and call.func is parent and _is_view_call(call, attr):
+            if isinstance(call, cst.Call) and call.func is parent and is_view_call(call, attr):
                 child, i = call, i - 2
                 continue
             return False
