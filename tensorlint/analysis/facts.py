@@ -305,9 +305,9 @@ def computed_without_grad(node: cst.BaseExpression) -> bool:
             return False
         if is_true(keyword(node, "requires_grad")):
             return False
-        if isinstance(func, (cst.Name, cst.Attribute)) and (
-            dotted_name(func) or ""
-        ).endswith("Parameter"):
+        if isinstance(func, (cst.Name, cst.Attribute)) and (dotted_name(func) or "").endswith(
+            "Parameter"
+        ):
             return False
     return True
 

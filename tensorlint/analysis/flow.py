@@ -19,8 +19,12 @@ import libcst as cst
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.facts import (
+    CPU,
     EMPTY,
+    NDARRAY,
     NOGRAD,
+    OTHER,
+    TENSOR,
     Env,
     FactEvaluator,
     Facts,
@@ -155,7 +159,7 @@ class FactsWalker:
     def _loop(self, node: Union[cst.For, cst.While], env: Env) -> Env:
         start = dict(env)
         if isinstance(node, cst.For):
-            _bind(start, node.target, EMPTY)
+            self._bind_loop_target(start, node.target, node.iter, env)
         first = self.run(suite_body(node.body), dict(start))
         entry = merge(start, first)
         second = self.run(suite_body(node.body), dict(entry))
@@ -163,6 +167,32 @@ class FactsWalker:
         if node.orelse is not None:
             result = self.run(suite_body(node.orelse.body), result)
         return result
+
+    def _bind_loop_target(
+        self, env: Env, target: cst.BaseExpression, iterable: cst.BaseExpression, outer: Env
+    ) -> None:
+        """``for row in t``: rows of a tensor share its device and grad facts.
+
+        ``zip(a, b)`` and ``enumerate(t)`` unpack element-wise into tuple targets.
+        """
+        _bind(env, target, EMPTY)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+            builtin = iterable.func.value
+            if builtin in ("zip", "enumerate") and isinstance(target, (cst.Tuple, cst.List)):
+                sources: list[Optional[cst.BaseExpression]] = [a.value for a in iterable.args]
+                if builtin == "enumerate":
+                    sources = [None, *sources[:1]]
+                for element, source in zip(target.elements, sources):
+                    if source is not None:
+                        _bind(env, element.value, self._element_facts(source, outer))
+                return
+        _bind(env, target, self._element_facts(iterable, outer))
+
+    def _element_facts(self, iterable: cst.BaseExpression, env: Env) -> Facts:
+        facts = self.evaluator.expr(iterable, env)
+        if facts & {NDARRAY, OTHER}:
+            return EMPTY
+        return facts & frozenset({TENSOR, CPU, NOGRAD})
 
 
 def _parse_key(key: str) -> cst.BaseExpression:
