@@ -47,30 +47,8 @@ class Scope:
             scope = scope.parent
         return scope
 
-    def resolve(self, name: str) -> Optional[str]:
-        """The qualified name ``name`` is bound to by an import, if certain."""
-        scope: Optional[Scope] = self
-        first = True
-        while scope is not None:
-            if name in scope.global_names:
-                scope = scope.module()
-                first = False
-                continue
-            if scope.kind == "class" and not first:
-                scope = scope.parent
-                continue
-            values = scope.bindings.get(name)
-            if values is not None:
-                if len(values) == 1:
-                    (value,) = values
-                    return value or None
-                return None
-            scope = scope.parent
-            first = False
-        return None
-
-    def possible(self, name: str) -> frozenset[str]:
-        """Every qualified name ``name`` may be bound to (ambiguous ones included)."""
+    def lookup(self, name: str) -> Optional[set[str]]:
+        """The bindings of ``name`` in effect here, the way Python looks it up."""
         scope: Optional[Scope] = self
         first = True
         while scope is not None:
@@ -82,9 +60,21 @@ class Scope:
                 continue
             values = scope.bindings.get(name)
             if values is not None:
-                return frozenset(v for v in values if v)
+                return values
             scope, first = scope.parent, False
-        return frozenset()
+        return None
+
+    def resolve(self, name: str) -> Optional[str]:
+        """The qualified name ``name`` is bound to by an import, if certain."""
+        values = self.lookup(name)
+        if values is None or len(values) != 1:
+            return None
+        (value,) = values
+        return value or None
+
+    def possible(self, name: str) -> frozenset[str]:
+        """Every qualified name ``name`` may be bound to (ambiguous ones included)."""
+        return frozenset(v for v in self.lookup(name) or () if v)
 
     def binds_locally(self, name: str) -> bool:
         return name in self.bindings and name not in self.global_names
