@@ -63,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
 
+    harness = commands.add_parser(
+        "harness", help="run fixed code on real tensors and check the fixes (needs torch)"
+    )
+    harness.add_argument(
+        "paths", nargs="*", type=Path, help="case files or folders (default: fixtures/)"
+    )
+    harness.add_argument("--report", type=Path, help="write a JSON report here")
+    harness.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, default="cpu-detach")
+
     rule = commands.add_parser("rule", help="explain a rule")
     rule.add_argument("code", help="a rule code, e.g. TL201")
     commands.add_parser("rules", help="list every rule")
@@ -76,6 +85,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "rules":
         sys.stdout.write(rules_table())
         return EXIT_OK
+    if args.command == "harness":
+        from tensorlint.harness.cli import run_harness  # imports torch: only here
+
+        return run_harness(args.paths, args.report, args.numpy_idiom)
     return check(args)
 
 

@@ -1,0 +1,42 @@
+"""``tensorlint harness``: run cases, print the matrix, write the report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from tensorlint.harness.runner import CaseError, CellResult, find_cases, harness_settings
+
+DEFAULT_CASES = Path("fixtures")
+
+
+def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str) -> int:
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as error:
+        print(f"error: the harness needs torch and numpy: {error}", file=sys.stderr)
+        return 2
+    from tensorlint.harness.report import environment, render_matrix, to_json
+    from tensorlint.harness.runner import load_case, run_case
+
+    settings = harness_settings(numpy_idiom)
+    results: list[CellResult] = []
+    errors = 0
+    for path in find_cases(paths or [DEFAULT_CASES]):
+        try:
+            results.extend(run_case(load_case(path, settings)))
+        except CaseError as error:
+            print(f"error: {error}", file=sys.stderr)
+            errors += 1
+        except Exception as error:  # a broken case file must not stop the run
+            print(f"error: {path}: {type(error).__name__}: {error}", file=sys.stderr)
+            errors += 1
+    sys.stdout.write(render_matrix(results))
+    if report is not None:
+        report.write_text(to_json(results, environment()), encoding="utf-8")
+    if errors:
+        return 2
+    return 1 if any(r.outcome == "failed" for r in results) else 0
