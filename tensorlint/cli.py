@@ -16,7 +16,7 @@ from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_fil
 from tensorlint.diagnostics import FileResult
 from tensorlint.engine.runner import RunOptions, run
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
-from tensorlint.reporters import text
+from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.rule import Rule, Settings
 
 EXIT_OK = 0
@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, help="pyproject.toml to use (default: found)")
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    check.add_argument(
+        "--output-format", choices=sorted(FORMATS), default="text", help="how to print findings"
     )
 
     harness = commands.add_parser(
@@ -110,7 +113,8 @@ def check(args: argparse.Namespace) -> int:
     results = run(paths, config, settings, options)
     if args.diff:
         sys.stdout.write(render_diff(results))
-    output = text.render(results, fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
+    report = ReportOptions(fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
+    output = FORMATS[args.output_format](results, report)
     (sys.stderr if args.diff else sys.stdout).write(output)
     if any(r.error for r in results):
         return EXIT_ERROR
