@@ -9,12 +9,16 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, Optional
 
-import libcst as cst
-
-from tensorlint.analysis.sites import ModuleAnalysis, Site
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.sites import ModuleAnalysis, Site
+else:
+    from tensorlint._lazy import libcst as cst
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _COMMENT = re.compile(r"#[^\r\n]*")

@@ -7,13 +7,14 @@ import gc
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import libcst as cst
-
-from tensorlint.analysis.sites import ModuleAnalysis
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.registry import ALL_RULES
 from tensorlint.rule import Rule, RuleContext, Settings
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class LintError(Exception):
@@ -81,6 +82,10 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic]:
+    import libcst as cst  # only once a file passes the prefilter
+
+    from tensorlint.analysis.sites import ModuleAnalysis
+
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:

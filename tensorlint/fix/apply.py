@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-import libcst as cst
-
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Position
 from tensorlint.engine.lint import lint_source
 from tensorlint.rule import Settings
@@ -91,6 +89,8 @@ def _conflicts(a: Edit, b: Edit) -> bool:
 
 
 def _parses(source: str) -> bool:
+    import libcst as cst
+
     try:
         cst.parse_module(source)
     except Exception:

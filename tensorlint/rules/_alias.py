@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from tensorlint.analysis.sites import Site
 from tensorlint.rule import RuleContext
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
 
 
 def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:

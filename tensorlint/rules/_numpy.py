@@ -8,13 +8,17 @@ the same pieces so that fixes on one call agree: the insertion before
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
-
-from tensorlint.analysis.sites import Site
 from tensorlint.diagnostics import Edit
 from tensorlint.rule import RuleContext
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.sites import Site
+else:
+    from tensorlint._lazy import libcst as cst
 
 DEVICE_CODE = "TL101"
 GRAD_CODE = "TL102"

@@ -1,14 +1,17 @@
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from tensorlint.analysis import ops
-from tensorlint.analysis.facts import CPU, NOGRAD, TENSOR
-from tensorlint.analysis.sites import Site
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _numpy
 
-_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.sites import Site
+else:
+    from tensorlint._lazy import libcst as cst
 
 
 class ImplicitTensorToArray(Rule):
@@ -57,6 +60,8 @@ class ImplicitTensorToArray(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
+        from tensorlint.analysis.facts import CPU, NOGRAD, TENSOR
+
         node = site.node
         assert isinstance(node, cst.Call)
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
@@ -70,7 +75,8 @@ class ImplicitTensorToArray(Rule):
         if not (cpu or detach):
             return
         text = ctx.analysis.code(arg).strip()
-        if not isinstance(arg, _ATOMS) and not arg.lpar:
+        atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+        if not isinstance(arg, atoms) and not arg.lpar:
             text = f"({text})"
         if ctx.settings.numpy_idiom == "force":
             converted = f"{text}.numpy(force=True)"

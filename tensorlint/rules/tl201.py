@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from tensorlint.analysis.sites import Site
+from typing import TYPE_CHECKING
+
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
 
 
 class FromNumpyWriteThrough(Rule):

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
-from tensorlint.analysis.sites import Site
+from typing import TYPE_CHECKING
+
 from tensorlint.rule import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
 
 
 class WriteToReadonlyArrayTensor(Rule):

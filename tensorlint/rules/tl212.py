@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from tensorlint.analysis.sites import Site
+from typing import TYPE_CHECKING
+
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
 
 
 class NumpySharedMemory(Rule):

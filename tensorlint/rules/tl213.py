@@ -1,11 +1,16 @@
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
-from tensorlint.analysis.facts import NDARRAY, is_cpu_device, keyword
-from tensorlint.analysis.sites import Site
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.sites import Site
+else:
+    from tensorlint._lazy import libcst as cst
 
 
 class AsTensorSharedMemory(Rule):
@@ -51,6 +56,8 @@ class AsTensorSharedMemory(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
+        from tensorlint.analysis.facts import NDARRAY, is_cpu_device, keyword
+
         node = site.node
         assert isinstance(node, cst.Call)
         if not node.args or NDARRAY not in site.facts(node.args[0].value):

@@ -1,12 +1,17 @@
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from tensorlint.analysis import ops
-from tensorlint.analysis.names import qualified_name
-from tensorlint.analysis.sites import Site
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.sites import Site
+else:
+    from tensorlint._lazy import libcst as cst
 
 
 class DataAttributeDetach(Rule):
@@ -66,6 +71,8 @@ class DataAttributeDetach(Rule):
 
 def _feeds_numpy(site: Site) -> bool:
     """Does the ``.data`` value flow straight into a NumPy conversion?"""
+    from tensorlint.analysis.names import qualified_name
+
     child: cst.CSTNode = site.node
     ancestors = site.candidate.ancestors
     i = len(ancestors) - 1
