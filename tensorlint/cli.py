@@ -14,6 +14,7 @@ from typing import Optional
 from tensorlint import __version__
 from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_file, load_config
 from tensorlint.diagnostics import FileResult
+from tensorlint.engine.cache import CACHE_DIR, Cache
 from tensorlint.engine.runner import RunOptions, run
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
@@ -61,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, help="pyproject.toml to use (default: found)")
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument(
+        "--jobs", type=int, metavar="N", help="worker processes (default: one per CPU)"
     )
     check.add_argument(
         "--output-format", choices=sorted(FORMATS), default="text", help="how to print findings"
@@ -110,7 +115,10 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
     options = RunOptions(fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff)
-    results = run(paths, config, settings, options)
+    cache = None
+    if not args.no_cache:
+        cache = Cache((config.root or Path.cwd()) / CACHE_DIR)
+    results = run(paths, config, settings, options, jobs=args.jobs, cache=cache)
     if args.diff:
         sys.stdout.write(render_diff(results))
     report = ReportOptions(fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from pickle import PicklingError
+from typing import Optional
 
 from tensorlint.config import Config, per_file_ignored_codes
 from tensorlint.diagnostics import FileResult
+from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover
-from tensorlint.engine.lint import LintError, lint_source
+from tensorlint.engine.lint import LintError, lint_source, plan_for
 from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
 from tensorlint.registry import matches
@@ -63,8 +69,71 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
 
 
+def _check_task(task: tuple[Path, Settings, RunOptions]) -> FileResult:
+    return check_file(*task)
+
+
+def _pool_size(jobs: Optional[int], tasks: int) -> int:
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    # a worker pays for importing LibCST; small batches are faster in-process
+    return max(1, min(workers, tasks // 4))
+
+
+def _map(tasks: list[tuple[Path, Settings, RunOptions]], jobs: Optional[int]) -> list[FileResult]:
+    workers = _pool_size(jobs, len(tasks))
+    if workers > 1:
+        try:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                return list(pool.map(_check_task, tasks, chunksize=4))
+        except (OSError, BrokenProcessPool, PicklingError):
+            pass  # no process pool here (sandbox, no /dev/shm): run serially
+    return [_check_task(task) for task in tasks]
+
+
 def run(
-    paths: Sequence[Path], config: Config, settings: Settings, options: RunOptions
+    paths: Sequence[Path],
+    config: Config,
+    settings: Settings,
+    options: RunOptions,
+    *,
+    jobs: Optional[int] = None,
+    cache: Optional[Cache] = None,
 ) -> list[FileResult]:
+    """Check every file under ``paths``; results in discovery order.
+
+    Cached findings are reused for unchanged files (a fix run only skips the
+    files cached as clean); files that cannot match are settled here from
+    their bytes; the rest go to a process pool when there are enough of them.
+    """
     files = discover(paths, config.exclude, config.root)
-    return [check_file(path, settings_for(path, config, settings), options) for path in files]
+    fixing = options.fix or options.diff
+    results: dict[int, FileResult] = {}
+    pending: list[tuple[int, tuple[Path, Settings, RunOptions]]] = []
+    for index, path in enumerate(files):
+        file_settings = settings_for(path, config, settings)
+        cached = cache.get(path, file_settings) if cache is not None else None
+        if cached is not None and not (fixing and cached):
+            results[index] = FileResult(str(path), cached)
+            continue
+        if not fixing and not _may_match(path, file_settings):
+            results[index] = FileResult(str(path))
+            if cache is not None:
+                cache.put(path, file_settings, ())
+            continue
+        pending.append((index, (path, file_settings, options)))
+    for (index, task), result in zip(pending, _map([t for _, t in pending], jobs)):
+        results[index] = result
+        if cache is not None and result.error is None and result.fixed_source is None:
+            cache.put(task[0], task[1], result.diagnostics)
+    if cache is not None:
+        cache.save()
+    return [results[index] for index in range(len(files))]
+
+
+def _may_match(path: Path, settings: Settings) -> bool:
+    """The prefilter, from the file's bytes (errors go to the full check)."""
+    try:
+        text = read_source(path).text
+    except SourceReadError:
+        return True
+    return plan_for(settings).may_match(text, settings)

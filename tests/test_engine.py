@@ -1,0 +1,93 @@
+"""The engine: cache and process pool change the speed, never the findings."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tensorlint.config import Config
+from tensorlint.engine.cache import Cache
+from tensorlint.engine.runner import RunOptions, run
+from tensorlint.registry import select
+from tensorlint.rule import Settings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SETTINGS = Settings(enabled=select(strict=True))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    for folder in sorted(FIXTURES.glob("TL*")):
+        for case in sorted(folder.glob("*.py")):
+            if not case.name.endswith(".fixed.py"):
+                target = root / folder.name / case.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(case, target)
+    return root
+
+
+def _findings(results: list) -> list:  # type: ignore[type-arg]
+    return [(r.path, r.diagnostics, r.error) for r in results]
+
+
+def test_parallel_and_serial_runs_find_the_same_in_the_same_order(tree: Path) -> None:
+    serial = run([tree], Config(), SETTINGS, RunOptions(), jobs=1)
+    parallel = run([tree], Config(), SETTINGS, RunOptions(), jobs=2)
+    assert sum(len(r.diagnostics) for r in serial) > 100
+    assert _findings(parallel) == _findings(serial)
+
+
+def test_a_warm_cache_serves_the_same_findings(tree: Path, tmp_path: Path) -> None:
+    fresh = run([tree], Config(), SETTINGS, RunOptions(), jobs=1)
+    cold = run([tree], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    warm_cache = Cache(tmp_path / "c")
+    assert len(warm_cache.entries) == len(fresh)
+    warm = run([tree], Config(), SETTINGS, RunOptions(), cache=warm_cache)
+    assert _findings(cold) == _findings(fresh) == _findings(warm)
+    assert (tmp_path / "c" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_a_changed_file_is_never_served_from_the_cache(tree: Path, tmp_path: Path) -> None:
+    path = tree / "TL101" / "fire_runtime_unknown_device.py"
+    run([path], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    stat = path.stat()
+    text = path.read_text().replace("return t.numpy()", "return t.cpu().detach().numpy().sum()")
+    path.write_text(text)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same mtime, new content
+    (result,) = run([path], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    assert result.diagnostics == ()
+
+
+def test_a_touched_but_unchanged_file_is_a_hit_and_other_settings_miss(
+    tree: Path, tmp_path: Path
+) -> None:
+    path = tree / "TL101" / "fire_runtime_unknown_device.py"
+    (first,) = run([path], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    os.utime(path, None)
+    cache = Cache(tmp_path / "c")
+    assert cache.get(path, SETTINGS) == first.diagnostics
+    assert cache.get(path, Settings(enabled=frozenset({"TL102"}))) is None
+
+
+def test_a_corrupt_cache_is_ignored(tree: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "c"
+    run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    for file in directory.glob("*.pickle"):
+        file.write_bytes(b"not a pickle")
+    results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    assert any(r.diagnostics for r in results)
+
+
+def test_fix_runs_skip_files_cached_as_clean_but_fix_the_others(tree: Path, tmp_path: Path) -> None:
+    folder = tree / "TL101"
+    run([folder], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    fixed = run([folder], Config(), SETTINGS, RunOptions(fix=True), cache=Cache(tmp_path / "c"))
+    assert sum(len(r.fixes_applied) for r in fixed) > 10
+    again = run([folder], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    assert not [
+        d for r in again for d in r.diagnostics if d.fix and d.fix.applicability.value == "safe"
+    ]
