@@ -98,8 +98,7 @@ class RuleContext:
     def start(self, node: cst.CSTNode) -> Position:
         """Where ``node`` starts, its own parentheses included."""
         lpar = getattr(node, "lpar", None)
-        span = self.analysis.range(lpar[0] if lpar else node)
-        return Position(span.start.line, span.start.column)
+        return Position(*self.analysis.start(lpar[0] if lpar else node))
 
     def end(self, node: cst.CSTNode) -> Position:
         """Where ``node`` ends, its own parentheses included.
@@ -108,8 +107,7 @@ class RuleContext:
         would land inside them (``(a + b.cpu())``).
         """
         rpar = getattr(node, "rpar", None)
-        span = self.analysis.range(rpar[-1] if rpar else node)
-        return Position(span.end.line, span.end.column)
+        return Position(*self.analysis.end(rpar[-1] if rpar else node))
 
     def insert_after(self, node: cst.CSTNode, text: str) -> Edit:
         end = self.end(node)

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Optional, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.facts import (
@@ -24,18 +23,22 @@ from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.function import FunctionAnalysis, Owner
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.positions import Positions
 
 
 class ModuleAnalysis:
     """Everything known about one parsed module; computed lazily."""
 
-    def __init__(self, module: cst.Module, *, assume_torch: bool = False) -> None:
+    def __init__(
+        self, module: cst.Module, source: Optional[str] = None, *, assume_torch: bool = False
+    ) -> None:
         self.module = module
+        self.source = module.code if source is None else source
         self.index: ModuleIndex = build_index(module)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
-        self._positions: Optional[dict[cst.CSTNode, CodeRange]] = None
+        self._positions: Optional[Positions] = None
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
@@ -63,14 +66,20 @@ class ModuleAnalysis:
             self._functions[id(owner)] = analysis
         return analysis
 
-    def range(self, node: cst.CSTNode) -> CodeRange:
+    @property
+    def positions(self) -> Positions:
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = dict(wrapper.resolve(PositionProvider))
-        return self._positions[node]
+            self._positions = Positions(self.module, self.source)
+        return self._positions
+
+    def start(self, node: cst.CSTNode) -> tuple[int, int]:
+        return self.positions.start(node)
+
+    def end(self, node: cst.CSTNode) -> tuple[int, int]:
+        return self.positions.end(node)
 
     def line(self, node: cst.CSTNode) -> int:
-        return self.range(node).start.line
+        return self.positions.start(node)[0]
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -92,7 +92,7 @@ def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic
         raise LintError(_syntax_message(source, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting
         raise LintError(f"cannot parse: {type(error).__name__}") from None
-    analysis = ModuleAnalysis(module, assume_torch=settings.assume_torch)
+    analysis = ModuleAnalysis(module, source, assume_torch=settings.assume_torch)
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():
         for rule in plan.by_kind.get(site.kind, ()):
