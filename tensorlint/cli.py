@@ -15,7 +15,16 @@ from tensorlint import __version__
 from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_file, load_config
 from tensorlint.diagnostics import FileResult
 from tensorlint.engine.cache import CACHE_DIR, Cache
-from tensorlint.engine.runner import RunOptions, run
+from tensorlint.engine.progress import Progress, wanted
+from tensorlint.engine.runner import (
+    RunOptions,
+    _notebook_result,
+    check_text,
+    run,
+    settings_for,
+)
+from tensorlint.notebook import NotebookError
+from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.rule import Rule, Settings
@@ -62,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", type=Path, help="pyproject.toml to use (default: found)")
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="read the source from stdin and report it as PATH (with --fix: fixed code to stdout)",
     )
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument(
@@ -115,14 +129,55 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
     options = RunOptions(fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff)
+    if args.stdin_filename:
+        return check_stdin(Path(args.stdin_filename), config, settings, options, args)
     cache = None
     if not args.no_cache:
         cache = Cache((config.root or Path.cwd()) / CACHE_DIR)
-    results = run(paths, config, settings, options, jobs=args.jobs, cache=cache)
+    progress = None
+    if (args.fix or args.diff) and args.output_format == "text" and wanted(sys.stderr):
+        progress = Progress(sys.stderr)
+    try:
+        results = run(
+            paths, config, settings, options, jobs=args.jobs, cache=cache, progress=progress
+        )
+    finally:
+        if progress is not None:
+            progress.close()
+    return report(results, args)
+
+
+def check_stdin(
+    name: Path, config: Config, settings: Settings, options: RunOptions, args: argparse.Namespace
+) -> int:
+    """An editor's buffer: findings for it, or with ``--fix`` its fixed text on stdout."""
+    text = sys.stdin.read()
+    file_settings = settings_for(name, config, settings)
+    notebook = None
+    if name.suffix == ".ipynb":
+        try:
+            notebook = load_notebook(text)
+        except NotebookError as error:
+            print(f"error: {name}: {error}", file=sys.stderr)
+            return EXIT_ERROR
+    result = check_text(str(name), notebook.python if notebook else text, file_settings, options)
+    if notebook is not None:
+        result = _notebook_result(result, notebook, text)
+    if args.fix and not args.diff:
+        sys.stdout.write(result.fixed_source if result.fixed_source is not None else text)
+        sys.stdout = sys.stderr  # the report goes to stderr, after the code
+        try:
+            return report([result], args)
+        finally:
+            sys.stdout = sys.__stdout__
+    return report([result], args)
+
+
+def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(render_diff(results))
-    report = ReportOptions(fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
-    output = FORMATS[args.output_format](results, report)
+    options = ReportOptions(fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
+    output = FORMATS[args.output_format](results, options)
     (sys.stderr if args.diff else sys.stdout).write(output)
     if any(r.error for r in results):
         return EXIT_ERROR

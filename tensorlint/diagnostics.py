@@ -59,6 +59,9 @@ class Diagnostic:
     start: Position
     end: Position
     fix: Optional[Fix] = None
+    #: for notebooks: the 1-based code cell; ``start``/``end`` lines are then
+    #: lines within that cell
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,9 @@ def test_fix_rewrites_safe_findings_only(
     assert grad.read_text() == GRAD.replace("model(x).numpy()", "model(x).cpu().detach().numpy()")
     assert wt.read_text() == WRITE_THROUGH
     assert code == 1  # the unsafe one is left
-    assert "Fixed 2 findings (1 remaining)." in out
+    assert "Scanned 2 files; changed 1 file." in out
+    assert "Fixed 2 findings (TL101 1, TL102 1); 1 remaining." in out
+    assert "1 unsafe fix held back" in out and "--fix --unsafe-fixes" in out
 
 
 def test_unsafe_fixes_rewrite_the_rest_and_a_second_run_is_clean(
@@ -318,3 +320,37 @@ def test_files_that_cannot_match_are_checked_without_importing_libcst(tmp_path: 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_stdin_filename_checks_a_buffer_and_fix_prints_the_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(GRAD))
+    code, out, _ = run(["check", "--stdin-filename", str(tmp_path / "buf.py")], capsys)
+    assert code == 1 and f"{tmp_path / 'buf.py'}:5:12: TL101" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO(GRAD))
+    code, out, err = run(["check", "--fix", "--stdin-filename", str(tmp_path / "buf.py")], capsys)
+    assert out == GRAD.replace("model(x).numpy()", "model(x).cpu().detach().numpy()")
+    assert "Fixed 2 findings" in err
+    assert not (tmp_path / "buf.py").exists()
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from tensorlint.engine.progress import Progress, wanted
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    assert wanted(Tty()) and not wanted(io.StringIO())
+    monkeypatch.setenv("CI", "true")
+    assert not wanted(Tty())
+    stream = Tty()
+    bar = Progress(stream)
+    bar(5, 10)
+    assert "5/10 files" in stream.getvalue()

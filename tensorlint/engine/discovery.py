@@ -1,4 +1,4 @@
-"""Find the Python files to check.
+"""Find the Python files (and Jupyter notebooks) to check.
 
 Directories are walked with :func:`os.scandir` (symlinked directories are not
 followed). A walk skips the names in :data:`DEFAULT_EXCLUDES`, paths matching
@@ -22,6 +22,9 @@ from tensorlint.config import path_matches
 __all__ = ["DEFAULT_EXCLUDES", "GitIgnoreRule", "discover", "parse_gitignore"]
 
 #: Directory and file names never walked into.
+#: File endings a directory walk collects: Python sources and notebooks.
+SOURCE_SUFFIXES = (".py", ".ipynb")
+
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",
     ".hg",
@@ -270,7 +273,7 @@ def _walk(
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if not is_dir and not name.endswith(".py"):
+            if not is_dir and not name.endswith(SOURCE_SUFFIXES):
                 continue
             git_path = _join(git_prefix, name)
             if rules and _is_ignored(rules, git_path, is_dir):

@@ -10,15 +10,17 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from pickle import PicklingError
-from typing import Optional
+from typing import Callable, Optional
 
 from tensorlint.config import Config, per_file_ignored_codes
-from tensorlint.diagnostics import FileResult
+from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover
 from tensorlint.engine.lint import LintError, lint_source, plan_for
 from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
+from tensorlint.notebook import Notebook, NotebookError
+from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import matches
 from tensorlint.rule import Settings
 
@@ -44,29 +46,70 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
         source = read_source(path)
     except SourceReadError as error:
         return FileResult(name, error=str(error))
+    notebook: Optional[Notebook] = None
+    text = source.text
+    if path.suffix == ".ipynb":
+        try:
+            notebook = load_notebook(source.text)
+        except NotebookError as error:
+            return FileResult(name, error=f"{name}: {error}")
+        text = notebook.python
+    try:
+        result = check_text(name, text, settings, options)
+        if notebook is not None:
+            result = _notebook_result(result, notebook, source.text)
+        if result.fixed_source is not None and options.fix and not options.diff:
+            write_atomic(path, source, result.fixed_source)
+        return result
+    except OSError as error:
+        return FileResult(name, error=f"{name}: cannot write: {error.strerror or error}")
+
+
+def check_text(name: str, text: str, settings: Settings, options: RunOptions) -> FileResult:
+    """Lint (and with ``fix``/``diff``, fix) one source text; never raises."""
     try:
         if not (options.fix or options.diff):
-            return FileResult(name, tuple(lint_source(source.text, settings)))
-        outcome = fix_source(source.text, settings, unsafe=options.unsafe_fixes)
-        changed = outcome.source != source.text
+            return FileResult(name, tuple(lint_source(text, settings)))
+        outcome = fix_source(text, settings, unsafe=options.unsafe_fixes)
+        changed = outcome.source != text
         problem = "; ".join(outcome.dropped) if outcome.dropped else outcome.error
-        if changed and options.fix and not options.diff:
-            write_atomic(path, source, outcome.source)
         applied = tuple(code for code, n in sorted(outcome.applied.items()) for _ in range(n))
         return FileResult(
             name,
             tuple(outcome.remaining),
             error=f"{name}: {problem}" if problem else None,
             fixed_source=outcome.source if changed else None,
-            original_source=source.text if changed else None,
+            original_source=text if changed else None,
             fixes_applied=applied,
         )
     except LintError as error:
         return FileResult(name, error=f"{name}: {error}")
-    except OSError as error:
-        return FileResult(name, error=f"{name}: cannot write: {error.strerror or error}")
     except Exception as error:  # a bug in tensorlint must not stop the run
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
+
+
+def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> FileResult:
+    """Findings at (cell, line in cell); fixes written back into the JSON."""
+
+    def move(diagnostic: Diagnostic) -> Diagnostic:
+        cell, line = notebook.locate(diagnostic.start.line)
+        end_line = line + diagnostic.end.line - diagnostic.start.line
+        return dataclasses.replace(
+            diagnostic,
+            start=Position(line, diagnostic.start.column),
+            end=Position(end_line, diagnostic.end.column),
+            cell=cell,
+        )
+
+    fixed = None
+    if result.fixed_source is not None:
+        fixed = notebook.with_python(result.fixed_source)
+    return dataclasses.replace(
+        result,
+        diagnostics=tuple(move(d) for d in result.diagnostics),
+        fixed_source=fixed,
+        original_source=original if fixed is not None else None,
+    )
 
 
 def _check_task(task: tuple[Path, Settings, RunOptions]) -> FileResult:
@@ -79,15 +122,31 @@ def _pool_size(jobs: Optional[int], tasks: int) -> int:
     return max(1, min(workers, tasks // 4))
 
 
-def _map(tasks: list[tuple[Path, Settings, RunOptions]], jobs: Optional[int]) -> list[FileResult]:
+Callback = Callable[[int, int], None]
+
+
+def _map(
+    tasks: list[tuple[Path, Settings, RunOptions]],
+    jobs: Optional[int],
+    progress: Optional[Callback] = None,
+) -> list[FileResult]:
     workers = _pool_size(jobs, len(tasks))
+    results: list[FileResult] = []
     if workers > 1:
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                return list(pool.map(_check_task, tasks, chunksize=4))
+                for result in pool.map(_check_task, tasks, chunksize=4):
+                    results.append(result)
+                    if progress is not None:
+                        progress(len(results), len(tasks))
+                return results
         except (OSError, BrokenProcessPool, PicklingError):
-            pass  # no process pool here (sandbox, no /dev/shm): run serially
-    return [_check_task(task) for task in tasks]
+            results = []  # no process pool here (sandbox, no /dev/shm): run serially
+    for task in tasks:
+        results.append(_check_task(task))
+        if progress is not None:
+            progress(len(results), len(tasks))
+    return results
 
 
 def run(
@@ -98,6 +157,7 @@ def run(
     *,
     jobs: Optional[int] = None,
     cache: Optional[Cache] = None,
+    progress: Optional[Callback] = None,
 ) -> list[FileResult]:
     """Check every file under ``paths``; results in discovery order.
 
@@ -121,7 +181,8 @@ def run(
                 cache.put(path, file_settings, ())
             continue
         pending.append((index, (path, file_settings, options)))
-    for (index, task), result in zip(pending, _map([t for _, t in pending], jobs)):
+    done = _map([t for _, t in pending], jobs, progress)
+    for (index, task), result in zip(pending, done):
         results[index] = result
         if cache is not None and result.error is None and result.fixed_source is None:
             cache.put(task[0], task[1], result.diagnostics)
@@ -132,6 +193,8 @@ def run(
 
 def _may_match(path: Path, settings: Settings) -> bool:
     """The prefilter, from the file's bytes (errors go to the full check)."""
+    if path.suffix == ".ipynb":
+        return True  # the full check validates the JSON (and still skips the parse)
     try:
         text = read_source(path).text
     except SourceReadError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from tensorlint.diagnostics import Applicability, FileResult
@@ -23,12 +24,46 @@ def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool 
                 elif d.fix.applicability is Applicability.UNSAFE:
                     hidden += 1
                     marker = " [*]" if unsafe else ""
-            line = f"{result.path}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
+            where = f"{result.path}:cell {d.cell}" if d.cell is not None else result.path
+            line = f"{where}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
             lines.append(line + marker)
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
-    lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe, errors))
+    if fixing:
+        lines.extend(migration_summary(results, hidden, unsafe))
+    else:
+        lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe, errors))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def migration_summary(results: Sequence[FileResult], hidden: int, unsafe: bool) -> list[str]:
+    """What a fix run did: the report a codemod migration is judged by."""
+    per_rule = Counter(code for r in results for code in r.fixes_applied)
+    changed = sum(1 for r in results if r.fixed_source is not None)
+    remaining = sum(len(r.diagnostics) for r in results)
+    errors = sum(1 for r in results if r.error)
+    fixed = sum(per_rule.values())
+    out = [f"Scanned {_count(len(results), 'file')}; changed {_count(changed, 'file')}."]
+    if fixed:
+        detail = ", ".join(f"{code} {n}" for code, n in sorted(per_rule.items()))
+        out.append(f"Fixed {_count(fixed, 'finding')} ({detail}); {remaining} remaining.")
+    elif remaining:
+        out.append(f"Nothing fixed; {_count(remaining, 'finding')} remaining.")
+    else:
+        out.append("All checks passed!")
+    if hidden and not unsafe:
+        out.append(
+            f"{_count(hidden, 'unsafe fix', 'unsafe fixes')} held back: they change what the "
+            "program does; review them with `--diff --unsafe-fixes`, apply with "
+            "`--fix --unsafe-fixes`."
+        )
+    if errors:
+        out.append(f"{_count(errors, 'file')} could not be checked or fixed (listed above).")
+    return out
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def summary(

@@ -1,0 +1,122 @@
+"""Jupyter notebooks: lint the code cells as one module, write fixes back.
+
+Code cells are joined into one Python text, one cell after another, so the
+analysis sees imports made in earlier cells. IPython syntax is masked line by
+line with a comment of the same length class (``%timeit f()``, ``!pip
+install``, ``x?``), and cell magics (``%%bash``) mask the whole cell, so line
+numbers stay the same and the parser never sees them. Fixes never add or
+remove lines, so the fixed text splits back into the same cells; only the
+``source`` of changed cells is replaced, and the JSON keeps its key order,
+indentation and trailing newline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_MAGIC = re.compile(r"^\s*(%|!|\?)|\?\s*$")
+_MASK = "# tensorlint: ipython "
+
+
+class NotebookError(Exception):
+    """A notebook that is not valid JSON or not a notebook; one line."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    index: int  #: position among all cells, 0-based
+    number: int  #: 1-based count among code cells, as shown to users
+    first_line: int  #: 1-based line of the cell in the joined text
+    lines: tuple[str, ...]  #: the cell's original lines, newline-terminated
+    masked: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class Notebook:
+    data: dict[str, Any]
+    cells: tuple[Cell, ...]
+    indent: int
+    trailing_newline: bool
+
+    @property
+    def python(self) -> str:
+        parts: list[str] = []
+        for cell in self.cells:
+            for line, masked in zip(cell.lines, cell.masked):
+                parts.append(_mask(line) if masked else line)
+        return "".join(parts)
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(code cell number, line within that cell) of a line of the joined text."""
+        for cell in reversed(self.cells):
+            if line >= cell.first_line:
+                return cell.number, line - cell.first_line + 1
+        return 1, line
+
+    def with_python(self, text: str) -> str:
+        """The notebook's JSON text with the cells' sources taken from ``text``."""
+        lines = text.splitlines(keepends=True)
+        cells = self.data["cells"]
+        for cell in self.cells:
+            start = cell.first_line - 1
+            new = lines[start : start + len(cell.lines)]
+            restored = [
+                old if masked else _same_ending(old, fresh)
+                for old, fresh, masked in zip(cell.lines, new, cell.masked)
+            ]
+            original = cells[cell.index]["source"]
+            joined = "".join(restored)
+            if isinstance(original, list):
+                if original and not original[-1].endswith("\n") and joined.endswith("\n"):
+                    joined = joined[:-1]
+                cells[cell.index]["source"] = joined.splitlines(keepends=True)
+            else:
+                cells[cell.index]["source"] = joined[:-1] if not original.endswith("\n") else joined
+        out = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
+        return out + ("\n" if self.trailing_newline else "")
+
+
+def _mask(line: str) -> str:
+    body = line.rstrip("\r\n")
+    return _MASK + body.lstrip() + line[len(body) :]
+
+
+def _same_ending(old: str, new: str) -> str:
+    ending = old[len(old.rstrip("\r\n")) :]
+    return new.rstrip("\r\n") + ending
+
+
+def _indent_of(text: str) -> int:
+    match = re.search(r"\n( +)\"", text)
+    return len(match.group(1)) if match else 1
+
+
+def load(text: str) -> Notebook:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not valid JSON (line {error.lineno}: {error.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("not a notebook (no 'cells' list)")
+    cells: list[Cell] = []
+    line = 1
+    number = 0
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        source = cell.get("source", "")
+        text_source = "".join(source) if isinstance(source, list) else str(source)
+        lines = text_source.splitlines(keepends=True)
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += "\n"
+        if not lines:
+            lines = ["\n"]
+        whole = bool(lines) and lines[0].lstrip().startswith("%%")
+        masked = tuple(whole or bool(_MAGIC.search(item.rstrip("\r\n"))) for item in lines)
+        cells.append(Cell(index, number, line, tuple(lines), masked))
+        line += len(lines)
+    return Notebook(data, tuple(cells), _indent_of(text), text.endswith("\n"))
