@@ -111,11 +111,22 @@ def annotation_facts(annotation: Optional[cst.BaseExpression], scope: Scope) -> 
     return EMPTY
 
 
-class FactEvaluator:
-    """Computes the facts of expressions against an environment."""
+#: Facts of ``self.<name>`` attributes, by name, for the class of a method.
+AttributeFacts = Mapping[str, Facts]
 
-    def __init__(self, scope: Scope) -> None:
+
+class FactEvaluator:
+    """Computes the facts of expressions against an environment.
+
+    ``attributes`` holds what every assignment in the class says about
+    ``self.<name>`` (see ``class_attribute_facts``); the method's first
+    parameter is ``self``.
+    """
+
+    def __init__(self, scope: Scope, attributes: Optional[AttributeFacts] = None) -> None:
         self.scope = scope
+        self.attributes = attributes or {}
+        self.self_name = self_name(scope) if attributes else None
 
     def expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         if isinstance(node, cst.Name):
@@ -129,6 +140,13 @@ class FactEvaluator:
             key = dotted_name(node)
             if key is not None and key in env:
                 return env[key]
+            if (
+                self.self_name is not None
+                and isinstance(node.value, cst.Name)
+                and node.value.value == self.self_name
+                and node.attr.value in self.attributes
+            ):
+                return self.attributes[node.attr.value]
             attr = node.attr.value
             if attr in ("data", "grad"):
                 return (self.expr(node.value, env) & CARRY) | {NOGRAD}
@@ -267,6 +285,20 @@ class FactEvaluator:
                     continue
             facts.discard(CPU)
         return frozenset(facts)
+
+
+def self_name(scope: Scope) -> Optional[str]:
+    """The first parameter of a method (``self``), if ``scope`` is one."""
+    node = scope.node
+    if not isinstance(node, cst.FunctionDef) or scope.parent is None:
+        return None
+    if scope.parent.kind != "class" or any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        for d in node.decorators
+    ):
+        return None
+    params = [*node.params.posonly_params, *node.params.params]
+    return params[0].name.value if params else None
 
 
 def grad_mode(expr: cst.BaseExpression, scope: Scope) -> Optional[bool]:

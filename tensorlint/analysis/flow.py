@@ -25,6 +25,7 @@ from tensorlint.analysis.facts import (
     NOGRAD,
     OTHER,
     TENSOR,
+    AttributeFacts,
     Env,
     FactEvaluator,
     Facts,
@@ -58,8 +59,10 @@ def owner_body(owner: cst.CSTNode) -> Body:
 
 
 class FactsWalker:
-    def __init__(self, scope: Scope, wanted: set[int]) -> None:
-        self.evaluator = FactEvaluator(scope)
+    def __init__(
+        self, scope: Scope, wanted: set[int], attributes: Optional[AttributeFacts] = None
+    ) -> None:
+        self.evaluator = FactEvaluator(scope, attributes)
         self.scope = scope
         self.wanted = wanted
         self.snapshots: dict[int, Env] = {}

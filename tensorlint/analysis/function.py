@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Optional, Union
 
 import libcst as cst
 
-from tensorlint.analysis.facts import Env
+from tensorlint.analysis.facts import AttributeFacts, Env, Facts, self_name
 from tensorlint.analysis.flow import (
     Conversion,
     Event,
@@ -16,6 +17,7 @@ from tensorlint.analysis.flow import (
     owner_body,
 )
 from tensorlint.analysis.names import Scope
+from tensorlint.analysis.walk import children
 
 Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
 
@@ -23,9 +25,16 @@ Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
 class FunctionAnalysis:
     """Facts and memory events of one function (or module or class) body."""
 
-    def __init__(self, owner: Owner, scope: Scope, wanted: set[int]) -> None:
+    def __init__(
+        self,
+        owner: Owner,
+        scope: Scope,
+        wanted: set[int],
+        attributes: Optional[AttributeFacts] = None,
+    ) -> None:
         self.owner = owner
         self.scope = scope
+        self.attributes = attributes
         self._wanted = wanted
         self._snapshots: Optional[dict[int, Env]] = None
         self._log: Optional[EventLog] = None
@@ -33,7 +42,7 @@ class FunctionAnalysis:
     @property
     def snapshots(self) -> dict[int, Env]:
         if self._snapshots is None:
-            walker = FactsWalker(self.scope, self._wanted)
+            walker = FactsWalker(self.scope, self._wanted, self.attributes)
             walker.run(owner_body(self.owner), {})
             self._snapshots = walker.snapshots
         return self._snapshots
@@ -112,3 +121,56 @@ class FunctionAnalysis:
             if storage in held and holder.name is not None:
                 return f"the value kept in `{holder.name}`"
         return "the converted value"
+
+
+def class_attribute_facts(
+    node: cst.ClassDef, scopes: Mapping[cst.CSTNode, Scope]
+) -> dict[str, Facts]:
+    """What holds for ``self.<name>`` after every method that assigns it.
+
+    Each method is walked like any function (so ``self.x = np.load(p)`` then
+    ``self.x = torch.from_numpy(self.x)`` ends as a CPU tensor); an attribute
+    keeps only the facts every assigning method agrees on, and one assignment
+    the walk cannot explain leaves it unknown. Assignments from outside the
+    class are not seen: the price of looking at one class at a time.
+    """
+    found: dict[str, Facts] = {}
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for item in body:
+        if not isinstance(item, cst.FunctionDef) or item not in scopes:
+            continue
+        scope = scopes[item]
+        me = self_name(scope)
+        if me is None:
+            continue
+        assigned = _assigned_attributes(item, me)
+        if not assigned:
+            continue
+        final = FactsWalker(scope, set()).run(owner_body(item), {})
+        for name in assigned:
+            facts = final.get(f"{me}.{name}", frozenset())
+            found[name] = found[name] & facts if name in found else facts
+    return {name: facts for name, facts in found.items() if facts}
+
+
+def _assigned_attributes(method: cst.FunctionDef, me: str) -> set[str]:
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [method.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        targets: list[cst.BaseExpression] = []
+        if isinstance(current, cst.Assign):
+            targets = [t.target for t in current.targets]
+        elif isinstance(current, cst.AnnAssign):
+            targets = [current.target]
+        for target in targets:
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == me
+            ):
+                names.add(target.attr.value)
+        stack.extend(children(current))
+    return names

@@ -20,7 +20,7 @@ from tensorlint.analysis.facts import (
     keyword,
 )
 from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
-from tensorlint.analysis.function import FunctionAnalysis, Owner
+from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.positions import Positions
@@ -39,6 +39,7 @@ class ModuleAnalysis:
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
         self._positions: Optional[Positions] = None
+        self._classes: dict[int, dict[str, Facts]] = {}
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
@@ -58,11 +59,24 @@ class ModuleAnalysis:
             if site.kind:
                 yield site
 
+    def attributes_for(self, scope: Scope) -> Optional[dict[str, Facts]]:
+        """Facts of ``self.<name>`` when ``scope`` is a method (else None)."""
+        parent = scope.parent
+        if parent is None or parent.kind != "class" or not isinstance(parent.node, cst.ClassDef):
+            return None
+        found = self._classes.get(id(parent.node))
+        if found is None:
+            found = class_attribute_facts(parent.node, self.index.scopes)
+            self._classes[id(parent.node)] = found
+        return found
+
     def function(self, owner: Owner) -> FunctionAnalysis:
         analysis = self._functions.get(id(owner))
         if analysis is None:
             scope = self.index.scopes[owner]
-            analysis = FunctionAnalysis(owner, scope, self._wanted.get(id(owner), set()))
+            analysis = FunctionAnalysis(
+                owner, scope, self._wanted.get(id(owner), set()), self.attributes_for(scope)
+            )
             self._functions[id(owner)] = analysis
         return analysis
 
@@ -131,7 +145,8 @@ class Site:
     def facts(self, expr: cst.BaseExpression) -> Facts:
         """The provenance facts of ``expr`` where this site evaluates it."""
         env = self.function.env_at(self.candidate.ancestors)
-        return FactEvaluator(self.scope).expr(expr, env)
+        function = self.function
+        return FactEvaluator(self.scope, function.attributes).expr(expr, env)
 
     @property
     def conversion(self) -> Optional[Conversion]:
