@@ -378,3 +378,36 @@ def test_zero_copy_and_read_only_sources(source: str, zero_copy: bool, readonly:
     function = found.function  # type: ignore[attr-defined]
     assert function.source_is_zero_copy(conversion) is zero_copy
     assert function.source_is_readonly(conversion) is readonly
+
+
+@pytest.mark.parametrize(
+    ("init", "other", "facts"),
+    [
+        ("self.t = torch.from_numpy(a)", "", {CPU, NOGRAD, TENSOR}),
+        (
+            "self.t = np.load(p)\n        self.t = torch.from_numpy(self.t)",
+            "",
+            {CPU, NOGRAD, TENSOR},
+        ),
+        ("self.t = torch.zeros(3)", "self.t = x", set()),
+        ("self.t = torch.zeros(3)", "self.t = torch.ones(3).cuda()", {NOGRAD, TENSOR}),
+        ("if a:\n            self.t = torch.zeros(3)", "", set()),
+    ],
+    ids=["one-assignment", "rebound-in-init", "unknown-elsewhere", "device-elsewhere", "branch"],
+)
+def test_attribute_facts_are_what_every_assigning_method_agrees_on(
+    init: str, other: str, facts: set[str]
+) -> None:
+    code = f"""
+import numpy as np
+import torch
+class Holder:
+    def __init__(self, a, p):
+        {init}
+    def set(self, x):
+        {other or "pass"}
+    def host(self):
+        return self.t.numpy()
+"""
+    found = site(code, "self.t.numpy()")
+    assert found.facts(found.receiver) == facts
