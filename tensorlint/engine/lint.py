@@ -26,13 +26,13 @@ class Plan:
     """The rules to run for a settings value, and their prefilter."""
 
     rules: tuple[Rule, ...]
-    triggers: tuple[bytes, ...]
+    triggers: tuple[str, ...]
     by_kind: dict[str, tuple[Rule, ...]]
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Plan:
         rules = tuple(r() for r in ALL_RULES if r.CODE in settings.enabled)
-        triggers = tuple(sorted({t for r in rules for t in r.TRIGGERS}))
+        triggers = tuple(sorted({t.decode() for r in rules for t in r.TRIGGERS}))
         kinds: dict[str, list[Rule]] = {}
         for rule in rules:
             for kind in rule.KINDS:
@@ -40,14 +40,22 @@ class Plan:
         return cls(rules, triggers, {k: tuple(v) for k, v in kinds.items()})
 
     def may_match(self, source: str, settings: Settings) -> bool:
-        """Can this text produce any finding? (No parse: a substring scan.)"""
+        """Can this text produce any finding? (No parse: a scan of the text.)
+
+        Every rule needs torch imported (``.numpy()`` receivers count as torch
+        only then, unless ``assume-torch``; conversions must resolve to
+        ``torch.*``), and one of the enabled rules' trigger strings.
+        """
         if not self.rules:
             return False
-        data = source.encode("utf-8", "surrogatepass")
-        if not settings.assume_torch and b"torch" not in data:
+        if not any(trigger in source for trigger in self.triggers):
             return False
-        return any(trigger in data for trigger in self.triggers)
+        return settings.assume_torch or _TORCH_IMPORT.search(source) is not None
 
+
+#: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
+#: ``import numpy as np, torch``: any import naming the torch package.
+_TORCH_IMPORT = re.compile(r"\bimport\b[^\n]*\btorch\b|\bfrom[ \t]+torch\b")
 
 _PLANS: dict[Settings, Plan] = {}
 
