@@ -313,6 +313,7 @@ def test_check_does_not_import_torch_or_numpy(tmp_path: Path) -> None:
 def test_files_that_cannot_match_are_checked_without_importing_libcst(tmp_path: Path) -> None:
     write(tmp_path, "plain.py", "import os\n\nprint(os.sep)\n")
     write(tmp_path, "torchy.py", "import torch\n\nx = torch.ones(2)\n")
+    write(tmp_path, "data.py", "NAMES = ['blowtorch', 'array(of) things', 'x.numpy()']\n")
     code = (
         "import sys\nfrom tensorlint.cli import main\n"
         f"assert main(['check', {str(tmp_path)!r}]) == 0\n"

@@ -1,7 +1,9 @@
 """Reporters are pure functions of the results: ``render(results, options) -> str``.
 
 ``FORMATS`` is the one list of output formats; ``--output-format`` offers its
-keys.
+keys. ``text`` is for people; ``json``, ``sarif``, ``github`` and ``junit`` are
+for CI (see the README, section *CI output formats*). Each is imported only
+when used.
 """
 
 from __future__ import annotations
@@ -28,4 +30,34 @@ def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
     return text.render(results, fixing=options.fixing, unsafe=options.unsafe)
 
 
-FORMATS: dict[str, Renderer] = {"text": _text}
+def _json(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import json
+
+    return json.render(results, options)
+
+
+def _sarif(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import sarif
+
+    return sarif.render(results, options)
+
+
+def _github(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import github
+
+    return github.render(results, options)
+
+
+def _junit(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import junit
+
+    return junit.render(results, options)
+
+
+FORMATS: dict[str, Renderer] = {
+    "text": _text,
+    "json": _json,
+    "sarif": _sarif,
+    "github": _github,
+    "junit": _junit,
+}
