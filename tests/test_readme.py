@@ -40,7 +40,7 @@ def test_the_readme_check_command_finds_the_shipped_example(
     check = command.split("&&")[-1].strip()
     assert check == "tensorlint check examples/"
     monkeypatch.chdir(ROOT)
-    assert main(shlex.split(check)[1:] + ["--no-cache"]) == 1
+    assert main([*shlex.split(check)[1:], "--no-cache"]) == 1
     out = capsys.readouterr().out
     assert {"TL101", "TL102", "TL201", "TL202"} <= set(re.findall(r"TL\d+", out))
 
