@@ -81,3 +81,17 @@ def test_notebook_json_text_round_trips_when_nothing_changes(tmp_path: Path) -> 
     assert path.read_bytes() == before
     source = json.loads(before)["cells"][0]["source"]
     assert "".join(source) == "import torch\nx = torch.ones(2).numpy()"
+
+
+def test_fix_edits_are_reported_in_cell_coordinates(tmp_path: Path) -> None:
+    from tensorlint.engine.runner import RunOptions, check_file
+    from tensorlint.registry import select
+    from tensorlint.rule import Settings
+
+    path = tmp_path / "explore.ipynb"
+    make_notebook(path)
+    result = check_file(path, Settings(enabled=select()), RunOptions())
+    (finding,) = [d for d in result.diagnostics if d.code == "TL102"]
+    assert finding.fix is not None
+    (edit,) = finding.fix.edits
+    assert (finding.cell, finding.start.line, edit.start.line) == (3, 2, 2)

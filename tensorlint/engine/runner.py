@@ -93,12 +93,19 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
 
     def move(diagnostic: Diagnostic) -> Diagnostic:
         cell, line = notebook.locate(diagnostic.start.line)
-        end_line = line + diagnostic.end.line - diagnostic.start.line
+        shift = diagnostic.start.line - line  # joined-text lines -> lines in the cell
+
+        def at(position: Position) -> Position:
+            return Position(position.line - shift, position.column)
+
+        fix = diagnostic.fix
+        if fix is not None:
+            edits = tuple(
+                dataclasses.replace(e, start=at(e.start), end=at(e.end)) for e in fix.edits
+            )
+            fix = dataclasses.replace(fix, edits=edits)
         return dataclasses.replace(
-            diagnostic,
-            start=Position(line, diagnostic.start.column),
-            end=Position(end_line, diagnostic.end.column),
-            cell=cell,
+            diagnostic, start=at(diagnostic.start), end=at(diagnostic.end), fix=fix, cell=cell
         )
 
     fixed = None

@@ -1,0 +1,119 @@
+"""The flake8 plugin, through the real ``flake8`` command: what ``tensorlint check`` finds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("flake8", reason="flake8 is in the test extra")
+
+GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
+WRITE_THROUGH = """import numpy as np
+import torch
+
+
+def f(a):
+    t = torch.from_numpy(a)
+    t += 1
+    return a
+"""
+# non-ASCII before the finding: columns count characters in both tools
+WIDE = 'import torch\n\n\ndef f(model, x):\n    label = "é→ü"; return model(x).numpy()\n'
+STRICT_ONLY = "import torch\n\n\ndef f(src):\n    t = torch.from_numpy(src)\n    return t\n"
+CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
+
+Finding = tuple[str, int, int, str]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _flake8(root: Path, *args: str) -> tuple[int, list[Finding], str]:
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "flake8", "--isolated", "--select", "TL",
+            "--format", "%(path)s|%(row)d|%(col)d|%(code)s|%(text)s", *args, ".",
+        ],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    findings = []
+    for line in proc.stdout.splitlines():
+        path, row, col, code, _ = line.split("|", 4)
+        findings.append((Path(path).as_posix().removeprefix("./"), int(row), int(col), code))
+    return proc.returncode, sorted(findings), proc.stdout + proc.stderr
+
+
+def _tensorlint(root: Path) -> list[Finding]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", "--output-format", "json", "."],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr
+    document = json.loads(proc.stdout)
+    return sorted(
+        (Path(f["file"]).as_posix().removeprefix("./"), f["line"], f["column"], f["code"])
+        for f in document["findings"]
+    )
+
+
+def test_flake8_reports_what_tensorlint_check_reports(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {"grad.py": GRAD, "pkg/wt.py": WRITE_THROUGH, "wide.py": WIDE, "clean.py": CLEAN},
+    )
+    code, findings, output = _flake8(tmp_path)
+    assert code == 1, output
+    expected = _tensorlint(tmp_path)
+    assert findings == expected
+    assert ("grad.py", 5, 12, "TL101") in findings
+    assert ("pkg/wt.py", 6, 9, "TL201") in findings
+    assert ("wide.py", 5, 27, "TL102") in findings
+    assert not any(f[0] == "clean.py" for f in findings)
+
+
+def test_noqa_with_a_code_silences_that_code_only(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.py": GRAD.replace(".numpy()", ".numpy()  # noqa: TL101")})
+    _, findings, output = _flake8(tmp_path)
+    assert findings == [("a.py", 5, 12, "TL102")], output
+    _write(tmp_path, {"a.py": GRAD.replace(".numpy()", ".numpy()  # noqa")})
+    code, findings, output = _flake8(tmp_path)
+    assert (code, findings) == (0, []), output
+
+
+def test_the_pyproject_configuration_is_used(tmp_path: Path) -> None:
+    files = {"grad.py": GRAD, "strict.py": STRICT_ONLY, "legacy/old.py": GRAD}
+    _write(tmp_path, files)
+    _, findings, _ = _flake8(tmp_path)
+    assert {f[3] for f in findings} == {"TL101", "TL102"}  # TL211 is off by default
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tensorlint]\nstrict = true\nignore = ["TL102"]\n'
+        '[tool.tensorlint.per-file-ignores]\n"legacy/*" = ["TL1"]\n',
+        encoding="utf-8",
+    )
+    _, findings, output = _flake8(tmp_path)
+    assert findings == [("grad.py", 5, 12, "TL101"), ("strict.py", 5, 9, "TL211")], output
+    assert findings == _tensorlint(tmp_path)
+
+
+def test_a_bad_configuration_is_reported_not_ignored(tmp_path: Path) -> None:
+    _write(tmp_path, {"grad.py": GRAD, "pyproject.toml": "[tool.tensorlint]\nbogus = 1\n"})
+    code, _, output = _flake8(tmp_path)
+    assert code == 1
+    assert "|TL000|tensorlint configuration error" in output
+    assert "unknown key 'bogus'" in output
+
+
+def test_flake8_lists_the_plugin() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--version"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "tensorlint" in proc.stdout
