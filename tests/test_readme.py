@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +79,68 @@ def test_the_migration_walkthrough_runs_in_order(
     )
     if "No module named" not in done.stderr:
         assert done.returncode == 0, done.stderr
+
+
+def _yaml_blocks(text: str) -> list[Any]:
+    yaml = pytest.importorskip("yaml", reason="pyyaml comes with libcst")
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+
+
+def test_the_github_actions_steps_run_and_print_their_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    runs = []
+    for document in _yaml_blocks(_section("CI output formats")):
+        jobs = document.get("jobs", {}) if isinstance(document, dict) else {}
+        steps = [s for job in jobs.values() for s in job.get("steps", [])]
+        if isinstance(document, list):
+            steps += document
+        if isinstance(document, dict) and "tensorlint" in document:
+            steps += [{"run": line} for line in document["tensorlint"]["script"]]
+        runs += [s["run"] for s in steps if "run" in s and "tensorlint check" in s["run"]]
+    assert len(runs) >= 2
+    for command in runs:
+        argv = shlex.split(command.split(">")[0].replace(" .", " examples/"))
+        code = main([*argv[1:], "--no-cache"])
+        out = capsys.readouterr().out
+        assert code in (0, 1), command
+        if "sarif" in argv:
+            assert json.loads(out)["version"] == "2.1.0"
+            assert code == 0  # --exit-zero
+        elif "github" in argv:
+            assert out.startswith("::error file=examples/motivating.py,line=")
+        elif "junit" in argv:
+            assert out.startswith("<?xml") and "<failure" in out
+
+
+def test_the_pre_commit_snippet_names_the_hooks_this_repository_ships() -> None:
+    (config,) = [
+        d for d in _yaml_blocks(_section("Integrations")) if isinstance(d, dict) and "repos" in d
+    ]
+    yaml = pytest.importorskip("yaml")
+    shipped = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    snippet = _section("Integrations").split("# - id: ")[1].split()[0]
+    assert {h["id"] for h in config["repos"][0]["hooks"]} | {snippet} == shipped
+
+
+def test_the_flake8_and_codemod_commands_work_as_documented(tmp_path: Path) -> None:
+    pytest.importorskip("flake8", reason="flake8 is in the test extra")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    commands = _commands(_section("Integrations"))
+    flake8 = next(c for c in commands if c.startswith("flake8"))
+    done = subprocess.run(
+        [sys.executable, "-m", *shlex.split(flake8.replace("src/", "examples/"))],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "TL201" in done.stdout, done.stderr
+    codemod = next(c for c in commands if "libcst.tool" in c)
+    argv = shlex.split(codemod.replace("src/", "examples/"))
+    done = subprocess.run(
+        [sys.executable, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    fixed = (tmp_path / "examples" / "motivating.py").read_text()
+    assert "layer(x).cpu().detach().numpy()" in fixed
+    assert "torch.from_numpy(features)\n" in fixed  # the unsafe fix is not applied
