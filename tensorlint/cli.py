@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
-import inspect
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -205,6 +203,8 @@ def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
 
 
 def render_diff(results: Sequence[FileResult]) -> str:
+    import difflib
+
     chunks: list[str] = []
     for result in results:
         if result.fixed_source is None or result.original_source is None:
@@ -221,6 +221,8 @@ def render_diff(results: Sequence[FileResult]) -> str:
 
 
 def rule_doc(rule: type[Rule]) -> str:
+    import inspect
+
     default = "on" if rule.DEFAULT else "off (enable with `strict = true`)"
     header = f"# {rule.NAME} ({rule.CODE})\n\nDefault: {default}. Fix: {rule.FIX or 'none'}.\n\n"
     return header + inspect.cleandoc(rule.__doc__ or "") + "\n"

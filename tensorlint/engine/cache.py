@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -106,6 +105,8 @@ class Cache:
     def save(self) -> None:
         if not self.dirty:
             return
+        import tempfile
+
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             ignore = self.directory / ".gitignore"

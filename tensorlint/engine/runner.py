@@ -5,11 +5,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from pickle import PicklingError
 from typing import Callable, Optional
 
 from tensorlint.config import Config, per_file_ignored_codes
@@ -140,6 +137,11 @@ def _map(
     workers = _pool_size(jobs, len(tasks))
     results: list[FileResult] = []
     if workers > 1:
+        # imported here: a run that parses nothing should not pay for them
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+        from pickle import PicklingError
+
         try:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for result in pool.map(_check_task, tasks, chunksize=4):
