@@ -48,8 +48,10 @@ class Rule:
     DEFAULT: ClassVar[bool] = True
     #: candidate kinds this rule looks at ("numpy", "from_numpy", ...)
     KINDS: ClassVar[frozenset[str]]
-    #: byte strings one of which a file must contain for the rule to fire
-    TRIGGERS: ClassVar[tuple[bytes, ...]]
+    #: regular expressions one of which must match a file for the rule to fire
+    TRIGGERS: ClassVar[tuple[str, ...]]
+    #: and, when given, one of these must match too (the prefilter's second word)
+    REQUIRES: ClassVar[tuple[str, ...]] = ()
     #: fix applicability shown by ``tensorlint rules`` ("safe", "unsafe", ...)
     FIX: ClassVar[Optional[str]] = None
 

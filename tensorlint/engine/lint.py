@@ -7,7 +7,7 @@ import gc
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.registry import ALL_RULES
@@ -26,18 +26,25 @@ class Plan:
     """The rules to run for a settings value, and their prefilter."""
 
     rules: tuple[Rule, ...]
-    triggers: tuple[str, ...]
+    #: per rule: (its triggers, its second-word requirement or None)
+    filters: tuple[tuple[re.Pattern[str], Optional[re.Pattern[str]]], ...]
     by_kind: dict[str, tuple[Rule, ...]]
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Plan:
         rules = tuple(r() for r in ALL_RULES if r.CODE in settings.enabled)
-        triggers = tuple(sorted({t.decode() for r in rules for t in r.TRIGGERS}))
+        filters = tuple(
+            (
+                re.compile("|".join(rule.TRIGGERS)),
+                re.compile("|".join(rule.REQUIRES)) if rule.REQUIRES else None,
+            )
+            for rule in rules
+        )
         kinds: dict[str, list[Rule]] = {}
         for rule in rules:
             for kind in rule.KINDS:
                 kinds.setdefault(kind, []).append(rule)
-        return cls(rules, triggers, {k: tuple(v) for k, v in kinds.items()})
+        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()})
 
     def may_match(self, source: str, settings: Settings) -> bool:
         """Can this text produce any finding? (No parse: a scan of the text.)
@@ -46,9 +53,10 @@ class Plan:
         only then, unless ``assume-torch``; conversions must resolve to
         ``torch.*``), and one of the enabled rules' trigger strings.
         """
-        if not self.rules:
-            return False
-        if not any(trigger in source for trigger in self.triggers):
+        if not any(
+            trigger.search(source) and (requires is None or requires.search(source))
+            for trigger, requires in self.filters
+        ):
             return False
         return settings.assume_torch or _TORCH_IMPORT.search(source) is not None
 

@@ -53,7 +53,7 @@ class NumpyOnAcceleratorTensor(Rule):
     CODE = "TL101"
     NAME = "numpy-on-accelerator-tensor"
     KINDS = frozenset({"numpy"})
-    TRIGGERS = (b".numpy",)
+    TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

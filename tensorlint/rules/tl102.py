@@ -52,7 +52,7 @@ class NumpyOnGradTensor(Rule):
     CODE = "TL102"
     NAME = "numpy-on-grad-tensor"
     KINDS = frozenset({"numpy"})
-    TRIGGERS = (b".numpy",)
+    TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

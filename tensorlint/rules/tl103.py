@@ -56,7 +56,7 @@ class ImplicitTensorToArray(Rule):
     CODE = "TL103"
     NAME = "implicit-tensor-to-array"
     KINDS = frozenset({"array_ctor"})
-    TRIGGERS = (b"array(",)
+    TRIGGERS = (r"\b(?:as|asany|ascontiguous|asfortran)?array\s*\(",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

@@ -56,7 +56,7 @@ class FromNumpyWriteThrough(Rule):
     CODE = "TL201"
     NAME = "from-numpy-write-through"
     KINDS = frozenset({"from_numpy"})
-    TRIGGERS = (b"from_numpy",)
+    TRIGGERS = (r"from_numpy",)
     FIX = "unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

@@ -59,7 +59,7 @@ class NumpyWriteThrough(Rule):
     CODE = "TL202"
     NAME = "numpy-write-through"
     KINDS = frozenset({"numpy"})
-    TRIGGERS = (b".numpy",)
+    TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

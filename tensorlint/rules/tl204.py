@@ -52,7 +52,8 @@ class WriteToReadonlyArrayTensor(Rule):
     CODE = "TL204"
     NAME = "write-to-readonly-array-tensor"
     KINDS = frozenset({"from_numpy", "as_tensor"})
-    TRIGGERS = (b"from_numpy", b"as_tensor", b"asarray")
+    TRIGGERS = (r"from_numpy|as_tensor|asarray",)
+    REQUIRES = (r"mmap_mode|memmap|frombuffer|broadcast_to|setflags|sliding_window_view",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

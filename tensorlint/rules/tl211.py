@@ -53,7 +53,7 @@ class FromNumpySharedMemory(Rule):
     NAME = "from-numpy-shared-memory"
     DEFAULT = False
     KINDS = frozenset({"from_numpy"})
-    TRIGGERS = (b"from_numpy",)
+    TRIGGERS = (r"from_numpy",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

@@ -48,7 +48,7 @@ class NumpySharedMemory(Rule):
     NAME = "numpy-shared-memory"
     DEFAULT = False
     KINDS = frozenset({"numpy"})
-    TRIGGERS = (b".numpy",)
+    TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

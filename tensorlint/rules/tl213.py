@@ -52,7 +52,7 @@ class AsTensorSharedMemory(Rule):
     NAME = "as-tensor-shared-memory"
     DEFAULT = False
     KINDS = frozenset({"as_tensor"})
-    TRIGGERS = (b"as_tensor", b"asarray")
+    TRIGGERS = (r"as_tensor|asarray",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:

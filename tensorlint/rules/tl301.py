@@ -51,7 +51,8 @@ class DataAttributeDetach(Rule):
     NAME = "data-attribute-detach"
     DEFAULT = False
     KINDS = frozenset({"data"})
-    TRIGGERS = (b".data",)
+    TRIGGERS = (r"\.data\b",)
+    REQUIRES = (r"\.numpy\s*\(|array\s*\(",)
     FIX = "unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
