@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
@@ -65,22 +65,33 @@ class _OffsetState(CodegenState):
 
 
 class Positions:
-    """(line, column) of node starts and ends; line 1-based, column 0-based."""
+    """(line, column) of node starts and ends; line 1-based, column 0-based.
 
-    def __init__(self, module: cst.Module, source: str) -> None:
-        state = _OffsetState(
-            default_indent=module.default_indent, default_newline=module.default_newline
-        )
-        module._codegen(state)
-        self._spans = state.spans
-        self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]
+    Built from one or more parsed pieces of a file (see ``parse.py``), each
+    with the number of lines before it.
+    """
 
-    def _position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1]
+    def __init__(self, pieces: Iterable[tuple[cst.Module, str, int]]) -> None:
+        self._spans: dict[cst.CSTNode, tuple[int, int]] = {}
+        self._where: dict[cst.CSTNode, tuple[list[int], int]] = {}
+        for module, text, line_offset in pieces:
+            state = _OffsetState(
+                default_indent=module.default_indent, default_newline=module.default_newline
+            )
+            module._codegen(state)
+            starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+            self._spans.update(state.spans)
+            frame = (starts, line_offset)
+            for node in state.spans:
+                self._where[node] = frame
+
+    def _position(self, node: cst.CSTNode, offset: int) -> tuple[int, int]:
+        starts, line_offset = self._where[node]
+        line = bisect.bisect_right(starts, offset)
+        return line + line_offset, offset - starts[line - 1]
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        return self._position(self._spans[node][0])
+        return self._position(node, self._spans[node][0])
 
     def end(self, node: cst.CSTNode) -> tuple[int, int]:
-        return self._position(self._spans[node][1])
+        return self._position(node, self._spans[node][1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Optional, Union
 
 import libcst as cst
@@ -23,6 +23,7 @@ from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.parse import Piece
 from tensorlint.analysis.positions import Positions
 
 
@@ -30,10 +31,19 @@ class ModuleAnalysis:
     """Everything known about one parsed module; computed lazily."""
 
     def __init__(
-        self, module: cst.Module, source: Optional[str] = None, *, assume_torch: bool = False
+        self,
+        module: cst.Module,
+        source: Optional[str] = None,
+        *,
+        assume_torch: bool = False,
+        pieces: Optional[Sequence[Piece]] = None,
+        torch_imported: bool = False,
     ) -> None:
         self.module = module
         self.source = module.code if source is None else source
+        self.pieces = list(pieces) if pieces is not None else [Piece(module, self.source, 0)]
+        #: set when the file imports torch in a part the selective parse left out
+        self.torch_imported = torch_imported
         self.index: ModuleIndex = build_index(module)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
@@ -47,7 +57,7 @@ class ModuleAnalysis:
     @property
     def torch_module(self) -> bool:
         """Do ``.numpy()`` receivers here count as torch tensors?"""
-        return self.assume_torch or self.index.imports_torch
+        return self.assume_torch or self.torch_imported or self.index.imports_torch
 
     @property
     def other_frameworks(self) -> frozenset[str]:
@@ -83,7 +93,7 @@ class ModuleAnalysis:
     @property
     def positions(self) -> Positions:
         if self._positions is None:
-            self._positions = Positions(self.module, self.source)
+            self._positions = Positions((p.module, p.text, p.line_offset) for p in self.pieces)
         return self._positions
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:

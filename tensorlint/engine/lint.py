@@ -29,6 +29,8 @@ class Plan:
     #: per rule: (its triggers, its second-word requirement or None)
     filters: tuple[tuple[re.Pattern[str], Optional[re.Pattern[str]]], ...]
     by_kind: dict[str, tuple[Rule, ...]]
+    #: any enabled rule's trigger: a ``def``/``class`` without one is not parsed
+    blocks: re.Pattern[str]
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Plan:
@@ -44,7 +46,8 @@ class Plan:
         for rule in rules:
             for kind in rule.KINDS:
                 kinds.setdefault(kind, []).append(rule)
-        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()})
+        blocks = re.compile("|".join(t for rule in rules for t in rule.TRIGGERS) or "(?!)")
+        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()}, blocks)
 
     def may_match(self, source: str, settings: Settings) -> bool:
         """Can this text produce any finding? (No parse: a scan of the text.)
@@ -53,6 +56,8 @@ class Plan:
         only then, unless ``assume-torch``; conversions must resolve to
         ``torch.*``), and one of the enabled rules' trigger strings.
         """
+        if not self.blocks.search(source):  # one pass for the common "no" answer
+            return False
         if not any(
             trigger.search(source) and (requires is None or requires.search(source))
             for trigger, requires in self.filters
@@ -61,9 +66,13 @@ class Plan:
         return settings.assume_torch or _TORCH_IMPORT.search(source) is not None
 
 
+#: An import statement naming the torch package, on a line of its own:
 #: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
-#: ``import numpy as np, torch``: any import naming the torch package.
-_TORCH_IMPORT = re.compile(r"\bimport\b[^\n]*\btorch\b|\bfrom[ \t]+torch\b")
+#: ``import numpy as np, torch`` (a docstring saying "does not import torch"
+#: does not count).
+_TORCH_IMPORT = re.compile(
+    r"^[ \t]*(?:import[ \t]+[^\n#]*\btorch\b|from[ \t]+torch\b)", re.MULTILINE
+)
 
 _PLANS: dict[Settings, Plan] = {}
 
@@ -100,15 +109,22 @@ def _gc_paused() -> Iterator[None]:
 def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic]:
     import libcst as cst  # only once a file passes the prefilter
 
+    from tensorlint.analysis.parse import parse_relevant
     from tensorlint.analysis.sites import ModuleAnalysis
 
     try:
-        module = cst.parse_module(source)
+        module, pieces = parse_relevant(source, plan.blocks)
     except cst.ParserSyntaxError as error:
         raise LintError(_syntax_message(source, error)) from None
     except (RecursionError, MemoryError) as error:  # pathological nesting
         raise LintError(f"cannot parse: {type(error).__name__}") from None
-    analysis = ModuleAnalysis(module, source, assume_torch=settings.assume_torch)
+    analysis = ModuleAnalysis(
+        module,
+        source,
+        assume_torch=settings.assume_torch,
+        pieces=pieces,
+        torch_imported=_TORCH_IMPORT.search(source) is not None,
+    )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():
         for rule in plan.by_kind.get(site.kind, ()):
