@@ -1,0 +1,96 @@
+"""The selective parse keeps findings and positions exactly as a whole parse."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tensorlint.analysis.parse import parse_relevant
+from tensorlint.engine.lint import LintError, lint_source
+from tensorlint.registry import select
+from tensorlint.rule import Settings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+TRIGGER = re.compile(r"\.numpy\s*\(|from_numpy")
+SETTINGS = Settings(enabled=select(strict=True))
+
+SOURCE = """import numpy as np
+import torch
+
+x = 1; y = 2
+
+
+def unrelated(a):
+    return a + 1
+
+
+class Model:
+    def forward(self, t):
+        return t * 2
+
+
+@torch.no_grad()
+def convert(t):
+    return t.numpy()
+
+
+def convert_again(t):
+    # a comment before the call
+    return (t
+            .numpy())
+"""
+
+
+def test_only_blocks_with_a_trigger_are_parsed_and_names_stay_bound() -> None:
+    module, pieces = parse_relevant(SOURCE, TRIGGER)
+    code = module.code
+    assert "def convert(t)" in code and "def convert_again(t)" in code
+    assert "def unrelated" not in code and "unrelated = None" in code
+    assert "Model = None" in code
+    assert "x = 1; y = 2" in code
+    assert len(pieces) >= 2
+
+
+def _whole_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tensorlint.analysis.parse as parse
+
+    monkeypatch.setattr(parse, "parse_relevant", lambda source, trigger: parse._whole(source))
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_findings_and_positions_match_a_whole_parse(
+    newline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = SOURCE.replace("\n", newline)
+    selective = lint_source(text, SETTINGS)
+    assert {(d.code, d.start.line) for d in selective} >= {("TL101", 18), ("TL102", 23)}
+    _whole_parse(monkeypatch)
+    assert lint_source(text, SETTINGS) == selective
+
+
+def test_every_fixture_gives_the_same_findings_as_a_whole_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sources = [p.read_text() for p in sorted(FIXTURES.glob("TL*/*.py"))]
+    selective = [lint_source(text, SETTINGS) for text in sources]
+    _whole_parse(monkeypatch)
+    assert [lint_source(text, SETTINGS) for text in sources] == selective
+    assert sum(len(found) for found in selective) > 150
+
+
+def test_a_def_named_like_an_import_still_makes_the_name_ambiguous() -> None:
+    text = (
+        "import torch\n\n\ndef torch():\n    pass\n\n\ndef f(a):\n    return torch.from_numpy(a)\n"
+    )
+    assert lint_source(text, Settings(enabled=frozenset({"TL211"}))) == []
+    unambiguous = text.replace("def torch():", "def other():")
+    assert [d.code for d in lint_source(unambiguous, Settings(enabled=frozenset({"TL211"})))] == [
+        "TL211"
+    ]
+
+
+def test_syntax_errors_are_still_reported_with_their_line() -> None:
+    with pytest.raises(LintError, match="line 3"):
+        lint_source("import torch\n\ndef f(:\n    t.numpy()\n", SETTINGS)
