@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from tensorlint.config import Config, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
@@ -120,42 +120,78 @@ def _check_task(task: tuple[Path, Settings, RunOptions]) -> FileResult:
     return check_file(*task)
 
 
-def _pool_size(jobs: Optional[int], tasks: int) -> int:
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    # a worker pays for importing LibCST; small batches are faster in-process
-    return max(1, min(workers, tasks // 4))
-
+#: Candidates found before a process pool is worth its start-up (each worker
+#: imports LibCST, ~0.2 s): fewer are checked in-process.
+POOL_THRESHOLD = 8
 
 Callback = Callable[[int, int], None]
+Task = tuple[Path, Settings, RunOptions]
 
 
-def _map(
-    tasks: list[tuple[Path, Settings, RunOptions]],
-    jobs: Optional[int],
-    progress: Optional[Callback] = None,
-) -> list[FileResult]:
-    workers = _pool_size(jobs, len(tasks))
-    results: list[FileResult] = []
-    if workers > 1:
-        # imported here: a run that parses nothing should not pay for them
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-        from pickle import PicklingError
+class _Dispatcher:
+    """Runs tasks in-process, or in a pool that starts once enough have come.
+
+    Tasks are submitted while discovery and the prefilter are still going, so
+    workers parse while the parent reads the remaining files. Results come
+    back in submission order; a pool that cannot start (a sandbox without
+    ``/dev/shm``) or breaks falls back to running the rest serially.
+    """
+
+    def __init__(self, jobs: Optional[int]) -> None:
+        self.workers = jobs if jobs is not None else (os.cpu_count() or 1)
+        self.tasks: list[Task] = []
+        self.futures: list[Any] = []
+        self.pool: Any = None
+
+    def submit(self, task: Task) -> None:
+        self.tasks.append(task)
+        if self.pool is None and self.workers > 1 and len(self.tasks) == POOL_THRESHOLD:
+            self._start_pool()
+        elif self.pool is not None:
+            self._submit(task)
+
+    def _start_pool(self) -> None:
+        from concurrent.futures import ProcessPoolExecutor  # only when it pays
 
         try:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for result in pool.map(_check_task, tasks, chunksize=4):
-                    results.append(result)
+            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+            for task in self.tasks:
+                self._submit(task)
+        except OSError:
+            self._stop()
+
+    def _submit(self, task: Task) -> None:
+        try:
+            self.futures.append(self.pool.submit(_check_task, task))
+        except (OSError, RuntimeError):
+            self._stop()
+
+    def _stop(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = None
+        self.futures = []
+        self.workers = 1
+
+    def results(self, progress: Optional[Callback] = None) -> list[FileResult]:
+        done: list[FileResult] = []
+        if self.pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                for future in self.futures:
+                    done.append(future.result())
                     if progress is not None:
-                        progress(len(results), len(tasks))
-                return results
-        except (OSError, BrokenProcessPool, PicklingError):
-            results = []  # no process pool here (sandbox, no /dev/shm): run serially
-    for task in tasks:
-        results.append(_check_task(task))
-        if progress is not None:
-            progress(len(results), len(tasks))
-    return results
+                        progress(len(done), len(self.tasks))
+            except (OSError, BrokenProcessPool):
+                pass  # finish the rest in-process
+            finally:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+        for task in self.tasks[len(done) :]:
+            done.append(_check_task(task))
+            if progress is not None:
+                progress(len(done), len(self.tasks))
+        return done
 
 
 def run(
@@ -172,12 +208,13 @@ def run(
 
     Cached findings are reused for unchanged files (a fix run only skips the
     files cached as clean); files that cannot match are settled here from
-    their bytes; the rest go to a process pool when there are enough of them.
+    their text; the rest go to a process pool once there are enough of them.
     """
     files = discover(paths, config.exclude, config.root)
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
-    pending: list[tuple[int, tuple[Path, Settings, RunOptions]]] = []
+    pending: list[int] = []
+    dispatcher = _Dispatcher(jobs)
     for index, path in enumerate(files):
         file_settings = settings_for(path, config, settings)
         cached = cache.get(path, file_settings) if cache is not None else None
@@ -189,9 +226,9 @@ def run(
             if cache is not None:
                 cache.put(path, file_settings, ())
             continue
-        pending.append((index, (path, file_settings, options)))
-    done = _map([t for _, t in pending], jobs, progress)
-    for (index, task), result in zip(pending, done):
+        pending.append(index)
+        dispatcher.submit((path, file_settings, options))
+    for index, task, result in zip(pending, dispatcher.tasks, dispatcher.results(progress)):
         results[index] = result
         if cache is not None and result.error is None and result.fixed_source is None:
             cache.put(task[0], task[1], result.diagnostics)
