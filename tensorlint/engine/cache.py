@@ -70,7 +70,7 @@ class Cache:
             self.entries = {}
 
     def get(self, path: Path, settings: Settings) -> Optional[tuple[Diagnostic, ...]]:
-        key = (str(path.resolve()), settings_key(settings))
+        key = (os.path.abspath(path), settings_key(settings))
         entry = self.entries.get(key)
         if entry is None:
             return None
@@ -98,7 +98,7 @@ class Cache:
             digest = _digest(path.read_bytes())
         except OSError:
             return
-        key = (str(path.resolve()), settings_key(settings))
+        key = (os.path.abspath(path), settings_key(settings))
         self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, diagnostics)
         self.dirty = True
 

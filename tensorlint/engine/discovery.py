@@ -310,16 +310,18 @@ def discover(
     seen: set[Path] = set()
     result: list[Path] = []
 
-    def add(path: Path) -> None:
-        key = path.resolve()
+    def add(path: Path, key: Path) -> None:
         if key not in seen:
             seen.add(key)
             result.append(path)
 
     for path in paths:
         if path.is_dir():
+            # a walk does not follow links, so its files are real paths under
+            # the resolved directory: no per-file resolve() (a lstat per part)
+            base = path.resolve()
             for found in _walk(path, exclude, resolved_root):
-                add(found)
+                add(found, base / found.relative_to(path))
         else:
-            add(path)
+            add(path, path.resolve())
     return sorted(result, key=lambda path: (path.as_posix(), str(path)))
