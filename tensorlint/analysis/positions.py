@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
@@ -68,22 +68,50 @@ class Positions:
     """(line, column) of node starts and ends; line 1-based, column 0-based.
 
     Built from one or more parsed pieces of a file (see ``parse.py``), each
-    with the number of lines before it.
+    with the number of lines before it. A piece is generated only when a
+    position in it is asked for: most pieces of a file never are. ``hint``
+    names the top-level statement the next questions are about.
     """
 
-    def __init__(self, pieces: Iterable[tuple[cst.Module, str, int]]) -> None:
+    def __init__(self, pieces: Sequence[tuple[cst.Module, str, int]]) -> None:
+        self._pieces = list(pieces)
+        self._done: set[int] = set()
         self._spans: dict[cst.CSTNode, tuple[int, int]] = {}
         self._where: dict[cst.CSTNode, tuple[list[int], int]] = {}
-        for module, text, line_offset in pieces:
-            state = _OffsetState(
-                default_indent=module.default_indent, default_newline=module.default_newline
-            )
-            module._codegen(state)
-            starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
-            self._spans.update(state.spans)
-            frame = (starts, line_offset)
-            for node in state.spans:
-                self._where[node] = frame
+        self._piece_of = {
+            id(statement): index
+            for index, (module, _, _) in enumerate(self._pieces)
+            for statement in module.body
+        }
+        self.hint: Optional[cst.CSTNode] = None
+
+    def _generate(self, index: int) -> None:
+        module, text, line_offset = self._pieces[index]
+        self._done.add(index)
+        state = _OffsetState(
+            default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        module._codegen(state)
+        starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        self._spans.update(state.spans)
+        frame = (starts, line_offset)
+        for node in state.spans:
+            self._where[node] = frame
+
+    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
+        span = self._spans.get(node)
+        if span is not None:
+            return span
+        hinted = self._piece_of.get(id(self.hint)) if self.hint is not None else None
+        order = [hinted] if hinted is not None else []
+        order += [i for i in range(len(self._pieces)) if i != hinted]
+        for index in order:
+            if index not in self._done:
+                self._generate(index)
+                span = self._spans.get(node)
+                if span is not None:
+                    return span
+        raise KeyError(node)
 
     def _position(self, node: cst.CSTNode, offset: int) -> tuple[int, int]:
         starts, line_offset = self._where[node]
@@ -91,7 +119,7 @@ class Positions:
         return line + line_offset, offset - starts[line - 1]
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:
-        return self._position(node, self._spans[node][0])
+        return self._position(node, self._span(node)[0])
 
     def end(self, node: cst.CSTNode) -> tuple[int, int]:
-        return self._position(node, self._spans[node][1])
+        return self._position(node, self._span(node)[1])

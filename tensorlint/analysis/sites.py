@@ -50,6 +50,7 @@ class ModuleAnalysis:
         self._wanted: dict[int, set[int]] = {}
         self._positions: Optional[Positions] = None
         self._classes: dict[int, dict[str, Facts]] = {}
+        self._hint: Optional[cst.CSTNode] = None
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
@@ -67,6 +68,9 @@ class ModuleAnalysis:
         for candidate in self.index.candidates:
             site = Site(self, candidate)
             if site.kind:
+                if self._positions is not None and len(candidate.ancestors) > 1:
+                    self._positions.hint = candidate.ancestors[1]
+                self._hint = candidate.ancestors[1] if len(candidate.ancestors) > 1 else None
                 yield site
 
     def attributes_for(self, scope: Scope) -> Optional[dict[str, Facts]]:
@@ -93,7 +97,8 @@ class ModuleAnalysis:
     @property
     def positions(self) -> Positions:
         if self._positions is None:
-            self._positions = Positions((p.module, p.text, p.line_offset) for p in self.pieces)
+            self._positions = Positions([(p.module, p.text, p.line_offset) for p in self.pieces])
+            self._positions.hint = self._hint
         return self._positions
 
     def start(self, node: cst.CSTNode) -> tuple[int, int]:
