@@ -323,5 +323,6 @@ def discover(
             for found in _walk(path, exclude, resolved_root):
                 add(found, base / found.relative_to(path))
         else:
-            add(path, path.resolve())
+            # named files (pre-commit passes hundreds): a cheap absolute key
+            add(path, Path(os.path.abspath(path)))
     return sorted(result, key=lambda path: (path.as_posix(), str(path)))
