@@ -1,0 +1,178 @@
+"""`python -m bench --quick` on a tiny corpus: the JSON report has every run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+CLEAN = '''\
+import torch
+
+
+def scale(t, factor):
+    """Multiply a tensor; no NumPy anywhere."""
+    out = t * factor
+    out = out + 1
+    return out
+
+
+def total(ts):
+    return sum(t.sum() for t in ts)
+'''
+
+CONVERTS = """\
+import numpy as np
+import torch
+
+
+def to_array(model, x):
+    out = model(x)
+    return out.numpy()
+
+
+def to_tensor(a):
+    t = torch.from_numpy(a)
+    t += 1
+    return a, t
+
+
+def both(a):
+    return torch.from_numpy(np.asarray(a)).numpy()
+"""
+
+
+def _tiny_corpus(root: Path) -> Path:
+    package = root / "corpus" / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    for index in range(4):
+        (package / f"clean_{index}.py").write_text(CLEAN, encoding="utf-8")
+    for index in range(2):
+        (package / f"converts_{index}.py").write_text(CONVERTS, encoding="utf-8")
+    return package.parent
+
+
+RUFF = shutil.which("ruff")
+
+
+@pytest.mark.skipif(RUFF is None, reason="ruff is not on PATH (pip install ruff)")
+def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None:
+    assert RUFF is not None
+    corpus = _tiny_corpus(tmp_path)
+    report_path = tmp_path / "bench.json"
+    markdown_path = tmp_path / "bench.md"
+    # PATH holds ruff and nothing else: Fixit, asked for too, must come out as
+    # unavailable (with why), not be dropped.
+    only_ruff = tmp_path / "bin"
+    only_ruff.mkdir()
+    (only_ruff / "ruff").symlink_to(RUFF)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--quick",
+            "--corpus",
+            str(corpus),
+            "--peers",
+            "ruff,fixit",
+            "--repeat",
+            "1",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--json",
+            str(report_path),
+            "--markdown",
+            str(markdown_path),
+        ],
+        cwd=REPO,
+        env={**os.environ, "PATH": str(only_ruff)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+
+    assert report["corpus"]["files"] == 7
+    assert report["corpus"]["candidate_files"] == 2
+    assert report["machine"]["cores"] >= 1
+    assert report["tools"]["tensorlint"]["available"]
+    assert report["tools"]["ruff"]["version"]
+    assert report["settings"]["peers"] == ["ruff", "fixit"]
+    assert report["settings"]["peer_source"] == "path"  # --quick's default
+    assert not report["tools"]["fixit"]["available"]
+    assert "not found on PATH" in report["tools"]["fixit"]["unavailable"]
+
+    runs = {run["id"]: run for run in report["runs"]}
+    expected = {
+        "tensorlint.cold",
+        "tensorlint.fix",
+        "tensorlint.single.clean",
+        "tensorlint.single.conversions",
+        "tensorlint.files.25",
+        "tensorlint.files.50",
+        "tensorlint.candidates.0",
+        "tensorlint.candidates.50",
+        "ruff.E9",
+        "ruff.ALL",
+        "ruff.E9.single.clean",
+        "ruff.ALL.single.conversions",
+    }
+    if "--no-cache" in report["tools"]["tensorlint"]["features"]:
+        expected |= {"tensorlint.cache_fill", "tensorlint.warm"}
+    assert expected <= set(runs)
+    for run_id in expected:
+        run = runs[run_id]
+        assert run["status"] == "ok", (run_id, run["reason"])
+        assert run["reps"] == 1
+        assert run["median_wall_s"] > 0
+        assert run["median_cpu_s"] >= 0
+        assert run["peak_rss_mib"] > 0
+    assert runs["tensorlint.cold"]["files"] == 7
+    assert runs["tensorlint.cold"]["findings"] >= 1  # the conversions above are real bugs
+    assert runs["tensorlint.single.clean"]["findings"] == 0
+    assert runs["tensorlint.candidates.0"]["candidate_files"] == 0
+
+    ratios = {(row["tensorlint"], row["peer"]): row for row in report["ratios"]}
+    for pair in (
+        ("tensorlint.cold", "ruff.E9"),
+        ("tensorlint.cold", "ruff.ALL"),
+        ("tensorlint.single.clean", "ruff.E9.single.clean"),
+        ("tensorlint.single.conversions", "ruff.ALL.single.conversions"),
+    ):
+        assert ratios[pair]["wall_ratio"] > 0, pair
+        assert ratios[pair]["cpu_ratio"] is not None, pair
+
+    assert runs["fixit"]["status"] == "unavailable"
+    assert runs["fixit.single.clean"]["status"] == "unavailable"
+    assert ratios[("tensorlint.cold", "fixit")]["wall_ratio"] is None
+    assert "unavailable" in ratios[("tensorlint.cold", "fixit")]["why_missing"]
+    assert any(line.startswith("fixit: unavailable") for line in report["unavailable"])
+
+    fractions = [row["fraction"] for row in report["scaling"]["files"]]
+    assert fractions == [0.25, 0.5, 1.0]
+    assert [row["candidate_files"] for row in report["scaling"]["candidates"]] == [0, 1, 2]
+
+    markdown = markdown_path.read_text(encoding="utf-8")
+    assert "| `tensorlint.cold` |" in markdown
+    assert "## tensorlint / peer" in markdown
+    assert "fixit: unavailable" in markdown
+    # nothing of the run lands outside the cache dir and the report files
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "bench.json",
+        "bench.md",
+        "bin",
+        "cache",
+        "corpus",
+    ]
+    assert (tmp_path / "cache" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
