@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
         "tensorlint package is copied when the benchmark starts and that copy is run "
         "(python -m tensorlint), so edits made meanwhile cannot mix versions",
     )
+    parser.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep this run's scratch directory (logs of every run, the --fix copy) under "
+        "<cache-dir>/work/ instead of deleting it at the end",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
     parser.add_argument(
         "--markdown", type=Path, metavar="FILE", help="also write the Markdown report to FILE"
@@ -209,7 +216,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     peer_keys = _peer_keys(args, parser)
     peer_source = args.peer_source or ("path" if args.quick else "venv")
 
-    load_before = os.getloadavg()
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     cache_dir = ensure_cache_dir(args.cache_dir)
     try:
@@ -230,11 +236,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
 
-    workdir = cache_dir / "work"
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
-    logs = workdir / "logs"
+    # A directory of its own per invocation: two benchmarks sharing a cache dir
+    # must not wipe each other's scratch files.
+    work_root = cache_dir / "work"
+    work_root.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=work_root))
+    try:
+        return _benchmark(args, corpus, cache_dir, workdir, peer_keys, peer_source, date)
+    finally:
+        if args.keep_work:
+            _log(f"scratch files and logs kept in {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
 
+
+def _benchmark(
+    args: argparse.Namespace,
+    corpus: Corpus,
+    cache_dir: Path,
+    workdir: Path,
+    peer_keys: list[str],
+    peer_source: str,
+    date: str,
+) -> int:
+    load_before = os.getloadavg()
+    logs = workdir / "logs"
     package_dir = tensorlint_package()
     live_before = source_fingerprint(package_dir) if package_dir is not None else None
     snapshot = None if args.no_snapshot else workdir / "tensorlint-snapshot"

@@ -176,3 +176,4 @@ def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None
         "corpus",
     ]
     assert (tmp_path / "cache" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    assert list((tmp_path / "cache" / "work").iterdir()) == []  # the run's scratch dir is gone
