@@ -121,6 +121,7 @@ def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None
         "tensorlint.single.conversions",
         "tensorlint.files.25",
         "tensorlint.files.50",
+        "tensorlint.files.100",
         "tensorlint.candidates.0",
         "tensorlint.candidates.50",
         "ruff.E9",
