@@ -34,6 +34,7 @@ __all__ = [
     "NUMPY_IDIOMS",
     "Config",
     "ConfigError",
+    "bracket_class",
     "find_config_file",
     "load_config",
     "path_matches",
@@ -274,6 +275,30 @@ def load_config(path: Path | None) -> Config:
 
 
 @functools.lru_cache(maxsize=512)
+def bracket_class(pattern: str, start: int) -> tuple[str, bool, int] | None:
+    """The ``[...]`` class at ``pattern[start]``: (escaped body, negated, index after it).
+
+    ``[!a-z]`` and ``[^a-z]`` negate; a ``]`` right after the opening (or the
+    negation) is literal. None when the class is never closed. Shared by the
+    fnmatch-style patterns here and the ``.gitignore`` patterns of discovery.
+    """
+    n = len(pattern)
+    j = start + 1
+    if j < n and pattern[j] in "!^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        j += 1
+    if j >= n:
+        return None
+    body = pattern[start + 1 : j]
+    negated = body[:1] in ("!", "^")
+    if negated:
+        body = body[1:]
+    return re.sub(r"([\\\[\]&~|^])", r"\\\1", body), negated, j + 1
+
+
 def _compile_glob(pattern: str) -> re.Pattern[str]:
     """Translate an fnmatch-style pattern where ``**/`` spans zero or more dirs."""
     out: list[str] = []
@@ -296,23 +321,13 @@ def _compile_glob(pattern: str) -> re.Pattern[str]:
             out.append("[^/]")
             i += 1
         elif char == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
+            found = bracket_class(pattern, i)
+            if found is None:
                 out.append(re.escape(char))
                 i += 1
                 continue
-            body = pattern[i + 1 : j]
-            if body[:1] in ("!", "^"):
-                body = "^" + body[1:]
-            body = re.sub(r"([\\\[&~|])", r"\\\1", body)
-            out.append(f"[{body}]")
-            i = j + 1
+            body, negated, i = found
+            out.append(f"[^{body}]" if negated else f"[{body}]")
         else:
             out.append(re.escape(char))
             i += 1

@@ -32,7 +32,11 @@ from tensorlint.analysis.facts import (
     _always_exits,
     computed_without_grad,
     grad_mode,
+    is_false,
+    is_true,
+    keyword,
     merge,
+    positional,
     requires_grad_test,
 )
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
@@ -341,9 +345,9 @@ class EventsWalker:
             return "numpy", func.value
         qual = qualified_name(func, self.scope)
         if qual == ops.FROM_NUMPY:
-            return "from_numpy", _first_arg(call)
+            return "from_numpy", positional(call, 0)
         if qual in ops.AS_TENSOR_FUNCS:
-            return "as_tensor", _first_arg(call)
+            return "as_tensor", positional(call, 0)
         return None
 
     def root(self, node: cst.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
@@ -584,11 +588,11 @@ class EventsWalker:
                         self._store(container, arg.value, idx)
             elif method == "setflags":
                 target, _, _ = self.root(func.value)
-                write = _keyword(call, "write")
-                if target is not None and write is not None and _is_false(write):
+                write = keyword(call, "write")
+                if target is not None and write is not None and is_false(write):
                     self.log.storages[target].readonly = True
         elif qual is not None:
-            first = _first_arg(call)
+            first = positional(call, 0)
             if first is not None and (
                 qual in ops.NUMPY_INPLACE_FUNCS
                 or (qual.startswith("numpy.") and qual.endswith(".at"))
@@ -598,32 +602,10 @@ class EventsWalker:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in ops.OUT_KEYWORDS:
                 self.write(arg.value, idx, call, "any")
-            if arg.keyword is not None and arg.keyword.value == "inplace" and _is_true(arg.value):
-                first = _first_arg(call)
+            if arg.keyword is not None and arg.keyword.value == "inplace" and is_true(arg.value):
+                first = positional(call, 0)
                 if first is not None:
                     self.write(first, idx, call, "torch")
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    return None
-
-
-def _is_false(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
-
-
-def _is_true(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
-
-
-def _first_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            return arg.value
-    return None
 
 
 def _root_key(node: cst.BaseExpression) -> Optional[str]:
@@ -664,12 +646,12 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
             if qual is not None:  # a function: ``np.asarray(a)``
                 if qual in ops.READONLY_SOURCES:
                     return node  # a read-only view: its own storage, flagged read-only
-                copy = _keyword(node, "copy")
+                copy = keyword(node, "copy")
                 if (
                     qual in ops.NUMPY_VIEW_FUNCS
                     and node.args
                     and node.args[0].keyword is None
-                    and (copy is None or not _is_true(copy))
+                    and (copy is None or not is_true(copy))
                 ):
                     node = node.args[0].value
                     continue
@@ -693,11 +675,11 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
 
 def is_view_call(call: cst.Call, method: str) -> bool:
     """Does ``x.method(...)`` return (a view of) ``x``?"""
-    if method == "to" and _is_true(_keyword(call, "copy") or cst.Name("False")):
+    if method == "to" and is_true(keyword(call, "copy") or cst.Name("False")):
         return False
     if method == "astype":
-        copy = _keyword(call, "copy")
-        return copy is not None and _is_false(copy)
+        copy = keyword(call, "copy")
+        return copy is not None and is_false(copy)
     if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
         return True
     return method.endswith("_") and not method.startswith("_")
@@ -713,21 +695,21 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
         return False, False
     readonly = qual in ops.READONLY_SOURCES
     if qual == "numpy.load":
-        mode = _keyword(node, "mmap_mode")
+        mode = keyword(node, "mmap_mode")
         if mode is not None and not (isinstance(mode, cst.Name) and mode.value == "None"):
             text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
             return True, text == "r"
         return False, False
     if qual in ("numpy.memmap", "numpy.lib.format.open_memmap"):
-        mode = _keyword(node, "mode")
+        mode = keyword(node, "mode")
         text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
         return True, (text in ("r", "readonly")) or (
             mode is None and qual == "numpy.lib.format.open_memmap"
         )
     if qual == "numpy.frombuffer":
-        return True, _is_bytes(_first_arg(node) or _keyword(node, "buffer"), scope)
-    if qual == "numpy.ndarray" and _keyword(node, "buffer") is not None:
-        return True, _is_bytes(_keyword(node, "buffer"), scope)
+        return True, _is_bytes(positional(node, 0) or keyword(node, "buffer"), scope)
+    if qual == "numpy.ndarray" and keyword(node, "buffer") is not None:
+        return True, _is_bytes(keyword(node, "buffer"), scope)
     if qual in ops.ZERO_COPY_SOURCES:
         return True, readonly
     return False, readonly

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Optional, Union
+from typing import Optional
 
 import libcst as cst
 
@@ -311,10 +311,3 @@ def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> 
             )
             return any(f.rsplit(".", 1)[1] == name for f in ops.NUMPY_INPLACE_FUNCS)
     return False
-
-
-def call_args(node: cst.Call) -> list[cst.Arg]:
-    return list(node.args)
-
-
-SiteNode = Union[cst.Call, cst.Attribute]

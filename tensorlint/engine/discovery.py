@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tensorlint.config import path_matches
+from tensorlint.config import bracket_class, path_matches
 
 __all__ = ["DEFAULT_EXCLUDES", "GitIgnoreRule", "discover", "parse_gitignore"]
 
@@ -107,24 +107,13 @@ def _translate_gitignore(pattern: str) -> str:
             out.append("[^/]")
             i += 1
         elif char == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:
+            found = bracket_class(pattern, i)
+            if found is None:
                 out.append(re.escape(char))
                 i += 1
                 continue
-            body = pattern[i + 1 : j]
-            negate = body[:1] in ("!", "^")
-            if negate:
-                body = body[1:]
-            body = re.sub(r"([\\\[\]&~|^])", r"\\\1", body)
-            out.append(f"[^/{body}]" if negate else f"[{body}]")
-            i = j + 1
+            body, negated, i = found
+            out.append(f"[^/{body}]" if negated else f"[{body}]")  # never matches '/'
         else:
             out.append(re.escape(char))
             i += 1
