@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,8 @@ class Package:
     sha256: str
     #: extra ``pip download`` options (a platform wheel needs its platform named)
     pip_options: tuple[str, ...] = ()
+    #: a source distribution (tests, examples and notebooks included) instead of a wheel
+    sdist: bool = False
 
     @property
     def requirement(self) -> str:
@@ -148,7 +151,7 @@ def _download(package: Package, downloads: Path, log: Log) -> Path:
         "download",
         "--disable-pip-version-check",
         "--no-deps",
-        "--only-binary",
+        "--no-binary" if package.sdist else "--only-binary",
         ":all:",
         "--dest",
         str(downloads),
@@ -168,11 +171,38 @@ def _download(package: Package, downloads: Path, log: Log) -> Path:
     return wheel
 
 
-def _unpack(wheel: Path, target: Path) -> None:
-    """Extract the ``*.py`` members of ``wheel`` into ``target`` (atomically)."""
+def _unpack_sdist(archive_path: Path, partial: Path, suffixes: tuple[str, ...]) -> None:
+    """Extract the members ending in ``suffixes``, without the top folder."""
+    with tarfile.open(archive_path, "r:gz") as archive:
+        for member in archive.getmembers():
+            parts = Path(member.name).parts[1:]
+            if (
+                not member.isfile()
+                or not parts
+                or not member.name.endswith(suffixes)
+                or member.name.startswith("/")
+                or ".." in parts
+            ):
+                continue
+            handle = archive.extractfile(member)
+            if handle is None:
+                continue
+            destination = partial.joinpath(*parts)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(handle.read())
+
+
+def _unpack(wheel: Path, target: Path, suffixes: tuple[str, ...] = (".py",)) -> None:
+    """Extract the ``*.py`` members of ``wheel`` (or an sdist) into ``target`` (atomically)."""
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
+    if wheel.name.endswith(".tar.gz"):
+        _unpack_sdist(wheel, partial, suffixes)
+        (partial / _COMPLETE).write_text(wheel.name + "\n", encoding="utf-8")
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)
+        return
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.infolist():
             name = member.filename
@@ -197,10 +227,12 @@ def prepare_pinned(
     cache_dir: Path,
     packages: Sequence[Package] = PINNED,
     log: Log | None = None,
+    name: str = "corpus",
+    suffixes: tuple[str, ...] = (".py",),
 ) -> Path:
     """Download and unpack the pinned corpus under ``cache_dir``; return its root."""
     say: Log = log or (lambda _message: None)
-    root = cache_dir / "corpus"
+    root = cache_dir / name
     downloads = cache_dir / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     root.mkdir(parents=True, exist_ok=True)
@@ -211,7 +243,7 @@ def prepare_pinned(
             continue
         wheel = _download(package, downloads, say)
         say(f"unpacking {package.filename}")
-        _unpack(wheel, target)
+        _unpack(wheel, target, suffixes)
     for stale in root.iterdir():  # e.g. an older pin: keep the corpus exactly the pins
         if stale.is_dir() and stale.name not in wanted:
             shutil.rmtree(stale)

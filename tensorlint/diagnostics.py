@@ -52,6 +52,17 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a finding rests on: the evidence that makes it right."""
+
+    start: Position
+    end: Position
+    message: str
+    #: for notebooks, as ``Diagnostic.cell``
+    cell: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     name: str
@@ -62,6 +73,8 @@ class Diagnostic:
     #: for notebooks: the 1-based code cell; ``start``/``end`` lines are then
     #: lines within that cell
     cell: Optional[int] = None
+    #: the evidence, where the finding names it
+    related: tuple[Related, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,9 @@ from tensorlint.rule import Rule
 from tensorlint.rules.tl101 import NumpyOnAcceleratorTensor
 from tensorlint.rules.tl102 import NumpyOnGradTensor
 from tensorlint.rules.tl103 import ImplicitTensorToArray
+from tensorlint.rules.tl111 import NumpyOnUnknownDeviceTensor
+from tensorlint.rules.tl112 import NumpyOnUnknownGradTensor
+from tensorlint.rules.tl113 import ImplicitUnknownTensorToArray
 from tensorlint.rules.tl201 import FromNumpyWriteThrough
 from tensorlint.rules.tl202 import NumpyWriteThrough
 from tensorlint.rules.tl204 import WriteToReadonlyArrayTensor
@@ -21,6 +24,9 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NumpyOnAcceleratorTensor,
     NumpyOnGradTensor,
     ImplicitTensorToArray,
+    NumpyOnUnknownDeviceTensor,
+    NumpyOnUnknownGradTensor,
+    ImplicitUnknownTensorToArray,
     FromNumpyWriteThrough,
     NumpyWriteThrough,
     WriteToReadonlyArrayTensor,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Optional
 
-from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
+from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -33,6 +34,9 @@ class Settings:
     enabled: frozenset[str] = frozenset()
     numpy_idiom: str = "cpu-detach"
     assume_torch: bool = False
+    #: the file is library code: values entering its public functions come from
+    #: callers tensorlint cannot see (see ``tensorlint.roles``)
+    library: bool = True
 
 
 class Rule:
@@ -80,6 +84,7 @@ class RuleContext:
         edits: Optional[list[Edit]] = None,
         applicability: Applicability = Applicability.SAFE,
         description: str = "",
+        related: Sequence[tuple[cst.CSTNode, str]] = (),
     ) -> None:
         fix = None
         if edits:
@@ -92,6 +97,9 @@ class RuleContext:
                 self.start(node),
                 self.end(node),
                 fix,
+                related=tuple(
+                    Related(self.start(where), self.end(where), text) for where, text in related
+                ),
             )
         )
 

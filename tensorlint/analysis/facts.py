@@ -4,11 +4,21 @@ Facts are small sets of strings, propagated through assignments in statement
 order and intersected where branches meet (a fact holds after an ``if`` only
 when it holds on every path). Loops are walked twice so that facts flowing
 around the back edge are seen.
+
+Two kinds of string live in a set. *Proofs* (``cpu``, ``nograd``, ...) are
+must-facts: intersected at a merge. *Evidence* tokens (``dev:<id>``,
+``grad:<id>``) say that the code shows the value may be on an accelerator or
+may require grad, and where: they are may-facts, united at a merge and carried
+through every computation. ``Evidence`` records behind each token name the
+node that gave it, so a finding can say why it is right. A proof wins over
+evidence (``x.cuda().cpu()`` is on the CPU).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Optional, Union
 
 import libcst as cst
@@ -25,9 +35,84 @@ NDARRAY = "ndarray"  #: known to be a NumPy array
 OTHER = "other"  #: comes from another framework (TensorFlow, JAX, ...)
 _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 
+MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
+FROZEN = "frozen"  #: a module whose parameters were set not to require grad
+
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
-CARRY: Facts = frozenset({CPU, NOGRAD, TENSOR, NDARRAY, OTHER})
+CARRY: Facts = frozenset({CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN})
+
+#: prefixes of evidence tokens
+DEV = "dev:"
+GRAD = "grad:"
+#: marks the evidence of a public function's parameter (``dev:a<id>``)
+API_MARK = "a"
+_API_KINDS = frozenset({"api", "api-grad"})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a value may be on an accelerator, or may require grad.
+
+    ``kind`` is one of ``move`` (``.cuda()``, ``.to(device)``), ``device``
+    (``device=dev``), ``api`` (a parameter of a public library function),
+    ``parameter`` (a trainable parameter), ``requires-grad``
+    (``requires_grad=True``) or ``module-output`` (a forward pass with grad
+    enabled).
+    """
+
+    kind: str
+    node: cst.CSTNode
+    name: str = ""  #: the parameter and its function, for ``api``
+
+
+def record(scope: Scope, kind: str, node: cst.CSTNode, name: str = "") -> str:
+    """The token for evidence of ``kind`` given by ``node`` (registered once)."""
+    prefix = DEV if kind in ("move", "device", "api") else GRAD
+    # ``api`` tokens are marked: they follow a value, not the calls it is passed to
+    token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
+    table = scope.module().evidence
+    if token not in table:
+        table[token] = Evidence(kind, node, name)
+    return token
+
+
+def evidence(facts: Facts) -> Facts:
+    return frozenset(t for t in facts if ":" in t)
+
+
+def meet(a: Facts, b: Facts) -> Facts:
+    """Where two values (or paths) meet: proofs both agree on, evidence of either."""
+    if a == b:
+        return a
+    return (a & b) | evidence(a) | evidence(b)
+
+
+def carry(facts: Facts) -> Facts:
+    """What a view, element or same-device result keeps of its source."""
+    return frozenset(t for t in facts if t in CARRY or ":" in t)
+
+
+def settle(facts: Facts) -> Facts:
+    """Proofs win: no device evidence on a CPU value, no grad evidence without grad."""
+    if CPU in facts and any(t.startswith(DEV) for t in facts):
+        facts = frozenset(t for t in facts if not t.startswith(DEV))
+    if NOGRAD in facts and any(t.startswith(GRAD) for t in facts):
+        facts = frozenset(t for t in facts if not t.startswith(GRAD))
+    return facts
+
+
+#: Last names of callees that are, by a near-universal convention, modules:
+#: ``model(x)``, ``self.encoder(h)``, ``net(x)``.
+_MODULE_NAME = re.compile(
+    r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
+    r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer)s?$"
+)
+#: Attributes of a tensor that are not tensors (they carry no evidence).
+_PLAIN_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad_fn", "layout",
+     "is_leaf", "names", "itemsize", "nbytes", "size"}
+)  # fmt: skip
 
 Env = dict[str, Facts]
 
@@ -75,11 +160,12 @@ def _is_literal_data(node: cst.BaseExpression) -> bool:
 
 
 def _combine(a: Facts, b: Facts) -> Facts:
-    if _NUMBER in a:
-        return b
-    if _NUMBER in b:
-        return a
-    return a & b
+    """An operator's operands: a number, or a NumPy value next to a tensor, is neutral."""
+    if _NUMBER in a or (NDARRAY in a and TENSOR in b):
+        return b | evidence(a)
+    if _NUMBER in b or (NDARRAY in b and TENSOR in a):
+        return a | evidence(b)
+    return meet(a, b)
 
 
 def _is_torch_function(qual: str) -> bool:
@@ -129,32 +215,23 @@ class FactEvaluator:
         self.self_name = self_name(scope) if attributes else None
 
     def expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
+        return settle(self._expr(node, env))
+
+    def _expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         if isinstance(node, cst.Name):
             known = env.get(node.value)
             if known is not None:
                 return known
             if node.value in self.scope.params:
-                return annotation_facts(self.scope.params[node.value], self.scope)
+                return self._param(node.value)
             return EMPTY
         if isinstance(node, cst.Attribute):
-            key = dotted_name(node)
-            if key is not None and key in env:
-                return env[key]
-            if (
-                self.self_name is not None
-                and isinstance(node.value, cst.Name)
-                and node.value.value == self.self_name
-                and node.attr.value in self.attributes
-            ):
-                return self.attributes[node.attr.value]
-            attr = node.attr.value
-            if attr in ("data", "grad"):
-                return (self.expr(node.value, env) & CARRY) | {NOGRAD}
-            if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS:
-                return self.expr(node.value, env) & CARRY
-            return EMPTY
+            return self._attribute(node, env)
         if isinstance(node, cst.Subscript):
-            return self.expr(node.value, env) & CARRY
+            base = self.expr(node.value, env)
+            if _index_of_pair(node, self.scope):
+                return carry(base) | {NOGRAD}
+            return carry(base)
         if isinstance(node, cst.Call):
             return self.call(node, env)
         if isinstance(node, cst.BinaryOperation):
@@ -175,7 +252,43 @@ class FactEvaluator:
             return _combine(body, orelse)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return NUMBER
+        if isinstance(node, (cst.List, cst.Tuple)):
+            found = EMPTY
+            for element in node.elements:
+                found = found | evidence(self.expr(element.value, env))
+            return found
         return EMPTY
+
+    def _param(self, name: str) -> Facts:
+        facts = annotation_facts(self.scope.params[name], self.scope)
+        boundary = self.scope.boundary.get(name)
+        if boundary is not None and not facts & {NDARRAY, OTHER}:
+            facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
+        return facts
+
+    def _attribute(self, node: cst.Attribute, env: Mapping[str, Facts]) -> Facts:
+        key = dotted_name(node)
+        if key is not None and key in env:
+            return env[key]
+        if (
+            self.self_name is not None
+            and isinstance(node.value, cst.Name)
+            and node.value.value == self.self_name
+            and node.attr.value in self.attributes
+        ):
+            return self.attributes[node.attr.value]
+        attr = node.attr.value
+        base = self.expr(node.value, env)
+        if attr in ("data", "grad", "indices"):
+            return carry(base) - {MODULE} | {NOGRAD}
+        if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS or attr == "values":
+            return carry(base)
+        if attr in _PLAIN_ATTRIBUTES or base & {NDARRAY, OTHER}:
+            return EMPTY
+        if attr in ops.PARAMETER_ATTRIBUTES and isinstance(node.value, (cst.Attribute, cst.Name)):
+            if FROZEN not in base and TENSOR not in base:
+                return evidence(base) | {record(self.scope, "parameter", node)}
+        return evidence(base)
 
     def call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         func = node.func
@@ -185,10 +298,47 @@ class FactEvaluator:
         if self._maybe_other_framework(func):
             return frozenset({OTHER})
         if isinstance(func, cst.Attribute):
-            return self._method_call(func.attr.value, self.expr(func.value, env), node, env)
-        if OTHER in self.expr(func, env):
+            receiver = self.expr(func.value, env)
+            if OTHER in receiver:
+                return frozenset({OTHER})
+            known = self._method_call(func.attr.value, receiver, node, env)
+            if known is not None:
+                return known
+        callee = self.expr(func, env)
+        if OTHER in callee:
             return frozenset({OTHER})
-        return EMPTY
+        module = self._is_module(func, callee)
+        arguments = self._arguments(node, env)
+        if not module:
+            # what an unknown function returns need not be where its arguments are
+            arguments = frozenset(t for t in arguments if t[t.index(":") + 1] != API_MARK)
+        found = evidence(callee) | arguments
+        if module:
+            found = found - {t for t in found if t.startswith(GRAD)} if FROZEN in callee else (
+                found | {record(self.scope, "module-output", node)}
+            )
+        return found
+
+    def _arguments(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+        """Evidence of the arguments: what a call computes from them may inherit it."""
+        found = EMPTY
+        for arg in node.args:
+            found = found | evidence(self.expr(arg.value, env))
+        return found
+
+    def _is_module(self, func: cst.BaseExpression, callee: Facts) -> bool:
+        if MODULE in callee:
+            return True
+        if TENSOR in callee or NDARRAY in callee:
+            return False
+        if isinstance(func, cst.Name) and func.value == self.self_name:
+            return True  # ``self(x)`` inside a module
+        if isinstance(func, cst.Name) and func.value in self.scope.module().functions:
+            return False  # a function defined here, whatever its name
+        last = func.attr.value if isinstance(func, cst.Attribute) else (
+            func.value if isinstance(func, cst.Name) else ""
+        )
+        return bool(_MODULE_NAME.search(last.lower()))
 
     def _maybe_other_framework(self, func: cst.BaseExpression) -> bool:
         """``backend.abs(x)`` where ``backend`` may be TensorFlow or torch."""
@@ -205,14 +355,65 @@ class FactEvaluator:
             return frozenset({TENSOR, CPU, NOGRAD})
         if qual in ops.TORCH_FACTORIES or qual in ops.AS_TENSOR_FUNCS:
             return self._factory(qual, node, env)
+        if qual in ops.LEGACY_TENSOR_TYPES:
+            data = positional(node, 0)
+            data_facts = self.expr(data, env) if data is not None else EMPTY
+            if TENSOR in data_facts:
+                return carry(data_facts)
+            return frozenset({TENSOR, CPU, NOGRAD})
+        if qual in ops.CUDA_TENSOR_TYPES:
+            return frozenset({TENSOR, NOGRAD, record(self.scope, "device", node)})
+        if qual in ops.PARAMETER_CLASSES:
+            data = positional(node, 0)
+            facts = carry(self.expr(data, env)) if data is not None else EMPTY
+            requires_grad = keyword(node, "requires_grad") or positional(node, 1)
+            if is_false(requires_grad):
+                return facts | {TENSOR, NOGRAD}
+            return facts - {NOGRAD} | {TENSOR, record(self.scope, "parameter", node)}
+        if qual == "copy.deepcopy" or qual == "copy.copy":
+            data = positional(node, 0)
+            return self.expr(data, env) if data is not None else EMPTY
         if qual.startswith("numpy."):
             return frozenset({NDARRAY})
+        if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[1][:1].isupper():
+            return frozenset({MODULE}) | self._device_keyword(node)
         if _is_torch_function(qual):
-            facts = {TENSOR}
-            if qual.rsplit(".", 1)[1] in ops.INTEGER_RESULT_METHODS:
-                facts.add(NOGRAD)
-            return frozenset(facts)
-        return EMPTY
+            return self._torch_function(qual, node, env)
+        if qual.startswith("torch."):
+            return EMPTY
+        return self._arguments(node, env)
+
+    def _device_keyword(self, node: cst.Call) -> Facts:
+        device = keyword(node, "device")
+        if device is None or is_cpu_device(device, self.scope) or _is_none(device):
+            return EMPTY
+        return frozenset({record(self.scope, "device", device)})
+
+    def _torch_function(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+        """``torch.cat([a, b])``, ``F.relu(x)``: a tensor on the inputs' device and grad."""
+        inputs: list[Facts] = []
+        for arg in node.args:
+            if arg.keyword is not None:
+                continue
+            value = arg.value
+            elements = value.elements if isinstance(value, (cst.List, cst.Tuple)) else ()
+            if elements:
+                inputs.extend(self.expr(e.value, env) for e in elements)
+            else:
+                inputs.append(self.expr(value, env))
+        tensors = [f for f in inputs if _NUMBER not in f]
+        proofs: set[str] = set()
+        if tensors and all(TENSOR in f or NDARRAY in f for f in tensors):
+            agreed = tensors[0]
+            for facts in tensors[1:]:
+                agreed = agreed & facts
+            proofs = set(agreed & {CPU, NOGRAD})
+        found = {TENSOR, *proofs}
+        for facts in inputs:
+            found |= evidence(facts)
+        if qual.rsplit(".", 1)[1] in ops.INTEGER_RESULT_METHODS:
+            found.add(NOGRAD)
+        return frozenset(found) | self._device_keyword(node)
 
     def _factory(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         facts = {TENSOR}
@@ -223,12 +424,16 @@ class FactEvaluator:
         if device is not None:
             if is_cpu_device(device, self.scope):
                 facts.add(CPU)
+            elif not _is_none(device):
+                facts.add(record(self.scope, "device", device))
         elif qual in ops.TORCH_LIKE_FACTORIES:
             if CPU in data_facts:
                 facts.add(CPU)
+            facts |= {t for t in data_facts if t.startswith(DEV)}
         elif qual in ops.TORCH_DATA_FACTORIES:
-            if data_is_plain or CPU in data_facts:
+            if data_is_plain or CPU in data_facts or TENSOR not in data_facts:
                 facts.add(CPU)
+            facts |= {t for t in data_facts if t.startswith(DEV)}
         else:
             facts.add(CPU)
         requires_grad = keyword(node, "requires_grad")
@@ -236,8 +441,11 @@ class FactEvaluator:
             if qual in ops.AS_TENSOR_FUNCS:
                 if data_is_plain or NOGRAD in data_facts:
                     facts.add(NOGRAD)
+                facts |= {t for t in data_facts if t.startswith(GRAD)}
             else:
                 facts.add(NOGRAD)
+        else:
+            facts.add(record(self.scope, "requires-grad", node))
         dtype = keyword(node, "dtype")
         if dtype is not None and qualified_name(dtype, self.scope) in ops.INTEGER_DTYPES:
             facts.add(NOGRAD)
@@ -245,27 +453,38 @@ class FactEvaluator:
 
     def _method_call(
         self, method: str, receiver: Facts, node: cst.Call, env: Mapping[str, Facts]
-    ) -> Facts:
-        if OTHER in receiver:
-            return frozenset({OTHER})
+    ) -> Optional[Facts]:
+        """The facts of a method's result, or None when the method is not one we know."""
         if method == "numpy":
             return frozenset({NDARRAY})
-        base = receiver & CARRY
+        base = carry(receiver)
         if method == "cpu":
             return base | {CPU}
         if method == "detach":
-            return base | {NOGRAD}
+            return base | {TENSOR, NOGRAD}
         if method in ("to", "type"):
             return self._to_call(base, node)
         if method in ops.DEVICE_CHANGING_METHODS:
-            return base - {CPU}
+            return (base - {CPU}) | {record(self.scope, "move", node)}
         if method == "requires_grad_":
-            return base if is_false(positional(node, 0)) else base - {NOGRAD}
+            if is_false(positional(node, 0) or keyword(node, "requires_grad")):
+                return base | ({NOGRAD} if TENSOR in base else {FROZEN, NOGRAD})
+            return base - {NOGRAD, FROZEN} | {record(self.scope, "requires-grad", node)}
+        if method in ops.MODULE_PARAMETER_METHODS:
+            if FROZEN in base:
+                return evidence(base) | {NOGRAD}
+            return evidence(base) | {record(self.scope, "parameter", node)}
+        if method in ops.MODULE_SELF_METHODS and MODULE in base:
+            return base
+        if MODULE in base:
+            return None
+        if method in ops.PLAIN_RESULT_METHODS:
+            return NUMBER
         if method in ops.INTEGER_RESULT_METHODS:
             return base | {NOGRAD}
-        if base & {TENSOR, NDARRAY}:
-            return base
-        return EMPTY
+        if base & {TENSOR, NDARRAY, CPU, NOGRAD}:  # a tensor method: same device and grad
+            return base | self._arguments(node, env)
+        return None
 
     def _to_call(self, base: Facts, node: cst.Call) -> Facts:
         facts = set(base)
@@ -283,8 +502,50 @@ class FactEvaluator:
                     facts.add(NOGRAD)
                 if qual != "torch.device":
                     continue
+            if name == "dtype" or _names_a_dtype(value):
+                continue
             facts.discard(CPU)
+            facts.add(record(self.scope, "move", node))
         return frozenset(facts)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _names_a_dtype(node: cst.BaseExpression) -> bool:
+    """``dtype``, ``x.dtype``, ``self.dtype``: a dtype held in a variable."""
+    dotted = dotted_name(node)
+    return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
+
+
+def _index_of_pair(node: cst.Subscript, scope: Scope) -> bool:
+    """``torch.max(x, 1)[1]``, ``x.sort()[1]``: the indices of a (values, indices) pair."""
+    value = node.value
+    if not isinstance(value, cst.Call) or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+        return False
+    return index.value.value == "1" and returns_indices(value)
+
+
+def returns_indices(call: cst.Call) -> bool:
+    """Does this call return a (values, indices) pair?"""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else (
+        func.value if isinstance(func, cst.Name) else ""
+    )
+    if name in ops.ALWAYS_INDEX_PAIR:
+        return True
+    if name in ops.INDEX_PAIR_WITH_DIM:
+        receiver_counts = 0 if isinstance(func, cst.Attribute) and not _is_torch_attr(func) else 1
+        return keyword(call, "dim") is not None or positional(call, receiver_counts) is not None
+    return False
+
+
+def _is_torch_attr(func: cst.Attribute) -> bool:
+    return isinstance(func.value, cst.Name) and func.value.value in ("torch", "th")
 
 
 def self_name(scope: Scope) -> Optional[str]:
@@ -355,8 +616,22 @@ def requires_grad_test(test: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def cuda_test(test: cst.BaseExpression) -> Optional[str]:
+    """``x`` when the test is ``x.is_cuda``: in the ``else`` branch ``x`` is on the CPU."""
+    if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
+        return dotted_name(test.value)
+    return None
+
+
 def merge(a: Mapping[str, Facts], b: Mapping[str, Facts]) -> Env:
-    return {key: facts & b[key] for key, facts in a.items() if key in b}
+    """Two paths meet: proofs both agree on; evidence of either, even when one
+    path never bound the name (``if cuda: model = model.cuda()``)."""
+    merged = {key: meet(facts, b[key]) for key, facts in a.items() if key in b}
+    for one, other in ((a, b), (b, a)):
+        for key, facts in one.items():
+            if key not in other and any(":" in t for t in facts):
+                merged[key] = evidence(facts)
+    return merged
 
 
 _Exit = (cst.Return, cst.Raise, cst.Continue, cst.Break)

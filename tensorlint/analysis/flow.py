@@ -25,12 +25,20 @@ from tensorlint.analysis.facts import (
     NOGRAD,
     OTHER,
     TENSOR,
+    FROZEN,
+    MODULE,
     AttributeFacts,
     Env,
     FactEvaluator,
     Facts,
     _always_exits,
+    carry,
     computed_without_grad,
+    cuda_test,
+    evidence,
+    record,
+    returns_indices,
+    settle,
     grad_mode,
     is_false,
     is_true,
@@ -90,11 +98,18 @@ class FactsWalker:
         if isinstance(node, cst.Assign):
             facts = self.evaluator.expr(node.value, env)
             if self.no_grad and computed_without_grad(node.value):
-                facts = facts | {NOGRAD}
+                facts = settle(facts | {NOGRAD})
             env = dict(env)
             for target in node.targets:
-                _bind(env, target.target, facts)
+                if isinstance(target.target, (cst.Tuple, cst.List)):
+                    self._bind_unpacked(env, target.target, node.value, facts)
+                elif _sets_requires_grad(target.target):
+                    self._set_requires_grad(env, target.target, node.value)
+                else:
+                    _bind(env, target.target, facts)
             return env
+        if isinstance(node, cst.Expr):
+            return self._in_place_call(node.value, env)
         if isinstance(node, cst.AnnAssign):
             if node.value is None:
                 return env
@@ -145,10 +160,59 @@ class FactsWalker:
             return merge(env, merged) if merged is not None else env
         return env
 
+    def _bind_unpacked(
+        self, env: Env, target: cst.Tuple | cst.List, value: cst.BaseExpression, facts: Facts
+    ) -> None:
+        """``a, b = x.cpu(), y.cpu()`` element-wise; ``_, idx = torch.max(x, 1)``: indices."""
+        elements = [e.value for e in target.elements]
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+            values = [self.evaluator.expr(e.value, env) for e in value.elements]
+            for element, element_facts in zip(elements, values):
+                _bind(env, element, element_facts)
+            return
+        shared = evidence(facts)
+        indices = isinstance(value, cst.Call) and returns_indices(value)
+        for position, element in enumerate(elements):
+            if indices and position == 1:
+                _bind(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
+            else:
+                _bind(env, element, shared)
+
+    def _set_requires_grad(self, env: Env, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        """``x.requires_grad = True`` / ``False`` changes what ``x`` is known to be."""
+        key = dotted_name(target.value)
+        if key is None:
+            return
+        facts = self.evaluator.expr(target.value, env)
+        if is_false(value):
+            env[key] = settle(facts | {NOGRAD})
+        elif is_true(value):
+            env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
+
+    def _in_place_call(self, value: cst.BaseExpression, env: Env) -> Env:
+        """``model.to(device)``, ``model.requires_grad_(False)``: modules change in place."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return env
+        method = value.func.attr.value
+        if method not in ops.MODULE_IN_PLACE_METHODS and method != "requires_grad_":
+            return env
+        key = dotted_name(value.func.value)
+        if key is None:
+            return env
+        receiver = self.evaluator.expr(value.func.value, env)
+        if method != "requires_grad_" and receiver & {TENSOR, NDARRAY}:
+            return env  # ``t.to(device)`` alone does nothing to ``t``
+        env = dict(env)
+        env[key] = self.evaluator.expr(value, env)
+        return env
+
     def _if(self, node: cst.If, env: Env) -> Env:
         guarded = requires_grad_test(node.test)
         body_env = self.run(suite_body(node.body), dict(env))
         else_env = dict(env)
+        on_cpu = cuda_test(node.test)
+        if on_cpu is not None:
+            else_env[on_cpu] = settle(self.evaluator.expr(_parse_key(on_cpu), env) | {CPU})
         if guarded is not None and guarded in else_env:
             else_env[guarded] = else_env[guarded] | {NOGRAD}
         elif guarded is not None:
@@ -199,7 +263,7 @@ class FactsWalker:
         facts = self.evaluator.expr(iterable, env)
         if facts & {NDARRAY, OTHER}:
             return EMPTY
-        return facts & frozenset({TENSOR, CPU, NOGRAD})
+        return carry(facts) - {MODULE, FROZEN}
 
 
 def _parse_key(key: str) -> cst.BaseExpression:
@@ -215,7 +279,11 @@ def _bind(env: Env, target: cst.BaseExpression, facts: Facts) -> None:
         env[key] = facts
         return
     for name in target_names(target):
-        env[name] = EMPTY
+        env[name] = evidence(facts)
+
+
+def _sets_requires_grad(target: cst.BaseExpression) -> bool:
+    return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
 
 
 # --- events -------------------------------------------------------------------

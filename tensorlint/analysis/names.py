@@ -13,7 +13,7 @@ reach a use of the missing module, so they do not count as a disagreement.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import libcst as cst
 
@@ -26,7 +26,8 @@ UNKNOWN = ""
 class Scope:
     """The names one module, function, lambda or class body binds."""
 
-    __slots__ = ("bindings", "global_names", "kind", "node", "params", "parent")
+    __slots__ = ("boundary", "bindings", "evidence", "functions", "global_names", "kind", "node",
+                 "params", "parent")  # fmt: skip
 
     def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
         self.kind = kind
@@ -37,6 +38,13 @@ class Scope:
         self.global_names: set[str] = set()
         #: parameter name -> its annotation (or None)
         self.params: dict[str, Optional[cst.BaseExpression]] = {}
+        #: parameters through which values enter from outside the file (a public
+        #: library function no code here calls): name -> (the Param node, "f(x)")
+        self.boundary: dict[str, tuple[cst.CSTNode, str]] = {}
+        #: the module scope's table of evidence tokens (see ``facts.record``)
+        self.evidence: dict[str, Any] = {}
+        #: the module scope's names of every function defined in the file
+        self.functions: set[str] = set()
 
     def bind(self, name: str, qualname: str = UNKNOWN) -> None:
         self.bindings.setdefault(name, set()).add(qualname)

@@ -126,6 +126,39 @@ INTEGER_DTYPES = frozenset(
         "torch.uint64", "torch.bool",
     }
 )  # fmt: skip
+#: Legacy typed constructors: a CPU tensor (or the same tensor, given one).
+LEGACY_TENSOR_TYPES = frozenset(
+    f"torch.{name}Tensor"
+    for name in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int",
+                 "Long", "Bool")
+)  # fmt: skip
+#: Their CUDA twins: a tensor on a CUDA device.
+CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
+#: Classes whose instances are trainable parameters.
+PARAMETER_CLASSES = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter"}
+)
+#: Attributes that are a module's trainable parameters (``self.fc.weight``).
+PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
+#: Module methods whose results are its trainable parameters.
+MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+#: Module methods that change the module in place (a statement of their own).
+MODULE_IN_PLACE_METHODS = frozenset(
+    {"to", "cuda", "cpu", "xpu", "mps", "half", "float", "double", "bfloat16", "train", "eval"}
+)
+#: Module methods that return the module itself.
+MODULE_SELF_METHODS = frozenset({"train", "eval", "float", "double", "half", "bfloat16"})
+#: Methods and functions returning a (values, indices) pair; the indices are integers.
+ALWAYS_INDEX_PAIR = frozenset({"sort", "topk", "kthvalue", "mode", "cummax", "cummin"})
+#: ... and those that return one only when given a dimension (``torch.max(x, 1)``).
+INDEX_PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian", "aminmax"})
+
+#: Tensor methods that return Python numbers, shapes or lists, not tensors.
+PLAIN_RESULT_METHODS = frozenset(
+    {"size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride",
+     "element_size", "get_device", "data_ptr", "storage_offset", "is_contiguous"}
+)  # fmt: skip
+
 #: Methods that move a tensor off the CPU, or to a device not known here.
 DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
@@ -10,14 +11,22 @@ import libcst as cst
 from tensorlint.analysis import ops
 from tensorlint.analysis.facts import (
     CPU,
+    DEV,
+    GRAD,
     NDARRAY,
     NOGRAD,
     OTHER,
+    Env,
+    Evidence,
     FactEvaluator,
     Facts,
+    computed_without_grad,
+    cuda_test,
     grad_mode,
     is_false,
     keyword,
+    requires_grad_test,
+    self_name,
 )
 from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
@@ -25,6 +34,7 @@ from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.parse import Piece
 from tensorlint.analysis.positions import Positions
+from tensorlint.roles import mentions_accelerator
 
 
 class ModuleAnalysis:
@@ -38,6 +48,7 @@ class ModuleAnalysis:
         assume_torch: bool = False,
         pieces: Optional[Sequence[Piece]] = None,
         torch_imported: bool = False,
+        library: bool = True,
     ) -> None:
         self.module = module
         self.source = module.code if source is None else source
@@ -51,9 +62,36 @@ class ModuleAnalysis:
         self._positions: Optional[Positions] = None
         self._classes: dict[int, dict[str, Facts]] = {}
         self._hint: Optional[cst.CSTNode] = None
+        self._wanted_owners: set[Owner] = set()
+        #: library code: public functions are entered from callers we cannot see
+        self.library = library
+        self.mentions_accelerator = mentions_accelerator(self.source)
+        # from the text: the selective parse leaves most ``def`` blocks out
+        module_scope = self.index.scopes[module]
+        module_scope.functions.update(_DEF.findall(self.source))
         for candidate in self.index.candidates:
             owner = _owner(candidate)
+            if owner not in self._wanted_owners:
+                self._wanted_owners.add(owner)
+                if library and isinstance(owner, cst.FunctionDef):
+                    self._mark_boundary(owner)
             self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
+
+    def _mark_boundary(self, function: cst.FunctionDef) -> None:
+        """Parameters of a public function no code in this file calls take values
+        from outside: evidence that they may be anywhere (see ``facts``)."""
+        scope = self.index.scopes.get(function)
+        if scope is None or not _is_public(function, scope):
+            return
+        name = function.name.value
+        if re.search(rf"(?<!def )\b{re.escape(name)}\s*\(", self.source):
+            return  # called here: its callers decide (function summaries, later)
+        params = function.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
+            every = every[1:]
+        for param in every:
+            scope.boundary[param.name.value] = (param, f"{name}()")
 
     @property
     def torch_module(self) -> bool:
@@ -114,6 +152,30 @@ class ModuleAnalysis:
         return self.module.code_for_node(node)
 
 
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+
+#: Methods that are a public entry point though spelled as dunders.
+_PUBLIC_DUNDERS = frozenset({"__call__"})
+
+
+def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
+    name = function.name.value
+    if name.startswith("_") and name not in _PUBLIC_DUNDERS:
+        return False
+    parent = scope.parent
+    if parent is None:
+        return False
+    if parent.kind == "module":
+        return True
+    if parent.kind != "class" or not isinstance(parent.node, cst.ClassDef):
+        return False
+    return (
+        not parent.node.name.value.startswith("_")
+        and parent.parent is not None
+        and parent.parent.kind == "module"
+    )
+
+
 def _owner(candidate: Candidate) -> Owner:
     for node in reversed(candidate.ancestors):
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
@@ -161,7 +223,75 @@ class Site:
         """The provenance facts of ``expr`` where this site evaluates it."""
         env = self.function.env_at(self.candidate.ancestors)
         function = self.function
-        return FactEvaluator(self.scope, function.attributes).expr(expr, env)
+        evaluator = FactEvaluator(self.scope, function.attributes)
+        return evaluator.expr(expr, self._guarded(env, evaluator))
+
+    def _guarded(self, env: Env, evaluator: FactEvaluator) -> Env:
+        """Refine ``env`` by the conditional expressions the site sits in:
+        ``... if t.requires_grad else t.numpy()`` (``t`` has no grad there),
+        ``... if t.is_cuda else t.numpy()`` (``t`` is on the CPU there)."""
+        ancestors = self.candidate.ancestors
+        refined: Optional[Env] = None
+        for i, node in enumerate(ancestors):
+            if not isinstance(node, cst.IfExp):
+                continue
+            inner = ancestors[i + 1] if i + 1 < len(ancestors) else self.node
+            if inner is not node.orelse:
+                continue
+            for key, fact in ((requires_grad_test(node.test), NOGRAD),
+                              (cuda_test(node.test), CPU)):  # fmt: skip
+                if key is not None:
+                    refined = dict(env) if refined is None else refined
+                    known = refined.get(key)
+                    if known is None:
+                        known = evaluator.expr(cst.parse_expression(key), env)
+                    refined[key] = known | {fact}
+        return env if refined is None else refined
+
+    # -- evidence --------------------------------------------------------------
+
+    def device_evidence(self, expr: cst.BaseExpression) -> Optional[Evidence]:
+        """Why ``expr`` may be on an accelerator here, if the code says so.
+
+        Outside library code (tests, examples, scripts, notebooks) a file that
+        never names an accelerator gives no such evidence.
+        """
+        facts = self.facts(expr)
+        if CPU in facts:
+            return None
+        if not self.analysis.library and not self.analysis.mentions_accelerator:
+            return None
+        return self._closest(facts, DEV)
+
+    def grad_evidence(self, expr: cst.BaseExpression) -> Optional[Evidence]:
+        """Why ``expr`` may require grad here, if the code says so.
+
+        In a no-grad context a value computed there cannot require grad, but a
+        name bound before it (a parameter, a model output) still does.
+        """
+        facts = self.facts(expr)
+        if NOGRAD in facts:
+            return None
+        if self.in_no_grad() and computed_without_grad(expr):
+            return None
+        return self._closest(facts, GRAD)
+
+    def tensor_only_by_annotation(self, expr: cst.BaseExpression) -> bool:
+        """Is ``expr`` a parameter known to be a tensor only from its annotation?"""
+        if not isinstance(expr, cst.Name) or expr.value not in self.scope.params:
+            return False
+        return expr.value not in self.function.env_at(self.candidate.ancestors)
+
+    def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
+        """The evidence nearest before the site (else the first after it)."""
+        table = self.scope.module().evidence
+        found = [table[t] for t in facts if t.startswith(prefix) and t in table]
+        if not found:
+            return None
+        here = self.analysis.start(self.node)
+        placed = sorted(found, key=lambda e: (self.analysis.start(e.node), e.kind))
+        before = [e for e in placed if self.analysis.start(e.node) <= here]
+        return before[-1] if before else placed[0]
 
     @property
     def conversion(self) -> Optional[Conversion]:
@@ -190,14 +320,28 @@ class Site:
         return not (self.facts(self.receiver) & {OTHER, NDARRAY})
 
     def needs_device_move(self) -> bool:
-        """TL101's question: may the receiver be on an accelerator?"""
+        """Is the receiver not known to be on the CPU? (What the fix must assume.)"""
         return not self.numpy_is_forced() and CPU not in self.facts(self.receiver)
 
     def needs_detach(self) -> bool:
-        """TL102's question: may the receiver require grad here?"""
-        if self.numpy_is_forced() or self.in_no_grad():
+        """May the receiver require grad here, as far as we can prove? (The fix's view.)"""
+        if self.numpy_is_forced():
             return False
+        if self.in_no_grad():
+            return self.grad_evidence(self.receiver) is not None
         return NOGRAD not in self.facts(self.receiver)
+
+    def device_hazard(self) -> Optional[Evidence]:
+        """TL101's question: is there evidence the receiver may be on an accelerator?"""
+        if self.numpy_is_forced():
+            return None
+        return self.device_evidence(self.receiver)
+
+    def grad_hazard(self) -> Optional[Evidence]:
+        """TL102's question: is there evidence the receiver may require grad here?"""
+        if self.numpy_is_forced():
+            return None
+        return self.grad_evidence(self.receiver)
 
     def in_forwarding_method(self) -> bool:
         owner = self.owner

@@ -124,6 +124,7 @@ def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic
         assume_torch=settings.assume_torch,
         pieces=pieces,
         torch_imported=_TORCH_IMPORT.search(source) is not None,
+        library=settings.library,
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():

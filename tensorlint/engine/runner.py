@@ -19,6 +19,7 @@ from tensorlint.fix.io import SourceReadError, read_source, write_atomic
 from tensorlint.notebook import Notebook, NotebookError
 from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import matches
+from tensorlint.roles import is_library
 from tensorlint.rule import Settings
 
 
@@ -30,6 +31,9 @@ class RunOptions:
 
 
 def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
+    library = is_library(path, config.root)
+    if library != settings.library:
+        settings = dataclasses.replace(settings, library=library)
     ignored = per_file_ignored_codes(config, path)
     if not ignored:
         return settings

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 else:
     from tensorlint._lazy import libcst as cst
 
-DEVICE_CODE = "TL101"
-GRAD_CODE = "TL102"
+#: the rules whose fix moves to the CPU / detaches (evidence-based and strict)
+DEVICE_CODES = ("TL101", "TL111")
+GRAD_CODES = ("TL102", "TL112")
 
 _NUMPY_CALL = re.compile(r"numpy\s*\(\s*(?:force\s*=\s*False\s*)?\)")
 
@@ -30,8 +31,8 @@ def missing(site: Site, ctx: RuleContext) -> tuple[bool, bool]:
     """(needs ``.cpu()``, needs ``.detach()``) as far as the enabled rules say."""
     if not site.is_torch_numpy():
         return False, False
-    cpu = ctx.enabled(DEVICE_CODE) and site.needs_device_move()
-    detach = ctx.enabled(GRAD_CODE) and site.needs_detach()
+    cpu = any(ctx.enabled(c) for c in DEVICE_CODES) and site.needs_device_move()
+    detach = any(ctx.enabled(c) for c in GRAD_CODES) and site.needs_detach()
     return cpu, detach
 
 

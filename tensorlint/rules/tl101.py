@@ -1,48 +1,63 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import _numpy
+from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from tensorlint.analysis.sites import Site
 
 
 class NumpyOnAcceleratorTensor(Rule):
     """## What it does
-    Checks for `.numpy()` on a torch tensor that may live on a CUDA (or any
-    non-CPU) device, with no `.cpu()`, `.to("cpu")` or `numpy(force=True)`
-    before it.
+    Checks for `.numpy()` on a torch tensor that the code shows may live on
+    a CUDA (or any non-CPU) device, with no `.cpu()`, `.to("cpu")` or
+    `numpy(force=True)` before it. The message names the evidence and its
+    line.
 
     ## Why is this bad?
     `Tensor.numpy()` only works on CPU tensors. On a CUDA tensor it raises
     `TypeError: can't convert cuda:0 device type tensor to numpy`. Code that
-    passes its tests on a laptop then crashes on the GPU box. A tensor counts
-    as known to be on the CPU when the function shows where it came from:
-    `torch.from_numpy`, a factory such as `torch.zeros` without `device=`, or
-    a `.cpu()` earlier in the chain.
+    passes its tests on a laptop then crashes on the GPU box.
+
+    The rule reports on evidence, not on the absence of proof. Evidence is a
+    value that is, or is computed from, something moved or created on a
+    device that is not known to be the CPU (`.cuda()`, `.to(device)`,
+    `device=dev`, a module moved that way), or a parameter of a public
+    library function that no code in the file calls (its callers may pass a
+    CUDA tensor). A `.cpu()` earlier in the chain, `torch.from_numpy` or a
+    factory without `device=` prove the CPU and silence it. In tests,
+    examples, scripts and notebooks that never name an accelerator, nothing
+    is evidence. Conversions of unknown origin are reported by the strict
+    rule TL111 instead.
 
     ## Example
     ```python
     import torch
 
-    def to_array(t):
-        return t.numpy()
+    def predict(model, x):
+        x = x.to("cuda")
+        return model(x).argmax(1).numpy()
     ```
 
     ## Use instead
     ```python
     import torch
 
-    def to_array(t):
-        return t.cpu().detach().numpy()
+    def predict(model, x):
+        x = x.to("cuda")
+        return model(x).argmax(1).cpu().numpy()
     ```
 
     ## Fix safety
     The fix inserts the missing calls right before `.numpy()` in the order
-    set by `numpy-idiom` (`cpu-detach` by default). It is safe when the
+    set by `numpy-idiom` (`cpu-detach` by default): `.cpu()`, and `.detach()`
+    too unless the value is known not to require grad. It is safe when the
     receiver is a torch tensor; in a module that also imports another
     framework (TensorFlow, JAX, Paddle, ...) it is unsafe, since `.cpu()`
     would not exist on that framework's tensors, and when the result is
@@ -57,22 +72,38 @@ class NumpyOnAcceleratorTensor(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        if not site.is_torch_numpy() or not site.needs_device_move():
+        if not site.is_torch_numpy():
             return
-        cpu, detach = _numpy.missing(site, ctx)
-        # a write through the result (``t.numpy()[:] = v``) would go to a copy on
-        # CUDA after the fix and be lost: that needs a person's judgement
-        applicability = (
-            Applicability.UNSAFE
-            if site.analysis.other_frameworks or site.written_through_directly()
-            else Applicability.SAFE
-        )
-        ctx.report(
-            self,
-            site.node,
-            f"`.numpy()` on `{ctx.short(site.receiver)}`, which may be on a CUDA device "
-            "(TypeError there); move it to the CPU first",
-            _numpy.prep_edits(site, ctx, cpu, detach),
-            applicability,
-            "Move to the CPU before `.numpy()`",
-        )
+        evidence = site.device_hazard()
+        if evidence is None:
+            return
+        reason, related = _evidence.explain(evidence, ctx)
+        report(self, site, ctx, f"which may be on a CUDA device (TypeError there): {reason}",
+               [related])  # fmt: skip
+
+
+def report(
+    rule: Rule,
+    site: Site,
+    ctx: RuleContext,
+    why: str,
+    related: Sequence[tuple[cst.CSTNode, str]] = (),
+) -> None:
+    """Report a missing move to the CPU; the fix is shared with TL111."""
+    cpu, detach = _numpy.missing(site, ctx)
+    # a write through the result (``t.numpy()[:] = v``) would go to a copy on
+    # CUDA after the fix and be lost: that needs a person's judgement
+    applicability = (
+        Applicability.UNSAFE
+        if site.analysis.other_frameworks or site.written_through_directly()
+        else Applicability.SAFE
+    )
+    ctx.report(
+        rule,
+        site.node,
+        f"`.numpy()` on `{ctx.short(site.receiver)}`, {why}",
+        _numpy.prep_edits(site, ctx, cpu, detach),
+        applicability,
+        f"Insert `{_numpy.chain_text(ctx, cpu, detach)}` before `.numpy()`",
+        related,
+    )

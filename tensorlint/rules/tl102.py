@@ -1,36 +1,44 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import _numpy
+from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from tensorlint.analysis.sites import Site
 
 
 class NumpyOnGradTensor(Rule):
     """## What it does
-    Checks for `.numpy()` on a torch tensor that may require grad, with no
-    `.detach()`, `.data` or `numpy(force=True)` before it, outside a no-grad
-    context.
+    Checks for `.numpy()` on a torch tensor that the code shows may require
+    grad, with no `.detach()`, `.data` or `numpy(force=True)` before it. The
+    message names the evidence and its line.
 
     ## Why is this bad?
     `Tensor.numpy()` raises `RuntimeError: Can't call numpy() on Tensor that
-    requires grad` when grad mode is on and the tensor requires grad: a model
-    output, a parameter, anything computed from one. It does not fire inside
+    requires grad` on any tensor that requires grad. Evidence that it may: a
+    trainable parameter (`nn.Parameter`, `.parameters()`, a module's
+    `.weight`), `requires_grad=True` or `requires_grad_()`, a module's output
+    or anything computed from one with grad enabled. Inside
     `with torch.no_grad():`, `torch.inference_mode()` or a function decorated
-    with either, on integer results (`argmax`, comparisons, `.long()`), on
-    tensors made by `torch.from_numpy` or a factory without
-    `requires_grad=True`, or after an `if t.requires_grad: t = t.detach()`
-    guard.
+    with either, a value computed there does not require grad, but a
+    parameter, or a model output computed before the block, still does.
+    Integer results (`argmax`, indices from `torch.max(x, 1)`, comparisons,
+    `.long()`), `.detach()`, `torch.from_numpy`, factories without
+    `requires_grad=True`, modules frozen with `requires_grad_(False)` and an
+    `if t.requires_grad: t = t.detach()` guard prove there is no grad.
+    Conversions of unknown origin are reported by the strict rule TL112.
 
     ## Example
     ```python
     import torch
 
-    def predict(model, x):
+    def embed(model, x):
         return model(x).numpy()
     ```
 
@@ -38,7 +46,7 @@ class NumpyOnGradTensor(Rule):
     ```python
     import torch
 
-    def predict(model, x):
+    def embed(model, x):
         return model(x).cpu().detach().numpy()
     ```
 
@@ -56,18 +64,32 @@ class NumpyOnGradTensor(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        if not site.is_torch_numpy() or not site.needs_detach():
+        if not site.is_torch_numpy():
             return
-        cpu, detach = _numpy.missing(site, ctx)
-        applicability = (
-            Applicability.UNSAFE if site.analysis.other_frameworks else Applicability.SAFE
-        )
-        ctx.report(
-            self,
-            site.node,
-            f"`.numpy()` on `{ctx.short(site.receiver)}`, which may require grad "
-            "(RuntimeError outside no_grad); detach it first",
-            _numpy.prep_edits(site, ctx, cpu, detach),
-            applicability,
-            "Detach before `.numpy()`",
-        )
+        evidence = site.grad_hazard()
+        if evidence is None:
+            return
+        reason, related = _evidence.explain(evidence, ctx)
+        report(self, site, ctx, f"which may require grad (RuntimeError there): {reason}",
+               [related])  # fmt: skip
+
+
+def report(
+    rule: Rule,
+    site: Site,
+    ctx: RuleContext,
+    why: str,
+    related: Sequence[tuple[cst.CSTNode, str]] = (),
+) -> None:
+    """Report a missing detach; the fix is shared with TL112."""
+    cpu, detach = _numpy.missing(site, ctx)
+    applicability = Applicability.UNSAFE if site.analysis.other_frameworks else Applicability.SAFE
+    ctx.report(
+        rule,
+        site.node,
+        f"`.numpy()` on `{ctx.short(site.receiver)}`, {why}",
+        _numpy.prep_edits(site, ctx, cpu, detach),
+        applicability,
+        f"Insert `{_numpy.chain_text(ctx, cpu, detach)}` before `.numpy()`",
+        related,
+    )

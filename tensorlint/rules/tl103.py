@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Optional
 
 from tensorlint.analysis import ops
+from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import _numpy
+from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -19,7 +21,9 @@ class ImplicitTensorToArray(Rule):
     Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy array
     constructors called on a value known to be a torch tensor (made by a torch
     function in the same function, or a parameter annotated `torch.Tensor`)
-    that may be on CUDA or require grad.
+    that the code shows may be on CUDA or may require grad (the evidence of
+    TL101 and TL102, named in the message). A tensor of unknown device and
+    grad state is reported by the strict rule TL113.
 
     ## Why is this bad?
     These constructors call `Tensor.__array__`, which calls `Tensor.numpy()`:
@@ -33,7 +37,7 @@ class ImplicitTensorToArray(Rule):
     import torch
 
     def to_array(t: torch.Tensor):
-        return np.asarray(t)
+        return np.asarray(t.to("cuda") * 2)
     ```
 
     ## Use instead
@@ -42,15 +46,18 @@ class ImplicitTensorToArray(Rule):
     import torch
 
     def to_array(t: torch.Tensor):
-        return t.cpu().detach().numpy()
+        return (t.to("cuda") * 2).cpu().detach().numpy()
     ```
 
     ## Fix safety
-    Safe. `np.asarray(t)` becomes `t.cpu().detach().numpy()` and
+    Safe when the value is certainly a tensor: `np.asarray(t)` becomes
+    `t.cpu().detach().numpy()` and
     `np.array(t)` becomes `t.cpu().detach().numpy().copy()` (it copied
     before and still does); with other arguments (`dtype=`, `order=`) the
     call is kept and only its argument is converted:
-    `np.asarray(t.cpu().detach().numpy(), dtype=d)`.
+    `np.asarray(t.cpu().detach().numpy(), dtype=d)`. Unsafe when the only
+    proof that it is a tensor is a parameter's annotation: callers may pass
+    an ndarray anyway, and `.cpu()` does not exist there.
     """
 
     CODE = "TL103"
@@ -60,42 +67,62 @@ class ImplicitTensorToArray(Rule):
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        from tensorlint.analysis.facts import CPU, NOGRAD, TENSOR
+        arg = tensor_argument(site)
+        if arg is None:
+            return
+        evidence = site.device_evidence(arg) or site.grad_evidence(arg)
+        if evidence is None:
+            return
+        reason, related = _evidence.explain(evidence, ctx)
+        convert(self, site, ctx, arg, f"which may be on CUDA or require grad: {reason}", [related])
 
-        node = site.node
-        assert isinstance(node, cst.Call)
-        if not node.args or node.args[0].keyword is not None or node.args[0].star:
-            return
-        arg = node.args[0].value
-        facts = site.facts(arg)
-        if TENSOR not in facts:
-            return
-        cpu = CPU not in facts
-        detach = NOGRAD not in facts and not site.in_no_grad()
-        if not (cpu or detach):
-            return
-        text = ctx.analysis.code(arg).strip()
-        atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
-        if not isinstance(arg, atoms) and not arg.lpar:
-            text = f"({text})"
-        if ctx.settings.numpy_idiom == "force":
-            converted = f"{text}.numpy(force=True)"
-        else:
-            # the documented idiom in full: the value may be on any device
-            converted = f"{text}{_numpy.chain_text(ctx, True, True)}.numpy()"
-        simple = len(node.args) == 1 and not node.lpar
-        if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
-            edit = ctx.replace(node, converted)
-        elif simple and site.qualname in ops.NUMPY_COPYING_CTORS:
-            edit = ctx.replace(node, f"{converted}.copy()")
-        else:
-            edit = ctx.replace(arg, converted)
-        name = (site.qualname or "").replace("numpy.", "np.")
-        ctx.report(
-            self,
-            node,
-            f"`{name}()` on torch tensor `{ctx.short(arg)}`, which may be on CUDA or "
-            "require grad; convert it explicitly",
-            [edit],
-            description="Convert the tensor explicitly",
-        )
+
+def tensor_argument(site: Site) -> Optional[cst.BaseExpression]:
+    """The converted argument, when it is known to be a torch tensor."""
+    from tensorlint.analysis.facts import TENSOR
+
+    node = site.node
+    assert isinstance(node, cst.Call)
+    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    arg = node.args[0].value
+    return arg if TENSOR in site.facts(arg) else None
+
+
+def convert(
+    rule: Rule,
+    site: Site,
+    ctx: RuleContext,
+    arg: cst.BaseExpression,
+    why: str,
+    related: Sequence[tuple[cst.CSTNode, str]] = (),
+) -> None:
+    """Report, with the explicit conversion as the fix (shared with TL113)."""
+    node = site.node
+    assert isinstance(node, cst.Call)
+    text = ctx.analysis.code(arg).strip()
+    atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+    if not isinstance(arg, atoms) and not arg.lpar:
+        text = f"({text})"
+    if ctx.settings.numpy_idiom == "force":
+        converted = f"{text}.numpy(force=True)"
+    else:
+        # the documented idiom in full: the value may be on any device
+        converted = f"{text}{_numpy.chain_text(ctx, True, True)}.numpy()"
+    simple = len(node.args) == 1 and not node.lpar
+    if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
+        edit = ctx.replace(node, converted)
+    elif simple and site.qualname in ops.NUMPY_COPYING_CTORS:
+        edit = ctx.replace(node, f"{converted}.copy()")
+    else:
+        edit = ctx.replace(arg, converted)
+    name = (site.qualname or "").replace("numpy.", "np.")
+    ctx.report(
+        rule,
+        node,
+        f"`{name}()` on torch tensor `{ctx.short(arg)}`, {why}; convert it explicitly",
+        [edit],
+        Applicability.UNSAFE if site.tensor_only_by_annotation(arg) else Applicability.SAFE,
+        "Convert the tensor explicitly",
+        related,
+    )

@@ -1,0 +1,404 @@
+"""``python -m bench precision``: precision and recall on hand-labelled sites.
+
+The corpus is pinned source distributions from PyPI (tests, examples and
+notebooks included), downloaded with pip into the cache directory and never
+committed. What is committed is the labels, ``bench/labels/*.csv``: one row
+per (site, hazard) with the verdict of a person who read the code:
+
+    package,version,path,line,code,verdict,reason
+
+``line`` is ``12`` in a ``.py`` file and ``3:12`` (code cell 3, line 12) in a
+notebook. ``code`` names the hazard: TL101 (may be on an accelerator), TL102
+(may require grad), TL103, TL2xx. ``verdict`` is REAL (the finding would be a
+bug a maintainer fixes), WEAK (possible, in unusual use), or FP (cannot
+happen). A finding of a strict "unknown provenance" rule is scored against
+the label of the hazard it stands for (TL111 against TL101, ...).
+
+The report gives, per rule and per kind of file (library, test, example,
+notebook, ...), how many findings there are, how many of them are labelled
+REAL/WEAK/FP, the precision ((REAL + WEAK) / labelled findings) and the
+recall (REAL labels found / REAL labels), then lists every disagreement:
+findings labelled FP, REAL labels not found, findings with no label.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.corpus import Package, ensure_cache_dir, prepare_pinned
+
+__all__ = ["PACKAGES", "main"]
+
+_LABELS = Path(__file__).resolve().parent / "labels"
+
+_S = True
+#: Pinned source distributions: research libraries with their tests,
+#: examples and notebooks. None of them is in the held-out evaluation set.
+PACKAGES: tuple[Package, ...] = (
+    Package("gpytorch", "1.15.2", "gpytorch-1.15.2.tar.gz",
+            "380625e93f851b85f772b25c5fb0a6c6d2e3eb2ef667f1e566ab4f95b8775361", sdist=_S),
+    Package("neuralforecast", "3.3.0", "neuralforecast-3.3.0.tar.gz",
+            "73fbb9b8ba194c6f06e64d2f137855c98616af7f2488c7107abb05516a22ebe7", sdist=_S),
+    Package("pykeen", "1.11.1", "pykeen-1.11.1.tar.gz",
+            "702cb807c354a0d2fce0f0593db46e1fe15fba2a37e92bbb18cd1b9d0a85fe13", sdist=_S),
+    Package("pytorch-forecasting", "1.8.0", "pytorch_forecasting-1.8.0.tar.gz",
+            "f7de2af2fb7ce0c4ef73287666b8b79391485ff55883c974b6267b505adf0422", sdist=_S),
+    Package("skorch", "1.4.0", "skorch-1.4.0.tar.gz",
+            "f7a5d3c13a3aecf0a0fe689ff25188be1145a95268f8fe81f01aaa9fbd7cead1", sdist=_S),
+    Package("pytorch-metric-learning", "2.9.0", "pytorch-metric-learning-2.9.0.tar.gz",
+            "27a626caf5e2876a0fd666605a78cb67ef7597e25d7a68c18053dd503830701f", sdist=_S),
+    Package("e3nn", "0.6.0", "e3nn-0.6.0.tar.gz",
+            "5c2b414e9527aad27d755ae9546596e3f7706f45a21dae71c7deedb6c048e4de", sdist=_S),
+    Package("timm", "1.0.31", "timm-1.0.31.tar.gz",
+            "baa0b333339c46d3d6d4965d99b69f5053afed71210e8f433d7ea5ee6a18f0ec", sdist=_S),
+    Package("torchmetrics", "1.9.0", "torchmetrics-1.9.0.tar.gz",
+            "a488609948600df52d3db4fcdab02e62aab2a85ef34da67037dc3e65b8512faa", sdist=_S),
+    Package("lightly", "1.6.0", "lightly-1.6.0.tar.gz",
+            "05cfb780837989a92cc1255aa0dfef7413881cb99b9e1d2a21b1c2f48231a7e9", sdist=_S),
+    Package("deepxde", "1.15.0", "deepxde-1.15.0.tar.gz",
+            "2c0e8ad01b612b9c03d53786ed49010cec39453699a5e0f802d7a021d98441d4", sdist=_S),
+    Package("torchdiffeq", "0.2.5", "torchdiffeq-0.2.5.tar.gz",
+            "b50d3760d13fd138dcceac651f4b80396f44fefcebd037a033fecfeaa9cc12e7", sdist=_S),
+)  # fmt: skip
+
+VERDICTS = ("REAL", "WEAK", "FP")
+#: strict "unknown provenance" codes, scored against the hazard they stand for
+HAZARD_OF = {"TL111": "TL101", "TL112": "TL102", "TL113": "TL103"}
+
+#: the conversion sites a person labels (the population of the sample)
+_SITE = re.compile(r"\.numpy\s*\(|\bfrom_numpy\s*\(|\bas_tensor\s*\(|\btorch\.asarray\s*\(")
+_TORCH_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+[^\n#]*\btorch\b|from[ \t]+torch\b)", re.M)
+_KIND_DIRS = (
+    ("test", ("test", "tests", "testing")),
+    ("example", ("example", "examples", "tutorial", "tutorials", "demo", "demos", "scripts")),
+    ("docs", ("doc", "docs")),
+    ("bench", ("benchmark", "benchmarks", "bench")),
+)
+
+
+def kind_of(path: str) -> str:
+    """library, test, example, notebook, docs or bench, from the path alone."""
+    if path.endswith(".ipynb"):
+        return "notebook"
+    parts = path.lower().split("/")
+    name = parts[-1]
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return "test"
+    for kind, names in _KIND_DIRS:
+        if any(part in names for part in parts[:-1]):
+            return kind
+    return "library"
+
+
+@dataclass(frozen=True)
+class Key:
+    package: str
+    path: str
+    line: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Label:
+    key: Key
+    version: str
+    verdict: str
+    reason: str
+
+
+# ----------------------------------------------------------------------- corpus
+
+
+def prepare(cache_dir: Path) -> Path:
+    cache_dir = ensure_cache_dir(cache_dir)
+    return prepare_pinned(
+        cache_dir, PACKAGES, log=_log, name="precision", suffixes=(".py", ".ipynb")
+    )
+
+
+def _package_dir(root: Path, package: Package) -> Path:
+    return root / package.label
+
+
+def _sources(directory: Path) -> Iterator[tuple[str, str]]:
+    """(relative path, text) of every ``.py`` file and notebook code cell text."""
+    for path in sorted(directory.rglob("*")):
+        if path.suffix not in (".py", ".ipynb") or not path.is_file():
+            continue
+        rel = path.relative_to(directory).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        yield rel, text
+
+
+def _lines(rel: str, text: str) -> Iterator[tuple[str, str]]:
+    """(line key, line) of a file: ``12`` for Python, ``3:12`` in notebook cell 3."""
+    if not rel.endswith(".ipynb"):
+        for number, line in enumerate(text.splitlines(), 1):
+            yield str(number), line
+        return
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return
+    number = 0
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        for line_no, line in enumerate(source.splitlines(), 1):
+            yield f"{number}:{line_no}", line
+
+
+def sites(root: Path) -> list[dict[str, str]]:
+    """Every conversion site of the corpus (files that import torch)."""
+    found: list[dict[str, str]] = []
+    for package in PACKAGES:
+        for rel, text in _sources(_package_dir(root, package)):
+            if not _TORCH_IMPORT.search(text) and "import torch" not in text:
+                continue
+            for key, line in _lines(rel, text):
+                if _SITE.search(line):
+                    found.append(
+                        {
+                            "package": package.name,
+                            "version": package.version,
+                            "path": rel,
+                            "line": key,
+                            "kind": kind_of(rel),
+                            "code": line.strip()[:160],
+                        }
+                    )
+    return found
+
+
+# ----------------------------------------------------------------------- findings
+
+
+def findings(root: Path, strict: bool) -> dict[Key, str]:
+    """Run ``tensorlint check`` on each package: finding key -> message.
+
+    A finding spans lines (a chain broken over several); its key's line is
+    the first, or the line of the labelled site inside its span when there is
+    one (labels name the line where the conversion call is written).
+    """
+    found: dict[Key, str] = {}
+    labelled = {(k.package, k.path, k.line) for k in load_labels()}
+    for package in PACKAGES:
+        directory = _package_dir(root, package)
+        # named files: the corpus lives under a ``.gitignore`` of ``*``
+        files = [str(directory / rel) for rel, _text in _sources(directory)]
+        command = [sys.executable, "-m", "tensorlint", "check", *files, "--no-cache",
+                   "--exit-zero", "--output-format", "json"]  # fmt: skip
+        if strict:
+            command.append("--strict")
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        try:
+            report = json.loads(result.stdout)
+        except ValueError:
+            raise SystemExit(f"tensorlint failed on {directory}: {result.stderr.strip()[-500:]}")
+        for item in report["findings"]:
+            rel = Path(item["file"]).resolve().relative_to(directory.resolve()).as_posix()
+            prefix = f"{item['cell']}:" if item.get("cell") else ""
+            lines = [f"{prefix}{n}" for n in range(item["line"], item["end_line"] + 1)]
+            line = next((n for n in lines if (package.name, rel, n) in labelled), lines[0])
+            found[Key(package.name, rel, line, item["code"])] = item["message"]
+    return found
+
+
+# ----------------------------------------------------------------------- labels
+
+
+def load_labels(directory: Path = _LABELS) -> dict[Key, Label]:
+    labels: dict[Key, Label] = {}
+    for path in sorted(directory.glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            for number, row in enumerate(csv.DictReader(handle), 2):
+                verdict = (row.get("verdict") or "").strip().upper()
+                if verdict not in VERDICTS:
+                    raise SystemExit(f"{path}:{number}: verdict {verdict!r} not in {VERDICTS}")
+                key = Key(row["package"], row["path"], row["line"].strip(), row["code"].strip())
+                if key in labels:
+                    raise SystemExit(f"{path}:{number}: {key} labelled twice")
+                labels[key] = Label(key, row["version"], verdict, row.get("reason", "").strip())
+    return labels
+
+
+# ----------------------------------------------------------------------- scoring
+
+
+@dataclass
+class Tally:
+    findings: int = 0
+    real: int = 0
+    weak: int = 0
+    fp: int = 0
+    unlabelled: int = 0
+    real_labels: int = 0
+    real_found: int = 0
+
+    @property
+    def labelled(self) -> int:
+        return self.real + self.weak + self.fp
+
+    def precision(self) -> str:
+        return f"{(self.real + self.weak) / self.labelled:.0%}" if self.labelled else "-"
+
+    def recall(self) -> str:
+        return f"{self.real_found / self.real_labels:.0%}" if self.real_labels else "-"
+
+
+def hazard(code: str) -> str:
+    return HAZARD_OF.get(code, code)
+
+
+def score(
+    found: dict[Key, str], labels: dict[Key, Label]
+) -> tuple[dict[str, Tally], dict[str, Tally], list[str]]:
+    by_rule: dict[str, Tally] = {}
+    by_kind: dict[str, Tally] = {}
+    disagreements: list[str] = []
+    found_hazards = {Key(k.package, k.path, k.line, hazard(k.code)) for k in found}
+    for key, message in sorted(found.items(), key=lambda kv: _order(kv[0])):
+        label = labels.get(Key(key.package, key.path, key.line, hazard(key.code)))
+        for tally in (_get(by_rule, key.code), _get(by_kind, kind_of(key.path)),
+                      _get(by_rule, "all"), _get(by_kind, "all")):  # fmt: skip
+            tally.findings += 1
+            if label is None:
+                tally.unlabelled += 1
+            elif label.verdict == "REAL":
+                tally.real += 1
+            elif label.verdict == "WEAK":
+                tally.weak += 1
+            else:
+                tally.fp += 1
+        where = f"{key.package} {key.path}:{key.line} {key.code}"
+        if label is None:
+            disagreements.append(f"UNLABELLED  {where}: {message}")
+        elif label.verdict == "FP":
+            disagreements.append(f"FALSE POS.  {where}: {message}\n             label: {label.reason}")
+    for key, label in sorted(labels.items(), key=lambda kv: _order(kv[0])):
+        if label.verdict != "REAL":
+            continue
+        hit = key in found_hazards
+        codes = [code for code in by_rule if code != "all" and hazard(code) == key.code]
+        for tally in [_get(by_rule, c) for c in codes or [key.code]] + [
+            _get(by_kind, kind_of(key.path)), _get(by_rule, "all"), _get(by_kind, "all")
+        ]:  # fmt: skip
+            tally.real_labels += 1
+            tally.real_found += hit
+        if not hit:
+            where = f"{key.package} {key.path}:{key.line} {key.code}"
+            disagreements.append(f"MISSED      {where}: {label.reason}")
+    return by_rule, by_kind, disagreements
+
+
+def _get(table: dict[str, Tally], name: str) -> Tally:
+    return table.setdefault(name, Tally())
+
+
+def _order(key: Key) -> tuple[str, str, tuple[int, ...], str]:
+    return key.package, key.path, tuple(int(p) for p in key.line.split(":")), key.code
+
+
+def render(
+    title: str, by_rule: dict[str, Tally], by_kind: dict[str, Tally], labels: dict[Key, Label]
+) -> str:
+    out = [f"## {title}", ""]
+    verdicts = Counter(label.verdict for label in labels.values())
+    site_count = len({(k.package, k.path, k.line) for k in labels})
+    out.append(
+        f"{len(labels)} labels on {site_count} sites "
+        f"({verdicts['REAL']} REAL, {verdicts['WEAK']} WEAK, {verdicts['FP']} FP)"
+    )
+    for heading, table in (("rule", by_rule), ("kind", by_kind)):
+        out += ["", f"| {heading} | findings | REAL | WEAK | FP | unlabelled | precision | recall |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        for name in sorted(table, key=lambda n: (n == "all", n)):
+            t = table[name]
+            out.append(
+                f"| {name} | {t.findings} | {t.real} | {t.weak} | {t.fp} | {t.unlabelled} "
+                f"| {t.precision()} | {t.recall()} |"
+            )
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------- command line
+
+
+def _log(message: str) -> None:
+    print(f"[bench precision] {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench precision",
+        description="Precision and recall of tensorlint on hand-labelled conversion sites of "
+        "pinned PyPI source distributions (downloaded into --cache-dir, never committed).",
+    )
+    parser.add_argument("--cache-dir", type=Path, default=Path(".bench_cache"), metavar="DIR")
+    parser.add_argument("--strict", action="store_true", help="score the strict profile too")
+    parser.add_argument(
+        "--list-sites",
+        type=Path,
+        metavar="CSV",
+        help="write every conversion site of the corpus (the population to label) and stop",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --list-sites: a deterministic random sample of N sites plus every site "
+        "the current default rules report",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no list of disagreements")
+    args = parser.parse_args(argv)
+    root = prepare(args.cache_dir)
+    if args.list_sites is not None:
+        return _list_sites(root, args.list_sites, args.sample)
+    labels = load_labels()
+    profiles = [("default profile", False)] + ([("strict profile", True)] if args.strict else [])
+    for title, strict in profiles:
+        by_rule, by_kind, disagreements = score(findings(root, strict), labels)
+        print(render(title, by_rule, by_kind, labels))
+        print()
+        if not args.quiet and disagreements:
+            print(f"### Disagreements ({title})\n")
+            print("\n".join(disagreements))
+            print()
+    return 0
+
+
+def _list_sites(root: Path, target: Path, sample: int) -> int:
+    every = sites(root)
+    rows = every
+    if sample:
+        reported = {(k.package, k.path, k.line) for k in findings(root, strict=False)}
+        chosen = [r for r in every if (r["package"], r["path"], r["line"]) in reported]
+        rest = [r for r in every if (r["package"], r["path"], r["line"]) not in reported]
+        random.Random(0).shuffle(rest)
+        rows = chosen + rest[:sample]
+        for row in rows:
+            row["reported"] = "yes" if row in chosen else "no"
+    with target.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["package"])
+        writer.writeheader()
+        writer.writerows(rows)
+    kinds = Counter(row["kind"] for row in rows)
+    _log(f"{len(rows)} sites (of {len(every)}) written to {target}: {dict(kinds)}")
+    return 0

@@ -1,0 +1,51 @@
+"""How a finding says why it is right: the evidence, in words, and its place."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensorlint.rule import RuleContext
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tensorlint.analysis.facts import Evidence
+else:
+    from tensorlint._lazy import libcst as cst
+
+
+def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNode, str]]:
+    """(a clause for the message, the related location with its note)."""
+    node = evidence.node
+    line = ctx.start(node).line
+    code = ctx.short(node)
+    kind = evidence.kind
+    if kind == "api":
+        param = node.name.value if isinstance(node, cst.Param) else code
+        return (
+            f"`{param}` enters the public function `{evidence.name}` (line {line}) from "
+            "callers outside this file, who may pass a CUDA tensor",
+            (node, f"`{param}`: a parameter of a public function no code here calls"),
+        )
+    if kind == "move":
+        return (
+            f"it comes from `{code}` at line {line}, which moves it to a device that may be CUDA",
+            (node, "moved to a device that may be CUDA"),
+        )
+    if kind == "device":
+        what = f"made by `{code}`" if isinstance(node, cst.Call) else f"made with `device={code}`"
+        return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
+    if kind == "parameter":
+        return (
+            f"it comes from `{code}` at line {line}, a trainable parameter",
+            (node, "a trainable parameter: requires grad"),
+        )
+    if kind == "requires-grad":
+        return (
+            f"it comes from `{code}` at line {line}, which requires grad",
+            (node, "set to require grad"),
+        )
+    return (
+        f"it comes from `{code}` at line {line}, a module's output computed with grad enabled",
+        (node, "a module's output, computed with grad enabled"),
+    )

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensorlint.rule import Rule, RuleContext
+from tensorlint.rules import tl101
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
+
+
+class NumpyOnUnknownDeviceTensor(Rule):
+    """## What it does
+    Checks for `.numpy()` on a torch tensor whose device the code does not
+    show, with no `.cpu()`, `.to("cpu")` or `numpy(force=True)` before it:
+    the conversions TL101 leaves out because nothing in the code says the
+    tensor may be on an accelerator.
+
+    ## Why is this bad?
+    `Tensor.numpy()` raises `TypeError` on a CUDA tensor. When the origin of
+    the tensor is not visible (a parameter of a helper that the file calls,
+    an attribute set elsewhere, the result of another function) the call is
+    correct only as long as every caller keeps its tensors on the CPU. This
+    rule is off by default (most such conversions are safe in practice); the
+    strict profile turns it on to migrate a code base to the explicit idiom
+    `t.cpu().detach().numpy()` in one go.
+
+    ## Example
+    ```python
+    import torch
+
+    def to_array(t):
+        return t.numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def to_array(t):
+        return t.cpu().detach().numpy()
+    ```
+
+    ## Fix safety
+    As TL101: the missing calls are inserted before `.numpy()`. Safe when the
+    receiver is a torch tensor; unsafe in a module that also imports another
+    framework, or when the result is written through on purpose.
+    """
+
+    CODE = "TL111"
+    NAME = "numpy-on-unknown-device-tensor"
+    DEFAULT = False
+    KINDS = frozenset({"numpy"})
+    TRIGGERS = (r"\.numpy\s*\(",)
+    FIX = "safe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        if not site.is_torch_numpy() or not site.needs_device_move():
+            return
+        if site.device_hazard() is not None:
+            return  # TL101's finding
+        tl101.report(
+            self, site, ctx, "whose device is not known here (TypeError on CUDA); "
+            "move it to the CPU first"
+        )  # fmt: skip

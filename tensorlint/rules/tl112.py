@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensorlint.rule import Rule, RuleContext
+from tensorlint.rules import tl102
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
+
+
+class NumpyOnUnknownGradTensor(Rule):
+    """## What it does
+    Checks for `.numpy()` on a torch tensor that is not known to be free of
+    grad, with no `.detach()`, `.data` or `numpy(force=True)` before it,
+    outside a no-grad context: the conversions TL102 leaves out because
+    nothing in the code says the tensor may require grad.
+
+    ## Why is this bad?
+    `Tensor.numpy()` raises `RuntimeError` on a tensor that requires grad.
+    When the origin of the tensor is not visible, the call is correct only as
+    long as no caller hands it a model output or a parameter. This rule is off
+    by default; the strict profile turns it on to migrate a code base to the
+    explicit idiom `t.cpu().detach().numpy()`.
+
+    ## Example
+    ```python
+    import torch
+
+    def to_array(t):
+        return t.numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    def to_array(t):
+        return t.cpu().detach().numpy()
+    ```
+
+    ## Fix safety
+    As TL102: `.detach()` (and `.cpu()` where needed) is inserted before
+    `.numpy()`. Safe when the receiver is a torch tensor; unsafe in a module
+    that also imports another framework.
+    """
+
+    CODE = "TL112"
+    NAME = "numpy-on-unknown-grad-tensor"
+    DEFAULT = False
+    KINDS = frozenset({"numpy"})
+    TRIGGERS = (r"\.numpy\s*\(",)
+    FIX = "safe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        if not site.is_torch_numpy() or not site.needs_detach():
+            return
+        if site.grad_hazard() is not None:
+            return  # TL102's finding
+        tl102.report(
+            self, site, ctx, "which is not known to be free of grad (RuntimeError if it "
+            "requires grad); detach it first"
+        )  # fmt: skip

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensorlint.rule import Rule, RuleContext
+from tensorlint.rules import tl103
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.sites import Site
+
+
+class ImplicitUnknownTensorToArray(Rule):
+    """## What it does
+    Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy array
+    constructors called on a value known to be a torch tensor whose device
+    and grad state the code does not show, and that is not known to be on
+    the CPU and free of grad: the conversions TL103 leaves out for lack of
+    evidence.
+
+    ## Why is this bad?
+    These constructors call `Tensor.__array__`, which raises on CUDA tensors
+    and on tensors that require grad, like `Tensor.numpy()`. When the
+    tensor's origin is not visible the call works only while every caller
+    passes CPU tensors without grad. Off by default; the strict profile turns
+    it on to spell every conversion out.
+
+    ## Example
+    ```python
+    import numpy as np
+    import torch
+
+    def to_array(t: torch.Tensor):
+        return np.asarray(t)
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import torch
+
+    def to_array(t: torch.Tensor):
+        return t.cpu().detach().numpy()
+    ```
+
+    ## Fix safety
+    As TL103: safe when the value is certainly a tensor, unsafe when only a
+    parameter's annotation says so.
+    """
+
+    CODE = "TL113"
+    NAME = "implicit-unknown-tensor-to-array"
+    DEFAULT = False
+    KINDS = frozenset({"array_ctor"})
+    TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
+    FIX = "safe"
+
+    def check(self, site: Site, ctx: RuleContext) -> None:
+        from tensorlint.analysis.facts import CPU, NOGRAD
+
+        arg = tl103.tensor_argument(site)
+        if arg is None:
+            return
+        if site.device_evidence(arg) or site.grad_evidence(arg):
+            return  # TL103's finding
+        facts = site.facts(arg)
+        if CPU in facts and (NOGRAD in facts or site.in_no_grad()):
+            return
+        tl103.convert(
+            self, site, ctx, arg, "whose device and grad state are not known here (it may be "
+            "on CUDA or require grad)"
+        )  # fmt: skip
