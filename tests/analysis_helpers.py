@@ -9,8 +9,10 @@ import libcst as cst
 from tensorlint.analysis.sites import ModuleAnalysis, Site
 
 
-def analyze(code: str, *, assume_torch: bool = False) -> ModuleAnalysis:
-    return ModuleAnalysis(cst.parse_module(textwrap.dedent(code)), assume_torch=assume_torch)
+def analyze(code: str, *, assume_torch: bool = False, library: bool = True) -> ModuleAnalysis:
+    return ModuleAnalysis(
+        cst.parse_module(textwrap.dedent(code)), assume_torch=assume_torch, library=library
+    )
 
 
 def site(code: str, text: str, kind: str = "", **kwargs: bool) -> Site:

@@ -21,7 +21,15 @@ import pytest
 
 from tensorlint import __version__
 from tensorlint.cli import main
-from tensorlint.diagnostics import Applicability, Diagnostic, Edit, FileResult, Fix, Position
+from tensorlint.diagnostics import (
+    Applicability,
+    Diagnostic,
+    Edit,
+    FileResult,
+    Fix,
+    Position,
+    Related,
+)
 from tensorlint.registry import ALL_RULES
 from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.reporters.github import escape_data, escape_property
@@ -56,6 +64,9 @@ RESULTS: tuple[FileResult, ...] = (
                 Position(5, 11),
                 Position(5, 27),
                 CPU_FIX,
+                related=(
+                    Related(Position(3, 8), Position(3, 20), "moved to a device that may be CUDA"),
+                ),
             ),
             Diagnostic(
                 "TL201",

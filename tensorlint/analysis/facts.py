@@ -55,7 +55,8 @@ class Evidence:
     """Why a value may be on an accelerator, or may require grad.
 
     ``kind`` is one of ``move`` (``.cuda()``, ``.to(device)``), ``device``
-    (``device=dev``), ``api`` (a parameter of a public library function),
+    (``device=dev``), ``api`` / ``api-grad`` (a parameter of a public library
+    function: callers may pass a CUDA tensor / one that requires grad),
     ``parameter`` (a trainable parameter), ``requires-grad``
     (``requires_grad=True``) or ``module-output`` (a forward pass with grad
     enabled).
@@ -190,6 +191,9 @@ def annotation_facts(annotation: Optional[cst.BaseExpression], scope: Scope) -> 
     qual = qualified_name(annotation, scope)
     if qual == "torch.Tensor":
         return frozenset({TENSOR})
+    dotted = dotted_name(annotation)
+    if dotted is not None and dotted.rsplit(".", 1)[-1] in ops.INTEGER_TENSOR_ANNOTATIONS:
+        return frozenset({TENSOR, NOGRAD})  # ``LongTensor``, an alias of one: no grad
     if qual in ("numpy.ndarray", "numpy.typing.NDArray"):
         return frozenset({NDARRAY})
     if isinstance(annotation, cst.Subscript):
@@ -263,7 +267,10 @@ class FactEvaluator:
         facts = annotation_facts(self.scope.params[name], self.scope)
         boundary = self.scope.boundary.get(name)
         if boundary is not None and not facts & {NDARRAY, OTHER}:
-            facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
+            facts = facts | {
+                record(self.scope, "api", boundary[0], boundary[1]),
+                record(self.scope, "api-grad", boundary[0], boundary[1]),
+            }
         return facts
 
     def _attribute(self, node: cst.Attribute, env: Mapping[str, Facts]) -> Facts:
@@ -308,22 +315,27 @@ class FactEvaluator:
         if OTHER in callee:
             return frozenset({OTHER})
         module = self._is_module(func, callee)
-        arguments = self._arguments(node, env)
-        if not module:
-            # what an unknown function returns need not be where its arguments are
-            arguments = frozenset(t for t in arguments if t[t.index(":") + 1] != API_MARK)
-        found = evidence(callee) | arguments
+        found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if module:
             found = found - {t for t in found if t.startswith(GRAD)} if FROZEN in callee else (
                 found | {record(self.scope, "module-output", node)}
             )
         return found
 
-    def _arguments(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
-        """Evidence of the arguments: what a call computes from them may inherit it."""
+    def _arguments(
+        self, node: cst.Call, env: Mapping[str, Facts], follow_api: bool = True
+    ) -> Facts:
+        """Evidence of the arguments: what a call computes from them may inherit it.
+
+        Without ``follow_api`` a public function's parameter passed to the call
+        gives nothing: what an unknown function returns need not be where its
+        arguments are, and the parameter need not be a tensor at all.
+        """
         found = EMPTY
         for arg in node.args:
             found = found | evidence(self.expr(arg.value, env))
+        if not follow_api:
+            found = frozenset(t for t in found if t[t.index(":") + 1] != API_MARK)
         return found
 
     def _is_module(self, func: cst.BaseExpression, callee: Facts) -> bool:
@@ -381,7 +393,7 @@ class FactEvaluator:
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
             return EMPTY
-        return self._arguments(node, env)
+        return self._arguments(node, env, follow_api=False)
 
     def _device_keyword(self, node: cst.Call) -> Facts:
         device = keyword(node, "device")
@@ -431,7 +443,7 @@ class FactEvaluator:
                 facts.add(CPU)
             facts |= {t for t in data_facts if t.startswith(DEV)}
         elif qual in ops.TORCH_DATA_FACTORIES:
-            if data_is_plain or CPU in data_facts or TENSOR not in data_facts:
+            if data_is_plain or CPU in data_facts:
                 facts.add(CPU)
             facts |= {t for t in data_facts if t.startswith(DEV)}
         else:

@@ -26,8 +26,17 @@ UNKNOWN = ""
 class Scope:
     """The names one module, function, lambda or class body binds."""
 
-    __slots__ = ("boundary", "bindings", "evidence", "functions", "global_names", "kind", "node",
-                 "params", "parent")  # fmt: skip
+    __slots__ = (
+        "bindings",
+        "boundary",
+        "evidence",
+        "functions",
+        "global_names",
+        "kind",
+        "node",
+        "params",
+        "parent",
+    )  # fmt: skip
 
     def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
         self.kind = kind

@@ -132,6 +132,10 @@ LEGACY_TENSOR_TYPES = frozenset(
     for name in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int",
                  "Long", "Bool")
 )  # fmt: skip
+#: Annotations naming an integer or bool tensor type (or an alias spelled the same).
+INTEGER_TENSOR_ANNOTATIONS = frozenset(
+    {"LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}
+)
 #: Their CUDA twins: a tensor on a CUDA device.
 CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
 #: Classes whose instances are trainable parameters.

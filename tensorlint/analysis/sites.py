@@ -84,7 +84,7 @@ class ModuleAnalysis:
         if scope is None or not _is_public(function, scope):
             return
         name = function.name.value
-        if re.search(rf"(?<!def )\b{re.escape(name)}\s*\(", self.source):
+        if _called_in(name, self.source):
             return  # called here: its callers decide (function summaries, later)
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -150,6 +150,17 @@ class ModuleAnalysis:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+
+def _called_in(name: str, source: str) -> bool:
+    """Does code in ``source`` call ``name``? (Doctests and comments do not count.)"""
+    call = re.compile(rf"(?<!def )(?<![\w.])(?:self\.|cls\.)?{re.escape(name)}\s*\(")
+    for match in call.finditer(source):
+        line_start = source.rfind("\n", 0, match.start()) + 1
+        head = source[line_start : match.start()].lstrip()
+        if not head.startswith((">>>", "...", "#")):
+            return True
+    return False
 
 
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)

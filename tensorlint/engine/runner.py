@@ -105,8 +105,25 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
                 dataclasses.replace(e, start=at(e.start), end=at(e.end)) for e in fix.edits
             )
             fix = dataclasses.replace(fix, edits=edits)
+        related = []
+        for where in diagnostic.related:  # the evidence may sit in an earlier cell
+            where_cell, where_line = notebook.locate(where.start.line)
+            where_shift = where.start.line - where_line
+            related.append(
+                dataclasses.replace(
+                    where,
+                    start=Position(where_line, where.start.column),
+                    end=Position(where.end.line - where_shift, where.end.column),
+                    cell=where_cell,
+                )
+            )
         return dataclasses.replace(
-            diagnostic, start=at(diagnostic.start), end=at(diagnostic.end), fix=fix, cell=cell
+            diagnostic,
+            start=at(diagnostic.start),
+            end=at(diagnostic.end),
+            fix=fix,
+            cell=cell,
+            related=tuple(related),
         )
 
     fixed = None

@@ -15,6 +15,10 @@ The schema (documented in the README, section *CI output formats*)::
           "name": "numpy-on-accelerator-tensor",
           "level": "error",                  # "warning" for strict-profile rules
           "message": "...",
+          "related": [                       # the evidence the finding rests on
+            {"cell": null, "line": 3, "column": 9, "end_line": 3, "end_column": 21,
+             "message": "moved to a device that may be CUDA"}
+          ],
           "fix": null | {
             "applicability": "safe" | "unsafe" | "display-only",
             "description": "...",
@@ -43,7 +47,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from tensorlint import __version__
-from tensorlint.diagnostics import Applicability, Diagnostic, FileResult, Fix, Position
+from tensorlint.diagnostics import Applicability, Diagnostic, FileResult, Fix, Position, Related
 from tensorlint.reporters import ReportOptions
 from tensorlint.reporters._common import TOOL_NAME, level, one_based
 
@@ -102,6 +106,22 @@ JSON_SCHEMA: dict[str, Any] = {
                     "name": {"type": "string"},
                     "level": {"enum": ["error", "warning"]},
                     "message": {"type": "string"},
+                    "related": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["cell", "line", "column", "end_line", "end_column",
+                                         "message"],  # fmt: skip
+                            "properties": {
+                                "cell": {"type": ["integer", "null"], "minimum": 1},
+                                "line": {"type": "integer", "minimum": 1},
+                                "column": {"type": "integer", "minimum": 1},
+                                "end_line": {"type": "integer", "minimum": 1},
+                                "end_column": {"type": "integer", "minimum": 1},
+                                "message": {"type": "string"},
+                            },
+                        },
+                    },
                     "fix": {
                         "oneOf": [
                             {"type": "null"},
@@ -193,8 +213,16 @@ def _finding(path: str, d: Diagnostic) -> dict[str, Any]:
         "name": d.name,
         "level": level(d.code),
         "message": d.message,
+        "related": [_related(r) for r in d.related],
         "fix": _fix(d.fix),
     }
+
+
+def _related(r: Related) -> dict[str, Any]:
+    line, column = one_based(r.start)
+    end_line, end_column = one_based(r.end)
+    return {"cell": r.cell, "line": line, "column": column, "end_line": end_line,
+            "end_column": end_column, "message": r.message}  # fmt: skip
 
 
 def document(results: Sequence[FileResult], options: ReportOptions) -> dict[str, Any]:

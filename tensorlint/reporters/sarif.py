@@ -132,6 +132,18 @@ def _result(path: str, d: Diagnostic) -> dict[str, Any]:
             }
         }
     ]
+    if d.related:
+        result["relatedLocations"] = [
+            {
+                "id": number,
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(path),
+                    "region": _region(r.start, r.end),
+                },
+                "message": {"text": r.message},
+            }
+            for number, r in enumerate(d.related)
+        ]
     if d.fix is not None:
         result["fixes"] = [_fix(path, d.fix)]
     return result

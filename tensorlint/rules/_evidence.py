@@ -20,11 +20,12 @@ def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNod
     line = ctx.start(node).line
     code = ctx.short(node)
     kind = evidence.kind
-    if kind == "api":
+    if kind in ("api", "api-grad"):
         param = node.name.value if isinstance(node, cst.Param) else code
+        what = "a CUDA tensor" if kind == "api" else "a tensor that requires grad"
         return (
             f"`{param}` enters the public function `{evidence.name}` (line {line}) from "
-            "callers outside this file, who may pass a CUDA tensor",
+            f"callers outside this file, who may pass {what}",
             (node, f"`{param}`: a parameter of a public function no code here calls"),
         )
     if kind == "move":
