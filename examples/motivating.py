@@ -9,6 +9,9 @@ import numpy as np
 import torch
 
 
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def standardize(features):
     """from_numpy, then a write to the tensor, then a read of the array."""
     t = torch.from_numpy(features)
@@ -23,9 +26,9 @@ def shifted_copy(weights):
     return a, weights
 
 
-def to_host(t):
-    """A tensor that may live on CUDA converted with .numpy()."""
-    return t.numpy()
+def to_host(t, device=DEVICE):
+    """A tensor moved to a device that may be CUDA, then converted with .numpy()."""
+    return t.to(device).numpy()
 
 
 def predict(layer, x):

@@ -180,7 +180,7 @@ def test_the_check_hook_checks_notebooks(hook_repo: HookRepo, project: Path) -> 
     _stage(project, hook_repo.env, {"nb.ipynb": json.dumps(notebook, indent=1) + "\n"})
     proc = _run(hook_repo, project, "tensorlint", "--files", "nb.ipynb")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "nb.ipynb:cell 1:5:12: TL101 " in proc.stdout
+    assert "nb.ipynb:cell 1:5:12: TL102 " in proc.stdout  # no accelerator named: no TL101
 
 
 def test_the_fix_hook_rewrites_then_passes(hook_repo: HookRepo, project: Path) -> None:

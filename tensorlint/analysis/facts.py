@@ -107,7 +107,7 @@ def settle(facts: Facts) -> Facts:
 #: ``model(x)``, ``self.encoder(h)``, ``net(x)``.
 _MODULE_NAME = re.compile(
     r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
-    r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer)s?$"
+    r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
 )
 #: Attributes of a tensor that are not tensors (they carry no evidence).
 _PLAIN_ATTRIBUTES = frozenset(

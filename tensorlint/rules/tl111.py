@@ -29,16 +29,22 @@ class NumpyOnUnknownDeviceTensor(Rule):
     ```python
     import torch
 
-    def to_array(t):
+    def _to_array(t):
         return t.numpy()
+
+    def summary(batch):
+        return _to_array(batch)
     ```
 
     ## Use instead
     ```python
     import torch
 
-    def to_array(t):
+    def _to_array(t):
         return t.cpu().detach().numpy()
+
+    def summary(batch):
+        return _to_array(batch)
     ```
 
     ## Fix safety

@@ -29,8 +29,11 @@ class ImplicitUnknownTensorToArray(Rule):
     import numpy as np
     import torch
 
-    def to_array(t: torch.Tensor):
+    def _to_array(t: torch.Tensor):
         return np.asarray(t)
+
+    def summary(batch):
+        return _to_array(batch)
     ```
 
     ## Use instead
@@ -38,8 +41,11 @@ class ImplicitUnknownTensorToArray(Rule):
     import numpy as np
     import torch
 
-    def to_array(t: torch.Tensor):
+    def _to_array(t: torch.Tensor):
         return t.cpu().detach().numpy()
+
+    def summary(batch):
+        return _to_array(batch)
     ```
 
     ## Fix safety
