@@ -210,7 +210,8 @@ def findings(root: Path, strict: bool) -> dict[Key, str]:
         try:
             report = json.loads(result.stdout)
         except ValueError:
-            raise SystemExit(f"tensorlint failed on {directory}: {result.stderr.strip()[-500:]}")
+            tail = result.stderr.strip()[-500:]
+            raise SystemExit(f"tensorlint failed on {directory}: {tail}") from None
         for item in report["findings"]:
             rel = Path(item["file"]).resolve().relative_to(directory.resolve()).as_posix()
             prefix = f"{item['cell']}:" if item.get("cell") else ""
@@ -290,7 +291,9 @@ def score(
         if label is None:
             disagreements.append(f"UNLABELLED  {where}: {message}")
         elif label.verdict == "FP":
-            disagreements.append(f"FALSE POS.  {where}: {message}\n             label: {label.reason}")
+            disagreements.append(
+                f"FALSE POS.  {where}: {message}\n             label: {label.reason}"
+            )
     for key, label in sorted(labels.items(), key=lambda kv: _order(kv[0])):
         if label.verdict != "REAL":
             continue
@@ -326,8 +329,8 @@ def render(
         f"({verdicts['REAL']} REAL, {verdicts['WEAK']} WEAK, {verdicts['FP']} FP)"
     )
     for heading, table in (("rule", by_rule), ("kind", by_kind)):
-        out += ["", f"| {heading} | findings | REAL | WEAK | FP | unlabelled | precision | recall |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        columns = "findings | REAL | WEAK | FP | unlabelled | precision | recall"
+        out += ["", f"| {heading} | {columns} |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for name in sorted(table, key=lambda n: (n == "all", n)):
             t = table[name]
             out.append(

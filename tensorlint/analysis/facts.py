@@ -292,9 +292,12 @@ class FactEvaluator:
             return carry(base)
         if attr in _PLAIN_ATTRIBUTES or base & {NDARRAY, OTHER}:
             return EMPTY
-        if attr in ops.PARAMETER_ATTRIBUTES and isinstance(node.value, (cst.Attribute, cst.Name)):
-            if FROZEN not in base and TENSOR not in base:
-                return evidence(base) | {record(self.scope, "parameter", node)}
+        if (
+            attr in ops.PARAMETER_ATTRIBUTES
+            and isinstance(node.value, (cst.Attribute, cst.Name))
+            and not base & {FROZEN, TENSOR}
+        ):
+            return evidence(base) | {record(self.scope, "parameter", node)}
         return evidence(base)
 
     def call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
@@ -317,8 +320,10 @@ class FactEvaluator:
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if module:
-            found = found - {t for t in found if t.startswith(GRAD)} if FROZEN in callee else (
-                found | {record(self.scope, "module-output", node)}
+            found = (
+                found - {t for t in found if t.startswith(GRAD)}
+                if FROZEN in callee
+                else (found | {record(self.scope, "module-output", node)})
             )
         return found
 
@@ -347,8 +352,10 @@ class FactEvaluator:
             return True  # ``self(x)`` inside a module
         if isinstance(func, cst.Name) and func.value in self.scope.module().functions:
             return False  # a function defined here, whatever its name
-        last = func.attr.value if isinstance(func, cst.Attribute) else (
-            func.value if isinstance(func, cst.Name) else ""
+        last = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else (func.value if isinstance(func, cst.Name) else "")
         )
         return bool(_MODULE_NAME.search(last.lower()))
 
@@ -545,8 +552,10 @@ def _index_of_pair(node: cst.Subscript, scope: Scope) -> bool:
 def returns_indices(call: cst.Call) -> bool:
     """Does this call return a (values, indices) pair?"""
     func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else (
-        func.value if isinstance(func, cst.Name) else ""
+    name = (
+        func.attr.value
+        if isinstance(func, cst.Attribute)
+        else (func.value if isinstance(func, cst.Name) else "")
     )
     if name in ops.ALWAYS_INDEX_PAIR:
         return True

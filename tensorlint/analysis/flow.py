@@ -103,7 +103,9 @@ class FactsWalker:
             for target in node.targets:
                 if isinstance(target.target, (cst.Tuple, cst.List)):
                     self._bind_unpacked(env, target.target, node.value, facts)
-                elif _sets_requires_grad(target.target):
+                elif isinstance(target.target, cst.Attribute) and _sets_requires_grad(
+                    target.target
+                ):
                     self._set_requires_grad(env, target.target, node.value)
                 else:
                     _bind(env, target.target, facts)
@@ -178,7 +180,9 @@ class FactsWalker:
             else:
                 _bind(env, element, shared)
 
-    def _set_requires_grad(self, env: Env, target: cst.Attribute, value: cst.BaseExpression) -> None:
+    def _set_requires_grad(
+        self, env: Env, target: cst.Attribute, value: cst.BaseExpression
+    ) -> None:
         """``x.requires_grad = True`` / ``False`` changes what ``x`` is known to be."""
         key = dotted_name(target.value)
         if key is None:

@@ -296,7 +296,7 @@ class Site:
     def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
         """The evidence nearest before the site (else the first after it)."""
         table = self.scope.module().evidence
-        found = [table[t] for t in facts if t.startswith(prefix) and t in table]
+        found: list[Evidence] = [table[t] for t in facts if t.startswith(prefix) and t in table]
         if not found:
             return None
         here = self.analysis.start(self.node)

@@ -110,8 +110,14 @@ JSON_SCHEMA: dict[str, Any] = {
                         "type": "array",
                         "items": {
                             "type": "object",
-                            "required": ["cell", "line", "column", "end_line", "end_column",
-                                         "message"],  # fmt: skip
+                            "required": [
+                                "cell",
+                                "line",
+                                "column",
+                                "end_line",
+                                "end_column",
+                                "message",
+                            ],
                             "properties": {
                                 "cell": {"type": ["integer", "null"], "minimum": 1},
                                 "line": {"type": "integer", "minimum": 1},
