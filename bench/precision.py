@@ -41,34 +41,33 @@ __all__ = ["PACKAGES", "main"]
 
 _LABELS = Path(__file__).resolve().parent / "labels"
 
-_S = True
 #: Pinned source distributions: research libraries with their tests,
 #: examples and notebooks. None of them is in the held-out evaluation set.
 PACKAGES: tuple[Package, ...] = (
     Package("gpytorch", "1.15.2", "gpytorch-1.15.2.tar.gz",
-            "380625e93f851b85f772b25c5fb0a6c6d2e3eb2ef667f1e566ab4f95b8775361", sdist=_S),
+            "380625e93f851b85f772b25c5fb0a6c6d2e3eb2ef667f1e566ab4f95b8775361", sdist=True),
     Package("neuralforecast", "3.3.0", "neuralforecast-3.3.0.tar.gz",
-            "73fbb9b8ba194c6f06e64d2f137855c98616af7f2488c7107abb05516a22ebe7", sdist=_S),
+            "73fbb9b8ba194c6f06e64d2f137855c98616af7f2488c7107abb05516a22ebe7", sdist=True),
     Package("pykeen", "1.11.1", "pykeen-1.11.1.tar.gz",
-            "702cb807c354a0d2fce0f0593db46e1fe15fba2a37e92bbb18cd1b9d0a85fe13", sdist=_S),
+            "702cb807c354a0d2fce0f0593db46e1fe15fba2a37e92bbb18cd1b9d0a85fe13", sdist=True),
     Package("pytorch-forecasting", "1.8.0", "pytorch_forecasting-1.8.0.tar.gz",
-            "f7de2af2fb7ce0c4ef73287666b8b79391485ff55883c974b6267b505adf0422", sdist=_S),
+            "f7de2af2fb7ce0c4ef73287666b8b79391485ff55883c974b6267b505adf0422", sdist=True),
     Package("skorch", "1.4.0", "skorch-1.4.0.tar.gz",
-            "f7a5d3c13a3aecf0a0fe689ff25188be1145a95268f8fe81f01aaa9fbd7cead1", sdist=_S),
+            "f7a5d3c13a3aecf0a0fe689ff25188be1145a95268f8fe81f01aaa9fbd7cead1", sdist=True),
     Package("pytorch-metric-learning", "2.9.0", "pytorch-metric-learning-2.9.0.tar.gz",
-            "27a626caf5e2876a0fd666605a78cb67ef7597e25d7a68c18053dd503830701f", sdist=_S),
+            "27a626caf5e2876a0fd666605a78cb67ef7597e25d7a68c18053dd503830701f", sdist=True),
     Package("e3nn", "0.6.0", "e3nn-0.6.0.tar.gz",
-            "5c2b414e9527aad27d755ae9546596e3f7706f45a21dae71c7deedb6c048e4de", sdist=_S),
+            "5c2b414e9527aad27d755ae9546596e3f7706f45a21dae71c7deedb6c048e4de", sdist=True),
     Package("timm", "1.0.31", "timm-1.0.31.tar.gz",
-            "baa0b333339c46d3d6d4965d99b69f5053afed71210e8f433d7ea5ee6a18f0ec", sdist=_S),
+            "baa0b333339c46d3d6d4965d99b69f5053afed71210e8f433d7ea5ee6a18f0ec", sdist=True),
     Package("torchmetrics", "1.9.0", "torchmetrics-1.9.0.tar.gz",
-            "a488609948600df52d3db4fcdab02e62aab2a85ef34da67037dc3e65b8512faa", sdist=_S),
+            "a488609948600df52d3db4fcdab02e62aab2a85ef34da67037dc3e65b8512faa", sdist=True),
     Package("lightly", "1.6.0", "lightly-1.6.0.tar.gz",
-            "05cfb780837989a92cc1255aa0dfef7413881cb99b9e1d2a21b1c2f48231a7e9", sdist=_S),
+            "05cfb780837989a92cc1255aa0dfef7413881cb99b9e1d2a21b1c2f48231a7e9", sdist=True),
     Package("deepxde", "1.15.0", "deepxde-1.15.0.tar.gz",
-            "2c0e8ad01b612b9c03d53786ed49010cec39453699a5e0f802d7a021d98441d4", sdist=_S),
+            "2c0e8ad01b612b9c03d53786ed49010cec39453699a5e0f802d7a021d98441d4", sdist=True),
     Package("torchdiffeq", "0.2.5", "torchdiffeq-0.2.5.tar.gz",
-            "b50d3760d13fd138dcceac651f4b80396f44fefcebd037a033fecfeaa9cc12e7", sdist=_S),
+            "b50d3760d13fd138dcceac651f4b80396f44fefcebd037a033fecfeaa9cc12e7", sdist=True),
 )  # fmt: skip
 
 VERDICTS = ("REAL", "WEAK", "FP")

@@ -546,10 +546,10 @@ def _index_of_pair(node: cst.Subscript, scope: Scope) -> bool:
     index = node.slice[0].slice
     if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
         return False
-    return index.value.value == "1" and returns_indices(value)
+    return index.value.value == "1" and returns_indices(value, scope)
 
 
-def returns_indices(call: cst.Call) -> bool:
+def returns_indices(call: cst.Call, scope: Scope) -> bool:
     """Does this call return a (values, indices) pair?"""
     func = call.func
     name = (
@@ -560,13 +560,10 @@ def returns_indices(call: cst.Call) -> bool:
     if name in ops.ALWAYS_INDEX_PAIR:
         return True
     if name in ops.INDEX_PAIR_WITH_DIM:
-        receiver_counts = 0 if isinstance(func, cst.Attribute) and not _is_torch_attr(func) else 1
-        return keyword(call, "dim") is not None or positional(call, receiver_counts) is not None
+        # ``torch.max(x, 1)``: the dim is the second argument; ``x.max(1)``: the first
+        function = qualified_name(func, scope) is not None or isinstance(func, cst.Name)
+        return keyword(call, "dim") is not None or positional(call, int(function)) is not None
     return False
-
-
-def _is_torch_attr(func: cst.Attribute) -> bool:
-    return isinstance(func.value, cst.Name) and func.value.value in ("torch", "th")
 
 
 def self_name(scope: Scope) -> Optional[str]:

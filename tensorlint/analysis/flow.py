@@ -173,7 +173,7 @@ class FactsWalker:
                 _bind(env, element, element_facts)
             return
         shared = evidence(facts)
-        indices = isinstance(value, cst.Call) and returns_indices(value)
+        indices = isinstance(value, cst.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):
             if indices and position == 1:
                 _bind(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})

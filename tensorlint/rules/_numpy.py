@@ -8,10 +8,11 @@ the same pieces so that fixes on one call agree: the insertion before
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
-from tensorlint.diagnostics import Edit
-from tensorlint.rule import RuleContext
+from tensorlint.diagnostics import Applicability, Edit
+from tensorlint.rule import Rule, RuleContext
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -34,6 +35,35 @@ def missing(site: Site, ctx: RuleContext) -> tuple[bool, bool]:
     cpu = any(ctx.enabled(c) for c in DEVICE_CODES) and site.needs_device_move()
     detach = any(ctx.enabled(c) for c in GRAD_CODES) and site.needs_detach()
     return cpu, detach
+
+
+def report(
+    rule: Rule,
+    site: Site,
+    ctx: RuleContext,
+    why: str,
+    related: Sequence[tuple[cst.CSTNode, str]] = (),
+    *,
+    moves: bool,
+) -> None:
+    """Report a ``.numpy()`` call missing ``.cpu()`` (``moves``) or ``.detach()``.
+
+    TL101, TL102, TL111 and TL112 share this: the fix and its safety are the
+    same whether evidence or the strict profile made the finding.
+    """
+    cpu, detach = missing(site, ctx)
+    # moving to the CPU: a write through the result (``t.numpy()[:] = v``)
+    # would go to a copy on CUDA after the fix and be lost
+    unsafe = site.analysis.other_frameworks or (moves and site.written_through_directly())
+    ctx.report(
+        rule,
+        site.node,
+        f"`.numpy()` on `{ctx.short(site.receiver)}`, {why}",
+        prep_edits(site, ctx, cpu, detach),
+        Applicability.UNSAFE if unsafe else Applicability.SAFE,
+        f"Insert `{chain_text(ctx, cpu, detach)}` before `.numpy()`",
+        related,
+    )
 
 
 def chain_text(ctx: RuleContext, cpu: bool, detach: bool) -> str:

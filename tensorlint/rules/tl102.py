@@ -1,15 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
-    import libcst as cst
-
     from tensorlint.analysis.sites import Site
 
 
@@ -70,26 +66,5 @@ class NumpyOnGradTensor(Rule):
         if evidence is None:
             return
         reason, related = _evidence.explain(evidence, ctx)
-        report(self, site, ctx, f"which may require grad (RuntimeError there): {reason}",
-               [related])  # fmt: skip
-
-
-def report(
-    rule: Rule,
-    site: Site,
-    ctx: RuleContext,
-    why: str,
-    related: Sequence[tuple[cst.CSTNode, str]] = (),
-) -> None:
-    """Report a missing detach; the fix is shared with TL112."""
-    cpu, detach = _numpy.missing(site, ctx)
-    applicability = Applicability.UNSAFE if site.analysis.other_frameworks else Applicability.SAFE
-    ctx.report(
-        rule,
-        site.node,
-        f"`.numpy()` on `{ctx.short(site.receiver)}`, {why}",
-        _numpy.prep_edits(site, ctx, cpu, detach),
-        applicability,
-        f"Insert `{_numpy.chain_text(ctx, cpu, detach)}` before `.numpy()`",
-        related,
-    )
+        why = f"which may require grad (RuntimeError there): {reason}"
+        _numpy.report(self, site, ctx, why, [related], moves=False)

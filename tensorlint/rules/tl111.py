@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import tl101
+from tensorlint.rules import _numpy
 
 if TYPE_CHECKING:
     from tensorlint.analysis.sites import Site
@@ -65,7 +65,5 @@ class NumpyOnUnknownDeviceTensor(Rule):
             return
         if site.device_hazard() is not None:
             return  # TL101's finding
-        tl101.report(
-            self, site, ctx, "whose device is not known here (TypeError on CUDA); "
-            "move it to the CPU first"
-        )  # fmt: skip
+        why = "whose device is not known here (TypeError on CUDA); move it to the CPU first"
+        _numpy.report(self, site, ctx, why, moves=True)

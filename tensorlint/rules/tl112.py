@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import tl102
+from tensorlint.rules import _numpy
 
 if TYPE_CHECKING:
     from tensorlint.analysis.sites import Site
@@ -63,7 +63,8 @@ class NumpyOnUnknownGradTensor(Rule):
             return
         if site.grad_hazard() is not None:
             return  # TL102's finding
-        tl102.report(
-            self, site, ctx, "which is not known to be free of grad (RuntimeError if it "
+        why = (
+            "which is not known to be free of grad (RuntimeError if it "
             "requires grad); detach it first"
-        )  # fmt: skip
+        )
+        _numpy.report(self, site, ctx, why, moves=False)
