@@ -213,10 +213,17 @@ class FactEvaluator:
     parameter is ``self``.
     """
 
-    def __init__(self, scope: Scope, attributes: Optional[AttributeFacts] = None) -> None:
+    def __init__(
+        self,
+        scope: Scope,
+        attributes: Optional[AttributeFacts] = None,
+        params: Optional[Mapping[str, Facts]] = None,
+    ) -> None:
         self.scope = scope
         self.attributes = attributes or {}
         self.self_name = self_name(scope) if attributes else None
+        #: what the callers in the file pass to the parameters (``callers.py``)
+        self.params = params or {}
 
     def expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         return settle(self._expr(node, env))
@@ -265,12 +272,14 @@ class FactEvaluator:
 
     def _param(self, name: str) -> Facts:
         facts = annotation_facts(self.scope.params[name], self.scope)
+        passed = self.params.get(name)
+        if passed is not None:
+            facts = facts | passed
         boundary = self.scope.boundary.get(name)
         if boundary is not None and not facts & {NDARRAY, OTHER}:
-            facts = facts | {
-                record(self.scope, "api", boundary[0], boundary[1]),
-                record(self.scope, "api-grad", boundary[0], boundary[1]),
-            }
+            facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
+            if name not in ops.DATA_PARAMETER_NAMES:
+                facts = facts | {record(self.scope, "api-grad", boundary[0], boundary[1])}
         return facts
 
     def _attribute(self, node: cst.Attribute, env: Mapping[str, Facts]) -> Facts:

@@ -11,7 +11,7 @@ are ranges of statement numbers, so "later" can wrap around a back edge.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -72,9 +72,13 @@ def owner_body(owner: cst.CSTNode) -> Body:
 
 class FactsWalker:
     def __init__(
-        self, scope: Scope, wanted: set[int], attributes: Optional[AttributeFacts] = None
+        self,
+        scope: Scope,
+        wanted: set[int],
+        attributes: Optional[AttributeFacts] = None,
+        params: Optional[Mapping[str, Facts]] = None,
     ) -> None:
-        self.evaluator = FactEvaluator(scope, attributes)
+        self.evaluator = FactEvaluator(scope, attributes, params)
         self.scope = scope
         self.wanted = wanted
         self.snapshots: dict[int, Env] = {}
@@ -84,6 +88,22 @@ class FactsWalker:
         for statement in body:
             env = self.statement(statement, env)
         return env
+
+    def _merge(self, a: Env, b: Env) -> Env:
+        """``merge``, where a parameter one path rebinds keeps, on the other
+        path, what it held on entry (``if x is None: x = torch.zeros(3)``)."""
+        params = self.scope.params
+        for one, other in ((a, b), (b, a)):
+            missing = [k for k in one if k not in other and k in params]
+            if missing:
+                other = dict(other)
+                for key in missing:
+                    other[key] = self.evaluator.expr(cst.Name(key), {})
+                if one is a:
+                    b = other
+                else:
+                    a = other
+        return merge(a, b)
 
     def _snap(self, node: cst.CSTNode, env: Env) -> None:
         if id(node) in self.wanted:
@@ -140,13 +160,13 @@ class FactsWalker:
             outcomes = [self.run(suite_body(node.orelse.body), after_body) if node.orelse
                         else after_body]  # fmt: skip
             for handler in node.handlers:
-                start = merge(env, after_body)
+                start = self._merge(env, after_body)
                 if handler.name is not None:
                     _bind(start, handler.name.name, EMPTY)
                 outcomes.append(self.run(suite_body(handler.body), start))
             result = outcomes[0]
             for outcome in outcomes[1:]:
-                result = merge(result, outcome)
+                result = self._merge(result, outcome)
             if node.finalbody is not None:
                 result = self.run(suite_body(node.finalbody.body), result)
             return result
@@ -158,8 +178,8 @@ class FactsWalker:
             merged: Optional[Env] = None
             for case in node.cases:
                 out = self.run(suite_body(case.body), dict(env))
-                merged = out if merged is None else merge(merged, out)
-            return merge(env, merged) if merged is not None else env
+                merged = out if merged is None else self._merge(merged, out)
+            return self._merge(env, merged) if merged is not None else env
         return env
 
     def _bind_unpacked(
@@ -229,16 +249,16 @@ class FactsWalker:
             return else_env
         if isinstance(node.orelse, cst.Else) and _always_exits(node.orelse.body):
             return body_env
-        return merge(body_env, else_env)
+        return self._merge(body_env, else_env)
 
     def _loop(self, node: Union[cst.For, cst.While], env: Env) -> Env:
         start = dict(env)
         if isinstance(node, cst.For):
             self._bind_loop_target(start, node.target, node.iter, env)
         first = self.run(suite_body(node.body), dict(start))
-        entry = merge(start, first)
+        entry = self._merge(start, first)
         second = self.run(suite_body(node.body), dict(entry))
-        result = merge(env, second)
+        result = self._merge(env, second)
         if node.orelse is not None:
             result = self.run(suite_body(node.orelse.body), result)
         return result

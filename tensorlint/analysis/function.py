@@ -31,10 +31,13 @@ class FunctionAnalysis:
         scope: Scope,
         wanted: set[int],
         attributes: Optional[AttributeFacts] = None,
+        params: Optional[Mapping[str, Facts]] = None,
     ) -> None:
         self.owner = owner
         self.scope = scope
         self.attributes = attributes
+        #: parameter facts from the callers in the file (``callers.py``)
+        self.params: Mapping[str, Facts] = params or {}
         self._wanted = wanted
         self._snapshots: Optional[dict[int, Env]] = None
         self._log: Optional[EventLog] = None
@@ -42,7 +45,7 @@ class FunctionAnalysis:
     @property
     def snapshots(self) -> dict[int, Env]:
         if self._snapshots is None:
-            walker = FactsWalker(self.scope, self._wanted, self.attributes)
+            walker = FactsWalker(self.scope, self._wanted, self.attributes, self.params)
             walker.run(owner_body(self.owner), {})
             self._snapshots = walker.snapshots
         return self._snapshots

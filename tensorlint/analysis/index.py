@@ -12,6 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from tensorlint.analysis import ops
+from tensorlint.analysis.callers import CallSite
 from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
 from tensorlint.analysis.walk import children
 
@@ -32,7 +33,10 @@ class Candidate:
 
 
 class ModuleIndex:
-    def __init__(self) -> None:
+    def __init__(self, local_functions: frozenset[str] = frozenset()) -> None:
+        #: names of the functions defined in the file, and the calls of them
+        self.local_functions = local_functions
+        self.calls: list[CallSite] = []
         self.stack: list[cst.CSTNode] = []
         self.scopes: dict[cst.CSTNode, Scope] = {}
         self.scope_stack: list[Scope] = []
@@ -86,6 +90,8 @@ class ModuleIndex:
                 func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
             ):
                 self._candidate(node, "call")
+            if self.local_functions:
+                self._local_call(node)
         elif isinstance(node, cst.Attribute):
             if node.attr.value == "data":
                 self._candidate(node, "data")
@@ -136,6 +142,17 @@ class ModuleIndex:
         ):
             self.builder.fallback_depth -= 1
 
+    def _local_call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name):
+            name = func.value
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            name = func.attr.value
+        else:
+            return
+        if name in self.local_functions:
+            self.calls.append(CallSite(node, tuple(self.stack), self.scope_stack[-1]))
+
     def _candidate(self, node: cst.CSTNode, kind: str) -> None:
         self.candidates.append(Candidate(node, kind, tuple(self.stack), self.scope_stack[-1]))
 
@@ -180,8 +197,8 @@ _PASSIVE = frozenset(
 )  # fmt: skip
 
 
-def build_index(module: cst.Module) -> ModuleIndex:
-    index = ModuleIndex()
+def build_index(module: cst.Module, local_functions: frozenset[str] = frozenset()) -> ModuleIndex:
+    index = ModuleIndex(local_functions)
     index.walk(module)
     return index
 

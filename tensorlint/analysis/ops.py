@@ -136,6 +136,13 @@ LEGACY_TENSOR_TYPES = frozenset(
 INTEGER_TENSOR_ANNOTATIONS = frozenset(
     {"LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}
 )
+#: Parameter names that, by a near-universal convention, hold data rather than
+#: something computed by a model (class labels, targets, indices, masks): a
+#: public function's parameter so named gives no grad evidence.
+DATA_PARAMETER_NAMES = frozenset(
+    {"label", "labels", "target", "targets", "y_true", "index", "indices", "idx", "ids",
+     "mask", "masks", "edge_index", "batch_index"}
+)  # fmt: skip
 #: Their CUDA twins: a tensor on a CUDA device.
 CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
 #: Classes whose instances are trainable parameters.

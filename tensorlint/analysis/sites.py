@@ -8,7 +8,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tensorlint.analysis import ops
+from tensorlint.analysis import callers, ops
 from tensorlint.analysis.facts import (
     CPU,
     DEV,
@@ -55,7 +55,8 @@ class ModuleAnalysis:
         self.pieces = list(pieces) if pieces is not None else [Piece(module, self.source, 0)]
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
-        self.index: ModuleIndex = build_index(module)
+        local_functions = frozenset(_DEF.findall(self.source))
+        self.index: ModuleIndex = build_index(module, local_functions)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
@@ -68,7 +69,16 @@ class ModuleAnalysis:
         self.mentions_accelerator = mentions_accelerator(self.source)
         # from the text: the selective parse leaves most ``def`` blocks out
         module_scope = self.index.scopes[module]
-        module_scope.functions.update(_DEF.findall(self.source))
+        module_scope.functions.update(local_functions)
+        #: the statements of each calling function where a local function is called
+        self._call_wanted: dict[int, set[int]] = {}
+        self._caller_walks: dict[int, FunctionAnalysis] = {}
+        for call in self.index.calls:
+            caller = callers.owner_of(call.ancestors)
+            if caller is not None:
+                self._call_wanted.setdefault(id(caller), set()).update(
+                    id(n) for n in call.ancestors
+                )
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             if owner not in self._wanted_owners:
@@ -90,6 +100,9 @@ class ModuleAnalysis:
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
             every = every[1:]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
         for param in every:
             scope.boundary[param.name.value] = (param, f"{name}()")
 
@@ -126,11 +139,51 @@ class ModuleAnalysis:
         analysis = self._functions.get(id(owner))
         if analysis is None:
             scope = self.index.scopes[owner]
+            params = self._passed(owner, scope) if isinstance(owner, cst.FunctionDef) else None
             analysis = FunctionAnalysis(
-                owner, scope, self._wanted.get(id(owner), set()), self.attributes_for(scope)
+                owner,
+                scope,
+                self._wanted.get(id(owner), set()),
+                self.attributes_for(scope),
+                params,
             )
             self._functions[id(owner)] = analysis
         return analysis
+
+    def _passed(self, function: cst.FunctionDef, scope: Scope) -> Optional[dict[str, Facts]]:
+        """What the calls of ``function`` in this file pass to its parameters."""
+        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
+        sites = [s for s in sites if function not in s.ancestors]  # recursion adds nothing
+        if not sites:
+            return None
+        evaluate: dict[int, callers.FactEvaluatorAt] = {}
+        for site in sites:
+            caller = callers.owner_of(site.ancestors)
+            if not isinstance(caller, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+                continue
+            walk = self._caller_walk(caller)
+            attributes = walk.attributes if site.scope is walk.scope else None
+            env = walk.env_at(site.ancestors)
+            evaluate[id(site.call)] = callers.FactEvaluatorAt(
+                FactEvaluator(site.scope, attributes), env
+            )
+        name = function.name.value
+        mentions = len(re.findall(rf"\b{re.escape(name)}\b", self.source))
+        complete = not (self.library and _is_public(function, scope)) and mentions - len(
+            re.findall(rf"\bdef\s+{re.escape(name)}\b", self.source)
+        ) == len(sites)
+        return callers.parameter_facts(function, scope, sites, evaluate, complete)
+
+    def _caller_walk(self, caller: Owner) -> FunctionAnalysis:
+        """The caller's facts at its calls, its own parameters taken as they are."""
+        walk = self._caller_walks.get(id(caller))
+        if walk is None:
+            scope = self.index.scopes[caller]
+            walk = FunctionAnalysis(
+                caller, scope, self._call_wanted.get(id(caller), set()), self.attributes_for(scope)
+            )
+            self._caller_walks[id(caller)] = walk
+        return walk
 
     @property
     def positions(self) -> Positions:
@@ -234,7 +287,8 @@ class Site:
         """The provenance facts of ``expr`` where this site evaluates it."""
         env = self.function.env_at(self.candidate.ancestors)
         function = self.function
-        evaluator = FactEvaluator(self.scope, function.attributes)
+        params = function.params if self.scope is function.scope else None
+        evaluator = FactEvaluator(self.scope, function.attributes, params)
         return evaluator.expr(expr, self._guarded(env, evaluator))
 
     def _guarded(self, env: Env, evaluator: FactEvaluator) -> Env:

@@ -1,0 +1,129 @@
+"""What the callers in the same file pass to a function: one level of context.
+
+A conversion of a parameter is often decided by the function's callers. When
+the function is called in its own file (``helper(x)`` at module level, or
+``self.helper(x)`` in a method of the same class), the facts of the arguments
+at those calls become the parameter's facts:
+
+- evidence is united over the call sites: one caller passing a moved tensor
+  is enough to say the parameter may be on an accelerator;
+- proofs are intersected, and kept only when every call in the file was seen
+  (a call the selective parse left out, ``map(helper, xs)`` or
+  ``obj.helper(x)``, would be a caller we know nothing about).
+
+The callers' own parameters are taken as they are (their boundary evidence,
+their annotations), not from *their* callers: one level, so the cost stays
+one extra walk of each calling function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
+from tensorlint.analysis.names import Scope
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a function defined in the file, where it was found."""
+
+    call: cst.Call
+    ancestors: tuple[cst.CSTNode, ...]
+    scope: Scope
+
+
+def targets(function: cst.FunctionDef, scope: Scope, site: CallSite) -> bool:
+    """Does ``site`` call ``function`` (by its name, or as ``self.<name>``)?"""
+    name = function.name.value
+    func = site.call.func
+    parent = scope.parent
+    if parent is None:
+        return False
+    if parent.kind == "module":
+        return isinstance(func, cst.Name) and func.value == name
+    if parent.kind != "class" or not isinstance(func, cst.Attribute):
+        return False
+    if func.attr.value != name or not isinstance(func.value, cst.Name):
+        return False
+    # ``self.<name>(...)`` in a method of the same class
+    caller = site.scope
+    while caller.kind not in ("function", "module") and caller.parent is not None:
+        caller = caller.parent
+    me = self_name(caller) if caller.kind == "function" else None
+    return me == func.value.value and caller.parent is parent
+
+
+def parameter_facts(
+    function: cst.FunctionDef,
+    scope: Scope,
+    sites: Sequence[CallSite],
+    evaluate: Mapping[int, FactEvaluatorAt],
+    complete: bool,
+) -> dict[str, Facts]:
+    """The facts each parameter of ``function`` gets from ``sites``."""
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    method = scope.parent is not None and scope.parent.kind == "class"
+    if method and positional:
+        positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
+    names = set(positional) | {p.name.value for p in params.kwonly_params}
+    found: dict[str, Facts] = {}
+    for site in sites:
+        at = evaluate.get(id(site.call))
+        if at is None:
+            complete = False
+            continue
+        passed = _bind_arguments(site.call, positional, names)
+        for name in names:
+            value = passed.get(name)
+            facts = at(value) if value is not None else EMPTY
+            found[name] = meet(found[name], facts) if name in found else facts
+    if not complete:
+        found = {name: evidence(facts) for name, facts in found.items()}
+    return {name: facts for name, facts in found.items() if facts}
+
+
+def _bind_arguments(
+    call: cst.Call, positional: Sequence[str], names: set[str]
+) -> dict[str, cst.BaseExpression]:
+    passed: dict[str, cst.BaseExpression] = {}
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            if arg.star == "*":
+                index = len(positional)  # what follows a ``*xs`` is unknown
+            continue
+        if arg.keyword is not None:
+            if arg.keyword.value in names:
+                passed[arg.keyword.value] = arg.value
+            continue
+        if index < len(positional):
+            passed[positional[index]] = arg.value
+        index += 1
+    return passed
+
+
+class FactEvaluatorAt:
+    """The facts of an expression at one call site (its caller's environment)."""
+
+    def __init__(self, evaluator: FactEvaluator, env: Mapping[str, Facts]) -> None:
+        self.evaluator = evaluator
+        self.env = env
+
+    def __call__(self, expr: cst.BaseExpression) -> Facts:
+        return self.evaluator.expr(expr, self.env)
+
+
+def owner_of(ancestors: tuple[cst.CSTNode, ...]) -> Optional[cst.CSTNode]:
+    """The innermost function, class or module among ``ancestors``."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            return node
+        if isinstance(node, cst.Lambda):
+            return None  # a lambda's parameters are not walked
+    return None
