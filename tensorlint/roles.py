@@ -1,6 +1,7 @@
 """What part of a project a file is: library code, or tests, examples, scripts, notebooks.
 
-Library code has callers tensorlint cannot see: a tensor that enters one of
+Scripts (a file outside any package, with a ``__main__`` guard) are not
+library code either. Library code has callers tensorlint cannot see: a tensor that enters one of
 its public functions may come from anywhere, a GPU included. Tests, examples,
 scripts and notebooks are run as they are written: what they convert is made
 in the file itself, so only what the file shows counts as evidence.
@@ -8,6 +9,7 @@ in the file itself, so only what the file shows counts as evidence.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path, PurePath
 from typing import Optional, Union
@@ -17,7 +19,7 @@ NON_LIBRARY_DIRS = frozenset(
     {
         "test", "tests", "testing", "example", "examples", "tutorial", "tutorials", "demo",
         "demos", "script", "scripts", "notebook", "notebooks", "doc", "docs", "benchmark",
-        "benchmarks", "bench", "tools",
+        "benchmarks", "bench", "tools", "recipes", "egs",
     }
 )  # fmt: skip
 _TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest|setup|noxfile)\.py$")
@@ -40,7 +42,30 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
     pure = PurePath(path)
     if pure.suffix == ".ipynb" or _TEST_FILE.match(pure.name):
         return False
-    return not any(part.lower() in NON_LIBRARY_DIRS for part in _project_parts(Path(path), root))
+    if any(part.lower() in NON_LIBRARY_DIRS for part in _project_parts(Path(path), root)):
+        return False
+    return not _is_script(Path(path))
+
+
+#: ``if __name__ == "__main__":`` at the start of a line.
+_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+
+
+def _is_script(path: Path) -> bool:
+    """A file run as a program: outside any package, with a ``__main__`` guard
+    (``train.py`` next to a README). Its functions have no outside callers."""
+    if path.suffix != ".py" or _in_package(path.absolute().parent):
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return _MAIN_GUARD.search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _in_package(directory: Path) -> bool:
+    return (directory / "__init__.py").is_file()
 
 
 def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:

@@ -9,7 +9,8 @@ produce none and no edit. Next to each case:
   when the fix changes nothing).
 
 A case may start with ``# tensorlint: key=value`` lines: ``select=TL101,TL102``
-(default: the folder's code), ``numpy-idiom=...``, ``assume-torch=true``.
+(default: the folder's code), ``numpy-idiom=...``, ``assume-torch=true``,
+``library=false`` (the file is a test, example, script or notebook).
 
 Regenerate every expected file with ``python tests/regen_fixtures.py``.
 """
@@ -62,6 +63,7 @@ class Case:
             enabled=select(select=codes, strict=True),
             numpy_idiom=options.get("numpy-idiom", "cpu-detach"),
             assume_torch=options.get("assume-torch", "false") == "true",
+            library=options.get("library", "true") == "true",
         )
 
     def findings_text(self) -> str:

@@ -37,10 +37,11 @@ _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 
 MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
 FROZEN = "frozen"  #: a module whose parameters were set not to require grad
+PARAMFREE = "paramfree"  #: a module without parameters (``nn.ReLU()``, a loss)
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
-CARRY: Facts = frozenset({CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN})
+CARRY: Facts = frozenset({CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE})
 
 #: prefixes of evidence tokens
 DEV = "dev:"
@@ -329,11 +330,10 @@ class FactEvaluator:
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if module:
-            found = (
-                found - {t for t in found if t.startswith(GRAD)}
-                if FROZEN in callee
-                else (found | {record(self.scope, "module-output", node)})
-            )
+            if FROZEN in callee:
+                found = found - {t for t in found if t.startswith(GRAD)}
+            elif PARAMFREE not in callee:
+                found = found | {record(self.scope, "module-output", node)}
         return found
 
     def _arguments(
@@ -404,12 +404,31 @@ class FactEvaluator:
         if qual.startswith("numpy."):
             return frozenset({NDARRAY})
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[1][:1].isupper():
-            return frozenset({MODULE}) | self._device_keyword(node)
+            facts = frozenset({MODULE}) | self._device_keyword(node)
+            if self._parameter_free(qual.rsplit(".", 1)[1], node, env):
+                facts = facts | {PARAMFREE}
+            return facts
         if _is_torch_function(qual):
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
             return EMPTY
         return self._arguments(node, env, follow_api=False)
+
+    def _parameter_free(self, name: str, node: cst.Call, env: Mapping[str, Facts]) -> bool:
+        if name in ops.PARAMETER_FREE_MODULES or name.endswith("Loss"):
+            return True
+        if name not in ops.MODULE_CONTAINERS or not node.args:
+            return False
+        held: list[cst.BaseExpression] = []
+        for arg in node.args:
+            if arg.star or arg.keyword is not None:
+                return False
+            value = arg.value
+            if isinstance(value, (cst.List, cst.Tuple)):
+                held.extend(e.value for e in value.elements)
+            else:
+                held.append(value)
+        return all(PARAMFREE in self.expr(v, env) for v in held)
 
     def _device_keyword(self, node: cst.Call) -> Facts:
         device = keyword(node, "device")

@@ -151,6 +151,22 @@ PARAMETER_CLASSES = frozenset(
 )
 #: Attributes that are a module's trainable parameters (``self.fc.weight``).
 PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
+#: ``torch.nn`` modules without parameters: their output requires grad only
+#: when their input does (every ``*Loss`` class is one too).
+PARAMETER_FREE_MODULES = frozenset(
+    {"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
+     "Tanh", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Softsign", "Softmax",
+     "LogSoftmax", "Softmin", "Threshold", "Identity", "Flatten", "Unflatten", "Dropout",
+     "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "MaxPool1d", "MaxPool2d",
+     "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+     "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+     "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+     "PixelShuffle", "PixelUnshuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+     "ReflectionPad2d", "ReplicationPad2d", "CosineSimilarity", "PairwiseDistance", "Fold",
+     "Unfold", "ChannelShuffle"}
+)  # fmt: skip
+#: Containers whose parameters are those of the modules they hold.
+MODULE_CONTAINERS = frozenset({"Sequential", "ModuleList"})
 #: Module methods whose results are its trainable parameters.
 MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 #: Module methods that change the module in place (a statement of their own).
@@ -201,7 +217,17 @@ READONLY_SOURCES = frozenset({"numpy.broadcast_to", "numpy.lib.stride_tricks.sli
 
 #: Top-level modules whose tensors also have ``.numpy()`` but are not torch.
 OTHER_FRAMEWORKS = frozenset(
-    {"tensorflow", "keras", "tf_keras", "paddle", "jax", "mindspore", "oneflow", "mxnet"}
+    {
+        "tensorflow",
+        "keras",
+        "tf_keras",
+        "paddle",
+        "jax",
+        "mindspore",
+        "oneflow",
+        "mxnet",
+        "onnxruntime",
+    }
 )
 
 #: Method calls that keep a value inside a container (the value is retained).

@@ -5,7 +5,9 @@ the size of a file, while CPython's ``ast`` finds the top-level statements of
 the same file ten times faster. So a file is split at its top-level
 statements: every statement that is not a ``def`` or ``class`` is kept
 (imports, module code), and a ``def`` or ``class`` only when its text matches
-one of the enabled rules' triggers; the others become a stub binding their
+one of the enabled rules' triggers (or when it calls a top-level function
+kept for that reason: callers are evidence about a function's parameters);
+the others become a stub binding their
 name (``name = None``), so scopes still see the binding. Each kept block is
 parsed on its own and the blocks are joined into one module. Positions stay
 those of the original file: each block knows the line it starts on.
@@ -47,6 +49,7 @@ def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, l
     hits = _trigger_lines(lines, source, trigger)
     ranges: list[list[int]] = []  # [first line, last line, keep]
     stubs: dict[int, str] = {}
+    kept_functions: list[str] = []
     for node in tree.body:
         decorators = getattr(node, "decorator_list", None)
         first = decorators[0].lineno if decorators else node.lineno
@@ -55,12 +58,16 @@ def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, l
         if isinstance(node, _BLOCKS) and not _any_between(hits, first, last):
             keep = 0
             stubs[first] = node.name
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kept_functions.append(node.name)
         if ranges and first <= ranges[-1][1]:  # ``a = 1; b = 2``: one line, one piece
             ranges[-1][1] = max(ranges[-1][1], last)
             ranges[-1][2] = 1
             stubs.pop(first, None)
             continue
         ranges.append([first, last, keep])
+    if kept_functions:
+        _keep_callers(ranges, lines, kept_functions)
     if all(keep for _, _, keep in ranges):
         return _whole(source)
     body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
@@ -79,6 +86,15 @@ def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, l
         body.extend(piece.body)
         pieces.append(Piece(piece, text, first - 1))
     return cst.Module(body=body), pieces
+
+
+def _keep_callers(ranges: list[list[int]], lines: list[str], names: list[str]) -> None:
+    """Keep the blocks that call a kept function: what they pass to it is
+    evidence about its parameters (see ``callers.py``)."""
+    call = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})\s*\(")
+    for block in ranges:
+        if not block[2] and call.search("".join(lines[block[0] - 1 : block[1]])):
+            block[2] = 1
 
 
 def _trigger_lines(lines: list[str], source: str, trigger: re.Pattern[str]) -> list[int]:
