@@ -94,3 +94,13 @@ def test_a_def_named_like_an_import_still_makes_the_name_ambiguous() -> None:
 def test_syntax_errors_are_still_reported_with_their_line() -> None:
     with pytest.raises(LintError, match="line 3"):
         lint_source("import torch\n\ndef f(:\n    t.numpy()\n", SETTINGS)
+
+
+def test_a_block_that_calls_a_kept_function_is_parsed_too() -> None:
+    source = SOURCE + (
+        "\n\ndef caller(x):\n    return convert(x.cuda())\n\n\ndef other(x):\n    return x\n"
+    )
+    module, _ = parse_relevant(source, TRIGGER)
+    code = module.code
+    assert "def caller(x)" in code  # it passes `convert` its argument: evidence
+    assert "def other" not in code and "other = None" in code

@@ -1,0 +1,134 @@
+"""Caller facts in the file, the API boundary's edges, and what gives no grad."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+from analysis_helpers import site
+
+from tensorlint.analysis.facts import CPU, NOGRAD
+from tensorlint.engine.lint import lint_source
+from tensorlint.registry import select
+from tensorlint.roles import is_library
+from tensorlint.rule import Settings
+
+HELPER = """
+import torch
+
+def _to_array(t):
+    return t.numpy()
+
+def _report(model, x):
+    out = model(x.cuda()).detach(){suffix}
+    return _to_array(out){extra}
+"""
+
+
+def _codes(source: str, *codes: str, library: bool = True) -> list[tuple[int, str]]:
+    settings = Settings(enabled=select(select=list(codes), strict=True), library=library)
+    return [(d.start.line, d.code) for d in lint_source(source, settings)]
+
+
+def test_what_the_only_caller_passes_is_the_parameters_facts() -> None:
+    moved = site(HELPER.format(suffix="", extra=""), "t.numpy()")
+    evidence = moved.device_evidence(moved.receiver)
+    assert evidence is not None and evidence.kind == "move"
+    on_cpu = site(HELPER.format(suffix=".cpu()", extra=""), "t.numpy()")
+    assert on_cpu.facts(cst.parse_expression("t")) >= {CPU, NOGRAD}
+
+
+def test_a_caller_we_cannot_see_keeps_the_evidence_but_not_the_proofs() -> None:
+    # ``map(_to_array, ...)`` calls it with values the analysis does not follow
+    source = HELPER.format(suffix=".cpu()", extra=", list(map(_to_array, [x]))")
+    unknown = site(source, "t.numpy()")
+    assert CPU not in unknown.facts(cst.parse_expression("t"))
+    assert _codes(source, "TL101", "TL111") == [(5, "TL111")]
+
+
+def test_callers_in_the_file_do_not_prove_a_public_function_safe() -> None:
+    source = HELPER.replace("_to_array", "to_array").format(suffix=".cpu()", extra="")
+    assert _codes(source, "TL101", "TL111") == [(5, "TL111")]  # outside callers may differ
+    assert _codes(source, "TL101", "TL111", library=False) == []
+
+
+def test_a_method_called_as_self_method_gets_its_callers_facts() -> None:
+    source = """
+import torch
+
+class Plotter:
+    def _draw(self, t):
+        return t.numpy()
+
+    def _show(self, model, x):
+        return self._draw(model(x.cuda()).detach())
+"""
+    assert _codes(source, "TL101", "TL102") == [(6, "TL101")]
+
+
+def test_values_through_star_kwargs_enter_from_outside() -> None:
+    source = """
+import torch
+
+def to_frame(**columns):
+    frame = {}
+    for key, value in columns.items():
+        frame[key] = value.cpu().numpy()
+    return frame
+"""
+    assert _codes(source, "TL101", "TL102") == [(7, "TL102")]
+
+
+def test_data_named_parameters_give_device_but_not_grad_evidence() -> None:
+    source = """
+import torch
+
+def count(labels, scores):
+    return labels.numpy(), labels.cpu().numpy(), scores.cpu().numpy()
+"""
+    assert _codes(source, "TL101", "TL102") == [(5, "TL101"), (5, "TL102")]
+    found = lint_source(source, Settings(enabled=select(select=["TL101", "TL102"])))
+    assert [d.code for d in found if "`labels" in d.message] == ["TL101"]
+
+
+def test_a_parameter_rebound_on_one_path_keeps_its_evidence_on_the_other() -> None:
+    source = """
+import torch
+
+def export(example=None):
+    if example is None:
+        example = torch.zeros(3)
+    return example.numpy()
+"""
+    assert _codes(source, "TL101") == [(7, "TL101")]
+
+
+def test_parameter_free_modules_and_losses_add_no_grad() -> None:
+    source = """
+import torch
+from torch import nn
+
+def _run(x, y):
+    act = nn.Sequential(nn.ReLU(), nn.Dropout(0.1))
+    loss = nn.MSELoss()(act(x), y)
+    net = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+    return act(x).numpy(), loss.numpy(), net(x).numpy()
+"""
+    found = lint_source(source, Settings(enabled=select(select=["TL102"])))
+    assert [(d.start.line, d.message.split("`")[3]) for d in found] == [(9, "net(x)")]
+
+
+def test_scripts_outside_a_package_are_not_library_code(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("def main():\n    pass\n\nif __name__ == '__main__':\n    main()\n")
+    plain = tmp_path / "helpers.py"
+    plain.write_text("def main():\n    pass\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    inside = package / "cli.py"
+    inside.write_text(script.read_text())
+    assert not is_library(script, tmp_path)
+    assert is_library(plain, tmp_path)
+    assert is_library(inside, tmp_path)
+    assert not is_library(tmp_path / "recipes" / "asr" / "model.py", tmp_path)
