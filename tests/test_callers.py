@@ -132,3 +132,10 @@ def test_scripts_outside_a_package_are_not_library_code(tmp_path: Path) -> None:
     assert is_library(plain, tmp_path)
     assert is_library(inside, tmp_path)
     assert not is_library(tmp_path / "recipes" / "asr" / "model.py", tmp_path)
+
+
+def test_a_finding_names_the_call_that_passed_its_evidence_in() -> None:
+    source = HELPER.format(suffix="", extra="")
+    (found,) = lint_source(source, Settings(enabled=select(select=["TL101"])))
+    assert "`_to_array(...)` at line 9 passes it in" in found.message
+    assert [r.start.line for r in found.related] == [8, 9]

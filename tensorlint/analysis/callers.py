@@ -64,8 +64,9 @@ def parameter_facts(
     sites: Sequence[CallSite],
     evaluate: Mapping[int, FactEvaluatorAt],
     complete: bool,
-) -> dict[str, Facts]:
-    """The facts each parameter of ``function`` gets from ``sites``."""
+) -> tuple[dict[str, Facts], dict[str, cst.Call]]:
+    """The facts each parameter of ``function`` gets from ``sites``, and for
+    each evidence token the first call that passed it."""
     params = function.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
     method = scope.parent is not None and scope.parent.kind == "class"
@@ -73,6 +74,7 @@ def parameter_facts(
         positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
     names = set(positional) | {p.name.value for p in params.kwonly_params}
     found: dict[str, Facts] = {}
+    via: dict[str, cst.Call] = {}
     for site in sites:
         at = evaluate.get(id(site.call))
         if at is None:
@@ -83,9 +85,11 @@ def parameter_facts(
             value = passed.get(name)
             facts = at(value) if value is not None else EMPTY
             found[name] = meet(found[name], facts) if name in found else facts
+            for token in evidence(facts):
+                via.setdefault(token, site.call)
     if not complete:
         found = {name: evidence(facts) for name, facts in found.items()}
-    return {name: facts for name, facts in found.items() if facts}
+    return {name: facts for name, facts in found.items() if facts}, via
 
 
 def _bind_arguments(

@@ -66,6 +66,8 @@ class Evidence:
     kind: str
     node: cst.CSTNode
     name: str = ""  #: the parameter and its function, for ``api``
+    #: the call in this file that passed the value to the site's function
+    via: Optional[cst.Call] = None
 
 
 def record(scope: Scope, kind: str, node: cst.CSTNode, name: str = "") -> str:

@@ -32,12 +32,15 @@ class FunctionAnalysis:
         wanted: set[int],
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
+        via: Optional[Mapping[str, cst.Call]] = None,
     ) -> None:
         self.owner = owner
         self.scope = scope
         self.attributes = attributes
         #: parameter facts from the callers in the file (``callers.py``)
         self.params: Mapping[str, Facts] = params or {}
+        #: evidence token -> the call in the file that passed it in
+        self.via: Mapping[str, cst.Call] = via or {}
         self._wanted = wanted
         self._snapshots: Optional[dict[int, Env]] = None
         self._log: Optional[EventLog] = None

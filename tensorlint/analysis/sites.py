@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -139,23 +140,29 @@ class ModuleAnalysis:
         analysis = self._functions.get(id(owner))
         if analysis is None:
             scope = self.index.scopes[owner]
-            params = self._passed(owner, scope) if isinstance(owner, cst.FunctionDef) else None
+            params, via = (
+                self._passed(owner, scope) if isinstance(owner, cst.FunctionDef) else (None, None)
+            )
             analysis = FunctionAnalysis(
                 owner,
                 scope,
                 self._wanted.get(id(owner), set()),
                 self.attributes_for(scope),
                 params,
+                via,
             )
             self._functions[id(owner)] = analysis
         return analysis
 
-    def _passed(self, function: cst.FunctionDef, scope: Scope) -> Optional[dict[str, Facts]]:
-        """What the calls of ``function`` in this file pass to its parameters."""
+    def _passed(
+        self, function: cst.FunctionDef, scope: Scope
+    ) -> tuple[Optional[dict[str, Facts]], Optional[dict[str, cst.Call]]]:
+        """What the calls of ``function`` in this file pass to its parameters,
+        and the call each evidence token came through."""
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]  # recursion adds nothing
         if not sites:
-            return None
+            return None, None
         evaluate: dict[int, callers.FactEvaluatorAt] = {}
         for site in sites:
             caller = callers.owner_of(site.ancestors)
@@ -350,7 +357,12 @@ class Site:
     def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
         """The evidence nearest before the site (else the first after it)."""
         table = self.scope.module().evidence
-        found: list[Evidence] = [table[t] for t in facts if t.startswith(prefix) and t in table]
+        via = self.function.via if self.scope is self.function.scope else {}
+        found: list[Evidence] = []
+        for token in facts:
+            if token.startswith(prefix) and token in table:
+                call = via.get(token)
+                found.append(table[token] if call is None else replace(table[token], via=call))
         if not found:
             return None
         here = self.analysis.start(self.node)

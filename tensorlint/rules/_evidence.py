@@ -14,8 +14,24 @@ else:
     from tensorlint._lazy import libcst as cst
 
 
-def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNode, str]]:
-    """(a clause for the message, the related location with its note)."""
+def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[cst.CSTNode, str]]]:
+    """(a clause for the message, the related locations with their notes).
+
+    Evidence a caller in the file passed in also names that call.
+    """
+    reason, related = _explain(evidence, ctx)
+    call = evidence.via
+    if call is None:
+        return reason, [related]
+    callee = ctx.short(call.func)
+    line = ctx.start(call).line
+    return (
+        f"{reason}; `{callee}(...)` at line {line} passes it in",
+        [related, (call, f"`{callee}(...)` passes the value in here")],
+    )
+
+
+def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNode, str]]:
     node = evidence.node
     line = ctx.start(node).line
     code = ctx.short(node)

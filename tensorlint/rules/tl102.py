@@ -67,4 +67,4 @@ class NumpyOnGradTensor(Rule):
             return
         reason, related = _evidence.explain(evidence, ctx)
         why = f"which may require grad (RuntimeError there): {reason}"
-        _numpy.report(self, site, ctx, why, [related], moves=False)
+        _numpy.report(self, site, ctx, why, related, moves=False)

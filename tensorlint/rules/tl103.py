@@ -74,7 +74,7 @@ class ImplicitTensorToArray(Rule):
         if evidence is None:
             return
         reason, related = _evidence.explain(evidence, ctx)
-        convert(self, site, ctx, arg, f"which may be on CUDA or require grad: {reason}", [related])
+        convert(self, site, ctx, arg, f"which may be on CUDA or require grad: {reason}", related)
 
 
 def tensor_argument(site: Site) -> Optional[cst.BaseExpression]:
