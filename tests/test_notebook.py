@@ -17,7 +17,11 @@ def make_notebook(path: Path) -> None:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Exploring the model"),
-        nbformat.v4.new_code_cell("import numpy as np\nimport torch\n%matplotlib inline"),
+        nbformat.v4.new_code_cell(
+            # names an accelerator: a notebook that never does gives no evidence
+            "import numpy as np\nimport torch\nuse_gpu = torch.cuda.is_available()\n"
+            "%matplotlib inline"
+        ),
         nbformat.v4.new_code_cell("!pip install einops\nmodel = torch.nn.Linear(2, 1)"),
         nbformat.v4.new_code_cell("out = model(torch.ones(1, 2))\npreds = out.numpy()"),
         nbformat.v4.new_code_cell("%%bash\necho this is not python ("),

@@ -340,7 +340,14 @@ class Site:
 
         In a no-grad context a value computed there cannot require grad, but a
         name bound before it (a parameter, a model output) still does.
+
+        Outside library code, a file that never names an accelerator runs as
+        written, on the CPU, with no callers from elsewhere: a grad crash there
+        is deterministic and its author has already met it, so such a file
+        gives no grad evidence either (the strict TL112 still reports).
         """
+        if not self.analysis.library and not self.analysis.mentions_accelerator:
+            return None
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None

@@ -26,7 +26,9 @@ class NumpyOnAcceleratorTensor(Rule):
     device that is not known to be the CPU (`.cuda()`, `.to(device)`,
     `device=dev`, a module moved that way), or a parameter of a public
     library function that no code in the file calls (its callers may pass a
-    CUDA tensor). A `.cpu()` earlier in the chain, `torch.from_numpy` or a
+    CUDA tensor). A function called in its own file takes what those calls
+    pass: a caller's `.cuda()` is evidence in the helper, and the message
+    names the call. A `.cpu()` earlier in the chain, `torch.from_numpy` or a
     factory without `device=` prove the CPU and silence it. In tests,
     examples, scripts and notebooks that never name an accelerator, nothing
     is evidence. Conversions of unknown origin are reported by the strict

@@ -20,7 +20,12 @@ class NumpyOnGradTensor(Rule):
     requires grad` on any tensor that requires grad. Evidence that it may: a
     trainable parameter (`nn.Parameter`, `.parameters()`, a module's
     `.weight`), `requires_grad=True` or `requires_grad_()`, a module's output
-    or anything computed from one with grad enabled. Inside
+    or anything computed from one with grad enabled (parameter-free modules
+    such as `nn.ReLU()` or a loss add none), a parameter of a public library
+    function no code in the file calls (unless named for data: `labels`,
+    `targets`, `indices`, `mask`), or what a caller in the file passes.
+    Tests, examples, scripts and notebooks that never name an accelerator
+    run as written on the CPU, so nothing there is evidence. Inside
     `with torch.no_grad():`, `torch.inference_mode()` or a function decorated
     with either, a value computed there does not require grad, but a
     parameter, or a model output computed before the block, still does.
