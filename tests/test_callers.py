@@ -139,3 +139,18 @@ def test_a_finding_names_the_call_that_passed_its_evidence_in() -> None:
     (found,) = lint_source(source, Settings(enabled=select(select=["TL101"])))
     assert "`_to_array(...)` at line 9 passes it in" in found.message
     assert [r.start.line for r in found.related] == [8, 9]
+
+
+def test_a_static_method_binds_the_first_argument_to_its_first_parameter() -> None:
+    source = """
+import torch
+
+class Plotter:
+    @staticmethod
+    def _draw(t, scale):
+        return t.numpy() * scale
+
+    def _show(self, model, x):
+        return self._draw(model(x.cuda()).detach(), 2)
+"""
+    assert _codes(source, "TL101") == [(7, "TL101")]

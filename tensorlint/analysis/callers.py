@@ -70,7 +70,7 @@ def parameter_facts(
     params = function.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
     method = scope.parent is not None and scope.parent.kind == "class"
-    if method and positional:
+    if method and not _is_static(function) and positional:
         positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
     names = set(positional) | {p.name.value for p in params.kwonly_params}
     found: dict[str, Facts] = {}
@@ -90,6 +90,13 @@ def parameter_facts(
     if not complete:
         found = {name: evidence(facts) for name, facts in found.items()}
     return {name: facts for name, facts in found.items() if facts}, via
+
+
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in function.decorators
+    )
 
 
 def _bind_arguments(
