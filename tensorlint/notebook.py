@@ -116,7 +116,20 @@ def load(text: str) -> Notebook:
         if not lines:
             lines = ["\n"]
         whole = bool(lines) and lines[0].lstrip().startswith("%%")
-        masked = tuple(whole or bool(_MAGIC.search(item.rstrip("\r\n"))) for item in lines)
+        masked = _masked_lines(lines, whole)
         cells.append(Cell(index, number, line, tuple(lines), masked))
         line += len(lines)
     return Notebook(data, tuple(cells), _indent_of(text), text.endswith("\n"))
+
+
+def _masked_lines(lines: list[str], whole: bool) -> tuple[bool, ...]:
+    """Which lines are IPython syntax: magics, shell escapes and help queries,
+    with the lines a trailing backslash continues them onto."""
+    masked: list[bool] = []
+    continued = False
+    for item in lines:
+        text = item.rstrip("\r\n")
+        magic = whole or continued or bool(_MAGIC.search(text))
+        masked.append(magic)
+        continued = magic and text.endswith("\\")
+    return tuple(masked)

@@ -62,7 +62,7 @@ def test_unsafe_fixes_are_announced_but_not_marked(
     path = write(tmp_path, "wt.py", WRITE_THROUGH)
     code, out, _ = run(["check", str(path)], capsys)
     assert code == 1
-    assert "TL201 `t` is written in place at line 7, which also changes `a`" in out
+    assert "TL201 `t` is written in place at line 7, which also changes the caller's `a`" in out
     assert "[*]" not in out
     assert "1 more fixable with `--fix --unsafe-fixes`." in out
 

@@ -99,3 +99,22 @@ def test_fix_edits_are_reported_in_cell_coordinates(tmp_path: Path) -> None:
     assert finding.fix is not None
     (edit,) = finding.fix.edits
     assert (finding.cell, finding.start.line, edit.start.line) == (3, 2, 2)
+
+
+def test_a_shell_escape_continued_by_a_backslash_is_not_python(tmp_path: Path) -> None:
+    path = tmp_path / "prep.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("! python prepare.py --data_dir data \\\n        --max_len 510"),
+        nbformat.v4.new_code_cell(
+            "import torch\nx = torch.ones(2, requires_grad=True)\ny = x.numpy()"
+        ),
+    ]
+    nbformat.write(nb, str(path))
+    from tensorlint.engine.runner import RunOptions, check_file
+    from tensorlint.registry import select
+    from tensorlint.rule import Settings
+
+    result = check_file(path, Settings(enabled=select(strict=True)), RunOptions())
+    assert result.error is None
+    assert [(d.cell, d.start.line, d.code) for d in result.diagnostics] == [(2, 3, "TL102")]

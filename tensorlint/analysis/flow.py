@@ -485,11 +485,19 @@ class EventsWalker:
                 self.keys.pop(name, None)
         elif isinstance(node, cst.If):
             self.expression(node.test, idx)
+            before = dict(self.keys)
             self.run(suite_body(node.body))
+            if node.orelse is None:
+                return
+            # the other branch starts from what held before the ``if``
+            after_body, self.keys = self.keys, dict(before)
             if isinstance(node.orelse, cst.If):
                 self.statement(node.orelse)
-            elif isinstance(node.orelse, cst.Else):
+            else:
                 self.run(suite_body(node.orelse.body))
+            for key, sid in after_body.items():
+                if self.keys.get(key) == before.get(key):  # rebound on the first path only
+                    self.keys[key] = sid
         elif isinstance(node, cst.For):
             self.expression(node.iter, idx)
             loop = Loop(self.idx + 1)

@@ -121,6 +121,8 @@ class FunctionAnalysis:
     def side_name(self, storage: int) -> str:
         named = self.log.storages[storage]
         if named.name is not None:
+            if named.created_at == -1 and named.name in self.scope.params:
+                return f"the caller's `{named.name}`"  # what the parameter was passed
             return named.name
         for sid, held in self.log.contained.items():
             holder = self.log.storages[sid]
