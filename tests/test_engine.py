@@ -73,13 +73,71 @@ def test_a_touched_but_unchanged_file_is_a_hit_and_other_settings_miss(
     assert cache.get(path, Settings(enabled=frozenset({"TL102"}))) is None
 
 
-def test_a_corrupt_cache_is_ignored(tree: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"not json",
+        b"\xff\xfe",
+        b"[]",
+        b'{"format": "tensorlint-cache", "version": 1, "entries": [[1, 2]]}',
+        b'{"format": "tensorlint-cache", "version": 1, "entries": '
+        b'[["p", "k", 1, 2, "d", [["TL101", "n", "m", [1, 2, 3], null, null, []]]]]}',
+        b'{"format": "tensorlint-cache", "version": 1, "entries": '
+        b'[["p", "k", true, 2, "d", []]]}',
+        b"[" * 100_000,
+    ],
+    ids=["text", "binary", "list", "short-row", "short-span", "bool-size", "deep"],
+)
+def test_a_corrupt_cache_is_ignored(tree: Path, tmp_path: Path, text: bytes) -> None:
     directory = tmp_path / "c"
     run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
-    for file in directory.glob("*.pickle"):
-        file.write_bytes(b"not a pickle")
+    (file,) = directory.glob("*.json")
+    file.write_bytes(text)
+    assert Cache(directory).entries == {}
     results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
     assert any(r.diagnostics for r in results)
+
+
+def test_the_cache_round_trips_findings_with_fixes_related_places_and_cells(
+    tree: Path, tmp_path: Path
+) -> None:
+    fresh = run([tree], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
+    served = Cache(tmp_path / "c")
+    found = [d for r in fresh for d in r.diagnostics]
+    assert any(d.fix for d in found) and any(d.related for d in found)
+    for result in fresh:
+        assert served.get(Path(result.path), SETTINGS) == result.diagnostics
+
+
+def test_a_planted_pickle_in_the_cache_never_runs(tree: Path, tmp_path: Path) -> None:
+    import pickle
+
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.system, (f"touch {marker}",))
+
+    directory = tmp_path / "c"
+    run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    (file,) = directory.glob("*.json")
+    payload = pickle.dumps(Payload())
+    file.write_bytes(payload)  # under the name tensorlint reads
+    (directory / file.name.replace(".json", ".pickle")).write_bytes(payload)  # the old name
+    results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    assert any(r.diagnostics for r in results)
+    assert not marker.exists()
+
+
+def test_a_symlinked_cache_directory_is_never_written_through(
+    tree: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = tmp_path / "c"
+    link.symlink_to(outside, target_is_directory=True)
+    run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(link))
+    assert list(outside.iterdir()) == []
 
 
 def test_fix_runs_skip_files_cached_as_clean_but_fix_the_others(tree: Path, tmp_path: Path) -> None:
