@@ -16,8 +16,8 @@ A cache directory that is a symbolic link is never written through.
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
