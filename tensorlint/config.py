@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tensorlint import glob
+from tensorlint.glob import Glob, Token
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python < 3.11 only
@@ -299,9 +302,9 @@ def bracket_class(pattern: str, start: int) -> tuple[str, bool, int] | None:
     return re.sub(r"([\\\[\]&~|^])", r"\\\1", body), negated, j + 1
 
 
-def _compile_glob(pattern: str) -> re.Pattern[str]:
+def _compile_glob(pattern: str) -> Glob:
     """Translate an fnmatch-style pattern where ``**/`` spans zero or more dirs."""
-    out: list[str] = []
+    out: list[Token] = []
     i, n = 0, len(pattern)
     while i < n:
         char = pattern[i]
@@ -312,29 +315,29 @@ def _compile_glob(pattern: str) -> re.Pattern[str]:
             stars = j - i
             at_segment_start = i == 0 or pattern[i - 1] == "/"
             if stars >= 2 and at_segment_start and j < n and pattern[j] == "/":
-                out.append("(?:.*/)?")  # '**/': zero or more directories
+                out.append(glob.DIRS)  # '**/': zero or more directories
                 j += 1
             else:
-                out.append(".*")  # fnmatch: '*' (and '**') also match '/'
+                out.append(glob.ANY)  # fnmatch: '*' (and '**') also match '/'
             i = j
         elif char == "?":
-            out.append("[^/]")
+            out.append(glob.ONE)
             i += 1
         elif char == "[":
             found = bracket_class(pattern, i)
             if found is None:
-                out.append(re.escape(char))
+                out.append(char)
                 i += 1
                 continue
             body, negated, i = found
-            out.append(f"[^{body}]" if negated else f"[{body}]")
+            try:
+                out.append(glob.CharClass.of(body, negated))
+            except ValueError:  # e.g. a reversed range '[z-a]': match the text literally
+                return Glob(glob.literal(pattern))
         else:
-            out.append(re.escape(char))
+            out.append(char)
             i += 1
-    try:
-        return re.compile("".join(out), re.DOTALL)
-    except re.error:  # e.g. a reversed range '[z-a]': match the text literally
-        return re.compile(re.escape(pattern), re.DOTALL)
+    return Glob(out)
 
 
 def _normalize_pattern(pattern: str) -> str:
@@ -349,11 +352,11 @@ def path_matches(pattern: str, relpath: str) -> bool:
     pattern = _normalize_pattern(pattern)
     if not pattern:
         return False
-    regex = _compile_glob(pattern)
-    if regex.fullmatch(relpath):
+    compiled = _compile_glob(pattern)
+    if compiled.fullmatch(relpath):
         return True
     if "/" not in pattern:
-        return regex.fullmatch(relpath.rsplit("/", 1)[-1]) is not None
+        return compiled.fullmatch(relpath.rsplit("/", 1)[-1])
     return False
 
 

@@ -82,8 +82,7 @@ def test_a_touched_but_unchanged_file_is_a_hit_and_other_settings_miss(
         b'{"format": "tensorlint-cache", "version": 1, "entries": [[1, 2]]}',
         b'{"format": "tensorlint-cache", "version": 1, "entries": '
         b'[["p", "k", 1, 2, "d", [["TL101", "n", "m", [1, 2, 3], null, null, []]]]]}',
-        b'{"format": "tensorlint-cache", "version": 1, "entries": '
-        b'[["p", "k", true, 2, "d", []]]}',
+        b'{"format": "tensorlint-cache", "version": 1, "entries": [["p", "k", true, 2, "d", []]]}',
         b"[" * 100_000,
     ],
     ids=["text", "binary", "list", "short-row", "short-span", "bool-size", "deep"],
@@ -129,9 +128,7 @@ def test_a_planted_pickle_in_the_cache_never_runs(tree: Path, tmp_path: Path) ->
     assert not marker.exists()
 
 
-def test_a_symlinked_cache_directory_is_never_written_through(
-    tree: Path, tmp_path: Path
-) -> None:
+def test_a_symlinked_cache_directory_is_never_written_through(tree: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     link = tmp_path / "c"

@@ -69,9 +69,9 @@ class Scope:
         scope: Optional[Scope] = self
         first = True
         while scope is not None:
-            if name in scope.global_names:
+            if name in scope.global_names and scope.parent is not None:
                 scope, first = scope.module(), False
-                continue
+                continue  # (``global x`` at module level changes nothing)
             if scope.kind == "class" and not first:
                 scope = scope.parent
                 continue

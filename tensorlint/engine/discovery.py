@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tensorlint import glob
 from tensorlint.config import bracket_class, path_matches
+from tensorlint.glob import Glob, Token
 
 __all__ = ["DEFAULT_EXCLUDES", "GitIgnoreRule", "discover", "parse_gitignore"]
 
@@ -59,11 +60,11 @@ class GitIgnoreRule:
     """One pattern of a ``.gitignore`` file.
 
     ``base`` is the posix path of the file's directory relative to the top of
-    the walk ("" for the top itself); ``regex`` matches paths relative to it.
+    the walk ("" for the top itself); ``matcher`` matches paths relative to it.
     """
 
     base: str
-    regex: re.Pattern[str]
+    matcher: Glob
     negated: bool
     dir_only: bool
 
@@ -74,19 +75,20 @@ class GitIgnoreRule:
             if not relpath.startswith(self.base + "/"):
                 return False
             relpath = relpath[len(self.base) + 1 :]
-        return self.regex.fullmatch(relpath) is not None
+        return self.matcher.fullmatch(relpath)
 
 
-def _translate_gitignore(pattern: str) -> str:
-    """Regex body for a gitignore pattern (no '!', no trailing '/', not blank)."""
+def _translate_gitignore(pattern: str) -> Glob:
+    """The matcher for a gitignore pattern (no '!', no trailing '/', not blank);
+    ValueError when git would not use it either (a reversed range)."""
     anchored = "/" in pattern
     pattern = pattern.lstrip("/") if pattern.startswith("/") else pattern
-    out: list[str] = [] if anchored else ["(?:.*/)?"]
+    out: list[Token] = [] if anchored else [glob.DIRS]
     i, n = 0, len(pattern)
     while i < n:
         char = pattern[i]
         if char == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
+            out.append(pattern[i + 1])
             i += 2
         elif char == "*":
             j = i
@@ -96,28 +98,28 @@ def _translate_gitignore(pattern: str) -> str:
             at_end = j == n or pattern[j] == "/"
             if j - i >= 2 and at_start and at_end:
                 if j == n:
-                    out.append(".*")  # 'a/**': everything inside a; '**': everything
+                    out.append(glob.ANY)  # 'a/**': everything inside a; '**': everything
                 else:
-                    out.append("(?:.*/)?")  # '**/' and '/**/': zero or more dirs
+                    out.append(glob.DIRS)  # '**/' and '/**/': zero or more dirs
                     j += 1
             else:
-                out.append("[^/]*")
+                out.append(glob.SEGMENT)
             i = j
         elif char == "?":
-            out.append("[^/]")
+            out.append(glob.ONE)
             i += 1
         elif char == "[":
             found = bracket_class(pattern, i)
             if found is None:
-                out.append(re.escape(char))
+                out.append(char)
                 i += 1
                 continue
             body, negated, i = found
-            out.append(f"[^/{body}]" if negated else f"[{body}]")  # never matches '/'
+            out.append(glob.CharClass.of(body, negated, slash=False))  # never matches '/'
         else:
-            out.append(re.escape(char))
+            out.append(char)
             i += 1
-    return "".join(out)
+    return Glob(out)
 
 
 def parse_gitignore(text: str, base: str = "") -> list[GitIgnoreRule]:
@@ -140,10 +142,10 @@ def parse_gitignore(text: str, base: str = "") -> list[GitIgnoreRule]:
         if not line:
             continue
         try:
-            regex = re.compile(_translate_gitignore(line), re.DOTALL)
-        except re.error:  # e.g. a reversed range; git ignores such patterns too
+            matcher = _translate_gitignore(line)
+        except ValueError:  # e.g. a reversed range; git ignores such patterns too
             continue
-        rules.append(GitIgnoreRule(base, regex, negated, dir_only))
+        rules.append(GitIgnoreRule(base, matcher, negated, dir_only))
     return rules
 
 
