@@ -87,7 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         "harness", help="run fixed code on real tensors and check the fixes (needs torch)"
     )
     harness.add_argument(
-        "paths", nargs="*", type=Path, help="case files or folders (default: fixtures/)"
+        "paths",
+        nargs="*",
+        type=Path,
+        help="case files or folders to run; they are executed (default: the cases shipped "
+        "with tensorlint, never ./fixtures of the current directory)",
     )
     harness.add_argument("--report", type=Path, help="write a JSON report here")
     harness.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, default="cpu-detach")

@@ -9,7 +9,17 @@ from typing import Optional
 
 from tensorlint.harness.runner import CaseError, CellResult, find_cases, harness_settings
 
-DEFAULT_CASES = Path("fixtures")
+#: tensorlint's own cases, next to the package in a source checkout. Never
+#: ``./fixtures`` of the current directory: the harness runs what it is given,
+#: so it runs only what the user names or what tensorlint ships.
+SHIPPED_CASES = Path(__file__).resolve().parent.parent.parent / "fixtures"
+
+
+def _shipped_cases() -> Optional[Path]:
+    marker = SHIPPED_CASES.parent / "tensorlint" / "harness" / "cli.py"
+    if SHIPPED_CASES.is_dir() and marker.resolve() == Path(__file__).resolve():
+        return SHIPPED_CASES
+    return None
 
 
 def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str) -> int:
@@ -22,10 +32,20 @@ def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str)
     from tensorlint.harness.report import environment, render_matrix, to_json
     from tensorlint.harness.runner import load_case, run_case
 
+    if not paths:
+        shipped = _shipped_cases()
+        if shipped is None:
+            print(
+                "error: name the case files or folders to run (the harness executes them); "
+                "this installation ships no cases",
+                file=sys.stderr,
+            )
+            return 2
+        paths = [shipped]
     settings = harness_settings(numpy_idiom)
     results: list[CellResult] = []
     errors = 0
-    for path in find_cases(paths or [DEFAULT_CASES]):
+    for path in find_cases(paths):
         try:
             results.extend(run_case(load_case(path, settings)))
         except CaseError as error:

@@ -1,0 +1,45 @@
+"""Inputs meant to break or subvert tensorlint: each is a clear result, never a hang."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorlint.cli import main
+
+
+def test_a_module_level_global_statement_does_not_hang_name_lookup(tmp_path: Path) -> None:
+    path = tmp_path / "g.py"
+    path.write_text("import torch\nglobal model\nmodel = None\n\ndef f(t):\n    return t.numpy()\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1 and "g.py:6:12: TL101" in proc.stdout
+
+
+def test_the_harness_never_runs_fixtures_of_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    import tensorlint.harness.cli as harness_cli
+
+    marker = tmp_path / "ran"
+    cases = tmp_path / "fixtures" / "TL101"
+    cases.mkdir(parents=True)
+    (cases / "fire_evil.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
+        "HARNESS = {'call': 'case', 'inputs': 'tensor'}\n\ndef case(t):\n    return t.numpy()\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(harness_cli, "_shipped_cases", lambda: None)
+    assert main(["harness"]) == 2
+    assert "name the case files" in capsys.readouterr().err
+    assert not marker.exists()
+    assert os.listdir(cases) == ["fire_evil.py"]
