@@ -164,7 +164,11 @@ def check_stdin(
             return EXIT_ERROR
     result = check_text(str(name), notebook.python if notebook else text, file_settings, options)
     if notebook is not None:
-        result = _notebook_result(result, notebook, text)
+        try:
+            result = _notebook_result(result, notebook, text)
+        except NotebookError as error:
+            print(f"error: {name}: {error}", file=sys.stderr)
+            return EXIT_ERROR
     if args.fix and not args.diff:
         sys.stdout.write(result.fixed_source if result.fixed_source is not None else text)
         sys.stdout = sys.stderr  # the report goes to stderr, after the code

@@ -4,8 +4,10 @@ Code cells are joined into one Python text, one cell after another, so the
 analysis sees imports made in earlier cells. IPython syntax is masked line by
 line with a comment of the same length class (``%timeit f()``, ``!pip
 install``, ``x?``), and cell magics (``%%bash``) mask the whole cell, so line
-numbers stay the same and the parser never sees them. Fixes never add or
-remove lines, so the fixed text splits back into the same cells; only the
+numbers stay the same and the parser never sees them. Between two cells the
+joined text has a boundary comment line, so a fix that adds or removes lines
+(a call collapsed onto one line) still splits back into the right cells: the
+fixed text is cut at those lines, never by counting lines. Only the
 ``source`` of changed cells is replaced, and the JSON keeps its key order,
 indentation and trailing newline.
 """
@@ -19,6 +21,8 @@ from typing import Any
 
 _MAGIC = re.compile(r"^\s*(%|!|\?)|\?\s*$")
 _MASK = "# tensorlint: ipython "
+#: the line between two cells in the joined text
+_BOUNDARY = "# tensorlint: cell boundary\n"
 
 
 class NotebookError(Exception):
@@ -44,7 +48,9 @@ class Notebook:
     @property
     def python(self) -> str:
         parts: list[str] = []
-        for cell in self.cells:
+        for number, cell in enumerate(self.cells):
+            if number:
+                parts.append(_BOUNDARY)
             for line, masked in zip(cell.lines, cell.masked):
                 parts.append(_mask(line) if masked else line)
         return "".join(parts)
@@ -57,16 +63,26 @@ class Notebook:
         return 1, line
 
     def with_python(self, text: str) -> str:
-        """The notebook's JSON text with the cells' sources taken from ``text``."""
-        lines = text.splitlines(keepends=True)
+        """The notebook's JSON text with the cells' sources taken from ``text``.
+
+        NotebookError when ``text`` no longer has one boundary line between
+        each two cells (nothing is written then).
+        """
+        chunks: list[list[str]] = [[]]
+        for line in text.splitlines(keepends=True):
+            if line.rstrip("\r\n") == _BOUNDARY.rstrip("\n"):
+                chunks.append([])
+            else:
+                chunks[-1].append(line)
+        if len(chunks) != len(self.cells):
+            raise NotebookError("the fixes could not be mapped back to the cells")
         cells = self.data["cells"]
-        for cell in self.cells:
-            start = cell.first_line - 1
-            new = lines[start : start + len(cell.lines)]
-            restored = [
-                old if masked else _same_ending(old, fresh)
-                for old, fresh, masked in zip(cell.lines, new, cell.masked)
-            ]
+        for cell, new in zip(self.cells, chunks):
+            restored = _restore(cell, new)
+            if restored is None:
+                raise NotebookError(
+                    f"cell {cell.number}: the fixes could not be mapped back to the cell"
+                )
             original = cells[cell.index]["source"]
             joined = "".join(restored)
             if isinstance(original, list):
@@ -77,6 +93,31 @@ class Notebook:
                 cells[cell.index]["source"] = joined[:-1] if not original.endswith("\n") else joined
         out = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
         return out + ("\n" if self.trailing_newline else "")
+
+
+def _restore(cell: Cell, new: list[str]) -> list[str] | None:
+    """The cell's lines from its fixed lines: masked IPython lines back as they
+    were, each line with its original ending (lines a fix added or removed
+    take the ending of the cell's first line)."""
+    if len(new) == len(cell.lines):
+        return [
+            old if masked else _same_ending(old, fresh)
+            for old, fresh, masked in zip(cell.lines, new, cell.masked)
+        ]
+    magics = iter(old for old, masked in zip(cell.lines, cell.masked) if masked)
+    ending = _same_ending(cell.lines[0], "") if cell.lines else "\n"
+    out: list[str] = []
+    for line in new:
+        if line.startswith(_MASK):
+            magic = next(magics, None)
+            if magic is None:
+                return None
+            out.append(magic)
+        else:
+            out.append(_same_ending(ending, line))
+    if next(magics, None) is not None:
+        return None  # a fix removed a masked line: refuse rather than guess
+    return out
 
 
 def _mask(line: str) -> str:
@@ -109,7 +150,12 @@ def load(text: str) -> Notebook:
             continue
         number += 1
         source = cell.get("source", "")
-        text_source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(item, str) for item in source):
+            text_source = "".join(source)
+        elif isinstance(source, str):
+            text_source = source
+        else:
+            raise NotebookError(f"code cell {number}: 'source' is not text")
         lines = text_source.splitlines(keepends=True)
         if lines and not lines[-1].endswith(("\n", "\r")):
             lines[-1] += "\n"
@@ -117,6 +163,8 @@ def load(text: str) -> Notebook:
             lines = ["\n"]
         whole = bool(lines) and lines[0].lstrip().startswith("%%")
         masked = _masked_lines(lines, whole)
+        if cells:
+            line += 1  # the boundary line
         cells.append(Cell(index, number, line, tuple(lines), masked))
         line += len(lines)
     return Notebook(data, tuple(cells), _indent_of(text), text.endswith("\n"))

@@ -118,3 +118,34 @@ def test_a_shell_escape_continued_by_a_backslash_is_not_python(tmp_path: Path) -
     result = check_file(path, Settings(enabled=select(strict=True)), RunOptions())
     assert result.error is None
     assert [(d.cell, d.start.line, d.code) for d in result.diagnostics] == [(2, 3, "TL102")]
+
+
+def test_a_fix_that_removes_lines_keeps_every_line_in_its_cell(tmp_path: Path) -> None:
+    path = tmp_path / "collapse.ipynb"
+    nb = nbformat.v4.new_notebook()
+    first = (
+        "import numpy as np\nimport torch\n%matplotlib inline\n"
+        "w = torch.ones(2, device='cuda')\na = np.asarray(\n    w\n)\n!ls\nb = 1"
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell(first),
+        nbformat.v4.new_markdown_cell("text"),
+        nbformat.v4.new_code_cell("c = 2\nd = np.asarray(\n  w)\ne = 3"),
+    ]
+    nbformat.write(nb, str(path))
+    assert main(["check", "--fix", "--unsafe-fixes", str(path)]) == 0
+    cells = nbformat.read(str(path), as_version=4).cells
+    assert cells[0].source == first.replace("np.asarray(\n    w\n)", "w.cpu().detach().numpy()")
+    assert cells[1].source == "text"
+    assert cells[2].source == "c = 2\nd = w.cpu().detach().numpy()\ne = 3"
+
+
+def test_a_cell_whose_source_is_not_text_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, source in (("null.ipynb", None), ("numbers.ipynb", [1, 2])):
+        cell = {"cell_type": "code", "metadata": {}, "outputs": [], "source": source}
+        (tmp_path / name).write_text(json.dumps({"cells": [cell], "metadata": {}}))
+    assert main(["check", str(tmp_path)]) == 2
+    errors = [line for line in capsys.readouterr().out.splitlines() if "error" in line]
+    assert len(errors) == 2 and all("'source' is not text" in line for line in errors)

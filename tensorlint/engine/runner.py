@@ -58,7 +58,10 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
     try:
         result = check_text(name, text, settings, options)
         if notebook is not None:
-            result = _notebook_result(result, notebook, source.text)
+            try:
+                result = _notebook_result(result, notebook, source.text)
+            except NotebookError as error:  # fixes that do not map back: write nothing
+                return FileResult(name, error=f"{name}: {error}")
         if result.fixed_source is not None and options.fix and not options.diff:
             write_atomic(path, source, result.fixed_source)
         return result
