@@ -48,7 +48,7 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
 
 
 #: ``if __name__ == "__main__":`` at the start of a line.
-_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+_MAIN_GUARD = re.compile(r"(?:^|(?<=[\r\n]))if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 
 
 def _is_script(path: Path) -> bool:

@@ -43,3 +43,20 @@ def test_the_harness_never_runs_fixtures_of_the_current_directory(
     assert "name the case files" in capsys.readouterr().err
     assert not marker.exists()
     assert os.listdir(cases) == ["fire_evil.py"]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_every_newline_style_gets_the_same_findings(
+    tmp_path: Path, newline: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        '"""A module."""',
+        "from torch import nn",
+        "",
+        "def _f(x):",
+        "    return x.cuda().numpy()",
+    ]
+    path = tmp_path / "m.py"
+    path.write_bytes(newline.join(lines + [""]).encode())
+    assert main(["check", "--no-cache", str(path)]) == 1
+    assert "m.py:5:12: TL101" in capsys.readouterr().out

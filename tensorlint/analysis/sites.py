@@ -223,7 +223,7 @@ def _called_in(name: str, source: str) -> bool:
     return False
 
 
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_DEF = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 #: Methods that are a public entry point though spelled as dunders.
 _PUBLIC_DUNDERS = frozenset({"__call__"})

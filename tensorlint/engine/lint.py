@@ -70,8 +70,9 @@ class Plan:
 #: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
 #: ``import numpy as np, torch`` (a docstring saying "does not import torch"
 #: does not count).
+#: A line starts after ``\n``, ``\r`` (old Mac files) or at the start of the text.
 _TORCH_IMPORT = re.compile(
-    r"^[ \t]*(?:import[ \t]+[^\n#]*\btorch\b|from[ \t]+torch\b)", re.MULTILINE
+    r"(?:^|(?<=[\r\n]))[ \t]*(?:import[ \t]+[^\r\n#]*\btorch\b|from[ \t]+torch\b)"
 )
 
 _PLANS: dict[Settings, Plan] = {}
