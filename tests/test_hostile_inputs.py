@@ -57,6 +57,6 @@ def test_every_newline_style_gets_the_same_findings(
         "    return x.cuda().numpy()",
     ]
     path = tmp_path / "m.py"
-    path.write_bytes(newline.join(lines + [""]).encode())
+    path.write_bytes(newline.join([*lines, ""]).encode())
     assert main(["check", "--no-cache", str(path)]) == 1
     assert "m.py:5:12: TL101" in capsys.readouterr().out
