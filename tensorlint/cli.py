@@ -130,7 +130,10 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
-    options = RunOptions(fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff)
+    within = tuple(str(p if p.is_dir() else p.parent) for p in [*paths, config.root or Path.cwd()])
+    options = RunOptions(
+        fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff, within=within
+    )
     if args.stdin_filename:
         return check_stdin(Path(args.stdin_filename), config, settings, options, args)
     cache = None

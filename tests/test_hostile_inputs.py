@@ -60,3 +60,22 @@ def test_every_newline_style_gets_the_same_findings(
     path.write_bytes(newline.join([*lines, ""]).encode())
     assert main(["check", "--no-cache", str(path)]) == 1
     assert "m.py:5:12: TL101" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_fix_never_writes_through_a_link_out_of_the_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n"
+    outside = tmp_path / "outside.py"
+    outside.write_text(bad)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "link.py").symlink_to(outside)
+    (tree / "own.py").write_text(bad)
+    assert main(["check", "--no-cache", "--fix", str(tree)]) == 2
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "link.py" in errors[0] and "outside the checked tree" in errors[0]
+    assert outside.read_text() == bad
+    assert ".cpu()" in (tree / "own.py").read_text()

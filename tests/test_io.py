@@ -4,11 +4,18 @@ import codecs
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tensorlint.fix.io import SourceFile, SourceReadError, read_source, write_atomic
+from tensorlint.fix.io import (
+    SourceFile,
+    SourceReadError,
+    WriteRefused,
+    read_source,
+    write_atomic,
+)
 
 
 def leftovers(directory: Path) -> list[str]:
@@ -219,3 +226,55 @@ def test_bad_encoding_declarations_are_read_errors(
     assert message.startswith(f"{path}: ")
     assert expected in message
     assert "\n" not in message
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_symlink_out_of_the_tree_is_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_bytes(b"x = 1\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    link = tree / "link.py"
+    link.symlink_to(outside)
+    with pytest.raises(WriteRefused, match="outside the checked tree"):
+        write_atomic(link, read_source(link), "x = 2\n", within=(str(tree),))
+    assert outside.read_bytes() == b"x = 1\n"
+    inside = tree / "real.py"
+    inside.write_bytes(b"x = 1\n")
+    (tree / "alias.py").symlink_to(inside)
+    assert write_atomic(tree / "alias.py", read_source(inside), "x = 2\n", within=(str(tree),))
+    assert inside.read_bytes() == b"x = 2\n"
+
+
+def test_a_read_only_file_is_refused_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "ro.py"
+    path.write_bytes(b"x = 1\n")
+    path.chmod(0o444)
+    with pytest.raises(WriteRefused, match="read-only"):
+        write_atomic(path, read_source(path), "x = 2\n")
+    assert path.read_bytes() == b"x = 1\n" and stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert [p.name for p in tmp_path.iterdir()] == ["ro.py"]
+
+
+def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "raced.py"
+    path.write_bytes(b"x = 1\n")
+    source = read_source(path)
+    path.write_bytes(b"x = 3\n")  # another run or an editor got there first
+    with pytest.raises(WriteRefused, match="changed"):
+        write_atomic(path, source, "x = 2\n")
+    assert path.read_bytes() == b"x = 3\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["raced.py"]
+
+
+def test_temporary_files_a_killed_run_left_are_removed(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\n")
+    stale = tmp_path / ".m.py.abc123.tmp"
+    stale.write_bytes(b"half")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    fresh = tmp_path / ".m.py.def456.tmp"  # maybe another run's, mid-write: kept
+    fresh.write_bytes(b"half")
+    write_atomic(path, read_source(path), "x = 2\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".m.py.def456.tmp", "m.py"]

@@ -28,6 +28,8 @@ class RunOptions:
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False  #: compute fixes but write nothing
+    #: folders ``--fix`` may write into (the checked tree); empty: anywhere
+    within: tuple[str, ...] = ()
 
 
 def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
@@ -63,7 +65,7 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
             except NotebookError as error:  # fixes that do not map back: write nothing
                 return FileResult(name, error=f"{name}: {error}")
         if result.fixed_source is not None and options.fix and not options.diff:
-            write_atomic(path, source, result.fixed_source)
+            write_atomic(path, source, result.fixed_source, within=options.within)
         return result
     except OSError as error:
         return FileResult(name, error=f"{name}: cannot write: {error.strerror or error}")

@@ -17,6 +17,7 @@ import re
 import stat
 import tempfile
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +99,21 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
+class WriteRefused(OSError):
+    """A write tensorlint will not do; the message says why, in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.strerror = reason
+
+
+#: a temporary file ``write_atomic`` left behind when killed, after this long
+_STALE_TEMP_SECONDS = 600
+
+
+def write_atomic(
+    path: Path, source: SourceFile, new_text: str, *, within: Sequence[str] = ()
+) -> bool:
     """Write ``new_text`` to ``path`` the way ``source`` was stored.
 
     Returns ``False`` without touching the file when the text is unchanged.
@@ -107,7 +122,13 @@ def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
     permission bits and moved over it with ``os.replace``; on failure the
     temporary file is removed and the exception re-raised. Newlines are
     written exactly as they appear in ``new_text``. A symlink is followed, so
-    the file it points to is rewritten and the link kept.
+    the file it points to is rewritten and the link kept, but only when that
+    file lies inside one of the ``within`` folders (when given).
+
+    Refused with :class:`WriteRefused`, the file untouched: a target outside
+    ``within``, a read-only file, and a file whose text changed since it was
+    read (another tool or run wrote it: their edit wins). Temporary files of
+    an earlier run that was killed mid-write are removed.
     """
     if new_text == source.text:
         return False
@@ -115,11 +136,18 @@ def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
     if source.bom:
         data = codecs.BOM_UTF8 + data
     target = os.path.realpath(path)
+    if within and not any(_inside(target, folder) for folder in within):
+        raise WriteRefused("not rewritten: it links to a file outside the checked tree")
     directory, name = os.path.split(target)
     try:
         original = os.stat(target)
     except FileNotFoundError:
         original = None
+    if original is not None and (
+        not original.st_mode & 0o222 or not os.access(target, os.W_OK)
+    ):  # no write bit at all (root could still write it) or not writable by us
+        raise WriteRefused("not rewritten: the file is read-only")
+    _remove_stale_temps(directory or os.curdir, name)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or None)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -133,6 +161,8 @@ def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
             os.chmod(tmp, stat.S_IMODE(original.st_mode))
         else:
             os.chmod(tmp, _DEFAULT_MODE)
+        if original is not None and _changed_since_read(Path(target), source):
+            raise WriteRefused("not rewritten: the file changed while it was being fixed")
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -140,3 +170,33 @@ def write_atomic(path: Path, source: SourceFile, new_text: str) -> bool:
         raise
     _fsync_directory(directory or os.curdir)
     return True
+
+
+def _inside(target: str, folder: str) -> bool:
+    base = os.path.realpath(folder)
+    return target == base or target.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _changed_since_read(path: Path, source: SourceFile) -> bool:
+    try:
+        return read_source(path).text != source.text
+    except SourceReadError:
+        return True
+
+
+def _remove_stale_temps(directory: str, name: str) -> None:
+    """``.<name>.*.tmp`` files older than a few minutes: a killed run's leftovers."""
+    import time
+
+    prefix = f".{name}."
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if entry.startswith(prefix) and entry.endswith(".tmp"):
+            stale = os.path.join(directory, entry)
+            with contextlib.suppress(OSError):
+                if now - os.lstat(stale).st_mtime > _STALE_TEMP_SECONDS:
+                    os.unlink(stale)
