@@ -79,3 +79,28 @@ def test_fix_never_writes_through_a_link_out_of_the_tree(
     assert len(errors) == 1 and "link.py" in errors[0] and "outside the checked tree" in errors[0]
     assert outside.read_text() == bad
     assert ".cpu()" in (tree / "own.py").read_text()
+
+
+def test_fixes_inside_f_strings_parse_on_every_supported_python() -> None:
+    from tensorlint.fix.apply import fix_source
+    from tensorlint.registry import select
+    from tensorlint.rule import Settings
+
+    source = (
+        "import torch\n\n\ndef _show(x):\n    t = x.cuda()\n"
+        '    print(f"{t.numpy()}")\n'
+        "    print(f'{t.numpy()}')\n"
+        '    print(f"{t.numpy()=}")\n'
+    )
+    for idiom in ("cpu-detach", "exact-copy"):
+        settings = Settings(enabled=select(select=["TL101"]), numpy_idiom=idiom)
+        safe = fix_source(source, settings)
+        lines = safe.source.splitlines()
+        assert lines[7] == '    print(f"{t.numpy()=}")'  # the printed text would change
+        for line, before in zip(lines[5:7], source.splitlines()[5:7]):
+            assert line != before  # fixed
+            quote = line[len("    print(f")]
+            assert quote not in line[len("    print(f") + 1 : -2]  # no reused quote
+        unsafe = fix_source(source, settings, unsafe=True)
+        assert ".numpy()=}" in unsafe.source.splitlines()[7]
+        assert "t.numpy()=" not in unsafe.source

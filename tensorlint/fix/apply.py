@@ -88,11 +88,29 @@ def _conflicts(a: Edit, b: Edit) -> bool:
     return a.start <= b.end and b.start <= a.end
 
 
-def _parses(source: str) -> bool:
+def _parses(source: str, grammar: bool = True) -> bool:
+    """Does ``source`` parse, with LibCST and (when ``grammar``) with the running
+    interpreter's own parser? LibCST accepts syntax older Pythons reject (a
+    quote reused inside an f-string), so a fix must pass both where the
+    original did."""
+    import ast
+
     import libcst as cst
 
     try:
         cst.parse_module(source)
+        if grammar:
+            ast.parse(source)
+    except Exception:
+        return False
+    return True
+
+
+def _interpreter_parses(source: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(source)
     except Exception:
         return False
     return True
@@ -103,6 +121,7 @@ def fix_source(source: str, settings: Settings, *, unsafe: bool = False) -> FixO
     outcome = FixOutcome(source)
     current = source
     banned: set[tuple[str, str]] = set()
+    grammar = _interpreter_parses(source)  # newer syntax than ours: LibCST alone
     for _ in range(MAX_PASSES):
         diagnostics = lint_source(current, settings)
         fixable = [
@@ -114,8 +133,8 @@ def fix_source(source: str, settings: Settings, *, unsafe: bool = False) -> FixO
             outcome.remaining = diagnostics
             return outcome
         candidate, applied = apply_edits(current, fixable)
-        if not _parses(candidate):
-            candidate, applied = _apply_one_by_one(current, fixable, banned, outcome)
+        if not _parses(candidate, grammar):
+            candidate, applied = _apply_one_by_one(current, fixable, banned, outcome, grammar)
             if not applied:
                 outcome.source = current
                 outcome.remaining = diagnostics
@@ -140,15 +159,17 @@ def _apply_one_by_one(
     fixable: list[Diagnostic],
     banned: set[tuple[str, str]],
     outcome: FixOutcome,
+    grammar: bool,
 ) -> tuple[str, list[Diagnostic]]:
     current = source
     applied: list[Diagnostic] = []
     for diagnostic in fixable:
         # positions refer to ``source``: apply each fix alone on it, keep the good
         candidate, taken = apply_edits(source, [*applied, diagnostic])
-        if taken and _parses(candidate) and len(taken) == len(applied) + 1:
+        parses = _parses(candidate, grammar)
+        if taken and parses and len(taken) == len(applied) + 1:
             current, applied = candidate, taken
-        elif not _parses(candidate):
+        elif not parses:
             banned.add((diagnostic.code, _fingerprint(diagnostic)))
             outcome.dropped.append(
                 f"{diagnostic.code} fix at line {diagnostic.start.line} would leave a "

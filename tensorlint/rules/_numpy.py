@@ -54,22 +54,52 @@ def report(
     cpu, detach = missing(site, ctx)
     # moving to the CPU: a write through the result (``t.numpy()[:] = v``)
     # would go to a copy on CUDA after the fix and be lost
-    unsafe = site.analysis.other_frameworks or (moves and site.written_through_directly())
+    unsafe = (
+        site.analysis.other_frameworks
+        or (moves and site.written_through_directly())
+        or in_self_documenting_fstring(site)
+    )
     ctx.report(
         rule,
         site.node,
         f"`.numpy()` on `{ctx.short(site.receiver)}`, {why}",
         prep_edits(site, ctx, cpu, detach),
         Applicability.UNSAFE if unsafe else Applicability.SAFE,
-        f"Insert `{chain_text(ctx, cpu, detach)}` before `.numpy()`",
+        f"Insert `{chain_text(ctx, cpu, detach, site)}` before `.numpy()`",
         related,
     )
 
 
-def chain_text(ctx: RuleContext, cpu: bool, detach: bool) -> str:
+def in_self_documenting_fstring(site: Site) -> bool:
+    """``f"{t.numpy()=}"`` prints the expression's text: any edit changes output."""
+    return any(
+        isinstance(node, cst.FormattedStringExpression) and node.equal is not None
+        for node in site.candidate.ancestors
+    )
+
+
+def quote_for(ctx: RuleContext, site: Optional[Site]) -> Optional[str]:
+    """The quote for a string a fix inserts at ``site``: the file's usual one,
+    but never one an enclosing f-string uses (Python < 3.12 cannot parse
+    that); None when the f-strings around use both."""
+    used = {
+        node.start[-1]
+        for node in (site.candidate.ancestors if site is not None else ())
+        if isinstance(node, cst.FormattedString)
+    }
+    preferred = ctx.quote()
+    for q in (preferred, "'" if preferred == '"' else '"'):
+        if q not in used:
+            return q
+    return None
+
+
+def chain_text(ctx: RuleContext, cpu: bool, detach: bool, site: Optional[Site] = None) -> str:
     """The calls to insert before ``.numpy()`` in the configured order."""
     idiom = ctx.settings.numpy_idiom
-    q = ctx.quote()
+    q = quote_for(ctx, site)
+    if idiom == "exact-copy" and q is None:
+        idiom = "detach-cpu"  # the same calls without a string to spell
     if idiom == "exact-copy":
         return (".detach()" if detach else "") + (f".to({q}cpu{q}, copy=True)" if cpu else "")
     if idiom == "detach-cpu":
@@ -85,7 +115,7 @@ def prep_edits(site: Site, ctx: RuleContext, cpu: bool, detach: bool) -> list[Ed
         edit = force_edit(site, ctx)
         if edit is not None:
             return [edit]
-    return [ctx.insert_after(site.receiver, chain_text(ctx, cpu, detach))]
+    return [ctx.insert_after(site.receiver, chain_text(ctx, cpu, detach, site))]
 
 
 def force_edit(site: Site, ctx: RuleContext) -> Optional[Edit]:

@@ -108,7 +108,7 @@ def convert(
         converted = f"{text}.numpy(force=True)"
     else:
         # the documented idiom in full: the value may be on any device
-        converted = f"{text}{_numpy.chain_text(ctx, True, True)}.numpy()"
+        converted = f"{text}{_numpy.chain_text(ctx, True, True, site)}.numpy()"
     simple = len(node.args) == 1 and not node.lpar
     if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
         edit = ctx.replace(node, converted)
@@ -122,7 +122,9 @@ def convert(
         node,
         f"`{name}()` on torch tensor `{ctx.short(arg)}`, {why}; convert it explicitly",
         [edit],
-        Applicability.UNSAFE if site.tensor_only_by_annotation(arg) else Applicability.SAFE,
+        Applicability.UNSAFE
+        if site.tensor_only_by_annotation(arg) or _numpy.in_self_documenting_fstring(site)
+        else Applicability.SAFE,
         "Convert the tensor explicitly",
         related,
     )

@@ -81,8 +81,8 @@ class NumpyWriteThrough(Rule):
 def copy_edits(site: Site, ctx: RuleContext) -> list[Edit]:
     """``.copy()`` after ``.numpy()``, with TL101/TL102's insertions if due."""
     cpu, detach = _numpy.missing(site, ctx)
-    q = ctx.quote()
-    if ctx.settings.numpy_idiom == "exact-copy" and site.is_torch_numpy():
+    q = _numpy.quote_for(ctx, site)
+    if ctx.settings.numpy_idiom == "exact-copy" and site.is_torch_numpy() and q is not None:
         base = _numpy.strip_device_chain(site.receiver, ctx)
         chain = f".detach().to({q}cpu{q}, copy=True)"
         return [Edit(ctx.end(base), ctx.end(site.receiver), chain)]
