@@ -104,3 +104,40 @@ def test_fixes_inside_f_strings_parse_on_every_supported_python() -> None:
         unsafe = fix_source(source, settings, unsafe=True)
         assert ".numpy()=}" in unsafe.source.splitlines()[7]
         assert "t.numpy()=" not in unsafe.source
+
+
+def test_pathological_nesting_is_one_error_line_and_the_run_goes_on(tmp_path: Path) -> None:
+    # 1,500 nested parentheses crash LibCST's native parser and a 100,000-term
+    # sum takes it minutes: both must be refused up front, in a child process
+    # here so that a regression fails instead of killing the test run
+    head = "import torch\ny = torch.ones(1).numpy()\n"
+    (tmp_path / "parens.py").write_text(head + "x = " + "(" * 1500 + "1" + ")" * 1500 + "\n")
+    (tmp_path / "brackets.py").write_text(head + "x = " + "[" * 3000 + "]" * 3000 + "\n")
+    terms = " + ".join(["t"] * 100_000)
+    (tmp_path / "sum.py").write_text(f"import torch\n\ndef f(t):\n    return ({terms}).numpy()\n")
+    (tmp_path / "ok.py").write_text("import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    errors = sorted(line for line in proc.stdout.splitlines() if line.startswith("error:"))
+    assert len(errors) == 3 and all("too deeply nested" in line for line in errors)
+    assert "ok.py:4:12: TL101" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_long_but_valid_expression_is_analysed(tmp_path: Path) -> None:
+    terms = " + ".join(["t"] * 1000)
+    path = tmp_path / "wide.py"
+    path.write_text(f"import torch\n\ndef _f(x):\n    t = x.cuda()\n    return ({terms}).numpy()\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "wide.py:5:12: TL101" in proc.stdout

@@ -30,6 +30,11 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+class TooDeep(Exception):
+    """Nesting deeper than CPython's own parser accepts: not parsed at all
+    (LibCST's parser takes minutes on it, or crashes the process)."""
+
+
 @dataclass(frozen=True)
 class Piece:
     """A parsed block of the file, starting after ``line_offset`` lines."""
@@ -43,8 +48,14 @@ def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, l
     """The module to analyse, and the parsed pieces its positions come from."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except SyntaxError as error:
+        if "too many nested" in str(error.msg):
+            raise TooDeep from None  # LibCST's native parser would crash on it
+        return _whole(source)  # newer syntax than ours, or an error LibCST reports
+    except ValueError:
         return _whole(source)
+    except (RecursionError, MemoryError):
+        raise TooDeep from None
     lines = _LINE.findall(source)
     hits = _trigger_lines(lines, source, trigger)
     ranges: list[list[int]] = []  # [first line, last line, keep]

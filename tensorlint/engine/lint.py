@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -93,7 +94,46 @@ def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
     # LibCST allocates many small objects that never form cycles; the cyclic
     # collector running during parse and analysis costs a quarter of the time
     with _gc_paused():
-        return _lint_parsed(source, settings, plan)
+        try:
+            return _lint_parsed(source, settings, plan)
+        except RecursionError:
+            return _with_deep_stack(lambda: _lint_parsed(source, settings, plan))
+
+
+#: for valid but deeply nested code (a 500-term sum): the analysis recurses
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 60_000
+
+
+def _with_deep_stack(work: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
+    """Run ``work`` again in a thread with a large stack and recursion limit;
+    LintError when even that is not deep enough."""
+    import threading
+
+    found: list[list[Diagnostic]] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            found.append(work())
+        except BaseException as error:  # handed to the caller's thread
+            failed.append(error)
+
+    limit = sys.getrecursionlimit()
+    size = threading.stack_size(_DEEP_STACK_BYTES)
+    sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
+    try:
+        thread = threading.Thread(target=run, name="tensorlint-deep")
+        thread.start()
+        thread.join()
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(size)
+    if failed:
+        if isinstance(failed[0], (RecursionError, MemoryError)):
+            raise LintError("too deeply nested to analyse") from None
+        raise failed[0]
+    return found[0]
 
 
 @contextlib.contextmanager
@@ -110,15 +150,17 @@ def _gc_paused() -> Iterator[None]:
 def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic]:
     import libcst as cst  # only once a file passes the prefilter
 
-    from tensorlint.analysis.parse import parse_relevant
+    from tensorlint.analysis.parse import TooDeep, parse_relevant
     from tensorlint.analysis.sites import ModuleAnalysis
 
     try:
         module, pieces = parse_relevant(source, plan.blocks)
     except cst.ParserSyntaxError as error:
         raise LintError(_syntax_message(source, error)) from None
-    except (RecursionError, MemoryError) as error:  # pathological nesting
-        raise LintError(f"cannot parse: {type(error).__name__}") from None
+    except (TooDeep, RecursionError, MemoryError):  # pathological nesting
+        raise LintError(
+            "too deeply nested to parse (more than Python's own parser accepts)"
+        ) from None
     analysis = ModuleAnalysis(
         module,
         source,
