@@ -112,7 +112,10 @@ def _start_directory(paths: Sequence[Path]) -> Path:
         return Path.cwd().resolve()
     dirs: list[str] = []
     for path in paths:
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: start from where it sits
+            resolved = Path(os.path.abspath(path))
         dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
     try:
         return Path(os.path.commonpath(dirs))

@@ -141,3 +141,18 @@ def test_a_long_but_valid_expression_is_analysed(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "wide.py:5:12: TL101" in proc.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_named_symlink_loop_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    ok = tmp_path / "ok.py"
+    ok.write_text("import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    assert main(["check", "--no-cache", str(tmp_path / "a.py"), str(ok)]) == 2
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "a.py" in errors[0] and "symbolic links" in errors[0]
+    assert "ok.py:4:12: TL101" in out
