@@ -1,0 +1,116 @@
+"""Fuzzing: mutated fixture files never crash check or fix, and fixes settle.
+
+Each example takes a fixture case, mutates its text at the token level
+(delete, duplicate or swap tokens, splice in conversion-shaped snippets),
+then checks it and fixes it: only a clean ``LintError`` (bad syntax) may come
+out, a fixed text must parse, and fixing it again must change nothing.
+``TENSORLINT_FUZZ_EXAMPLES`` sets the budget (CI keeps it small; the long run
+in the closing notes used 10,000).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import keyword
+import os
+import tokenize
+
+import pytest
+from fixture_cases import all_cases
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tensorlint.engine.lint import LintError, lint_source
+from tensorlint.fix.apply import fix_source
+from tensorlint.registry import select
+from tensorlint.rule import Settings
+
+EXAMPLES = int(os.environ.get("TENSORLINT_FUZZ_EXAMPLES", "300"))
+SOURCES = sorted({case.source for case in all_cases()})
+SNIPPETS = [
+    ".numpy()", ".cuda()", ".cpu()", ".detach()", "torch.from_numpy(a)", "np.asarray(t)",
+    "(", ")", "[", "]", ",", "\n", "    ", "=", "+=", "t", "a", "*", "**", ":",
+    "with torch.no_grad():\n", "global t\n", "f'{t.numpy()=}'", 'f"{t.numpy()}"',
+    "lambda t: t.numpy()", "async def g(t):\n    return t.numpy()\n", "yield", "\\\n",
+    "# noqa: TL101", "'''", "del t\n", "nonlocal t\n", "t[...] = 0\n", "@torch.no_grad()\n",
+]  # fmt: skip
+SETTINGS = [
+    Settings(enabled=select(strict=True)),
+    Settings(enabled=select(strict=True), numpy_idiom="exact-copy", library=False),
+    Settings(enabled=select(), numpy_idiom="force", assume_torch=True),
+]
+
+
+Token = tuple[int, str]
+
+
+def _tokens(source: str) -> list[Token]:
+    try:
+        found = tokenize.generate_tokens(io.StringIO(source).readline)
+        return [(t.type, t.string) for t in found]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return [(tokenize.NAME, part) for part in source.split(" ")]
+
+
+def _snippet(text: str) -> Token:
+    return (tokenize.NEWLINE if text == "\n" else tokenize.OP, text)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    source = draw(st.sampled_from(SOURCES))
+    tokens = _tokens(source)
+    for _ in range(draw(st.integers(1, 3))):
+        if not tokens:
+            break
+        op = draw(st.sampled_from(["delete", "duplicate", "swap", "insert", "rename", "call"]))
+        at_names = [
+            j for j, (kind, text) in enumerate(tokens)
+            if kind == tokenize.NAME and not keyword.iskeyword(text)
+        ]  # fmt: skip
+        names = [tokens[j][1] for j in at_names]
+        if op in ("rename", "call") and at_names:
+            i = draw(st.sampled_from(at_names))  # mutations that keep the syntax
+        else:
+            i = draw(st.integers(0, len(tokens) - 1))
+            op = "insert" if op in ("rename", "call") else op
+        if op == "rename":  # keeps the syntax: another name of the same file
+            tokens[i] = (tokenize.NAME, draw(st.sampled_from(names)))
+        elif op == "call":  # keeps the syntax: a method call on a name
+            method = draw(st.sampled_from(["numpy", "cuda", "cpu", "detach", "clone", "data"]))
+            tokens[i + 1 : i + 1] = [(tokenize.OP, "."), (tokenize.NAME, method)] + (
+                [] if method == "data" else [(tokenize.OP, "("), (tokenize.OP, ")")]
+            )
+        elif op == "delete":
+            del tokens[i]
+        elif op == "duplicate":
+            tokens.insert(i, tokens[i])
+        elif op == "swap" and i + 1 < len(tokens):
+            tokens[i], tokens[i + 1] = tokens[i + 1], tokens[i]
+        else:
+            tokens.insert(i, _snippet(draw(st.sampled_from(SNIPPETS))))
+    try:
+        return str(tokenize.untokenize(tokens))
+    except (ValueError, TypeError, IndexError):  # e.g. a dedent with nothing to close
+        return " ".join(text for _, text in tokens)
+
+
+@pytest.mark.parametrize("profile", range(len(SETTINGS)))
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(source=mutated())
+def test_mutated_sources_never_crash_and_fixes_settle(profile: int, source: str) -> None:
+    config = SETTINGS[profile]
+    try:
+        lint_source(source, config)
+    except LintError:
+        return
+    fixed = fix_source(source, config, unsafe=True)
+    if fixed.source != source:
+        ast.parse(fixed.source)  # a fix never leaves code Python cannot parse
+        again = fix_source(fixed.source, config, unsafe=True)
+        assert again.source == fixed.source
