@@ -156,3 +156,15 @@ def test_a_named_symlink_loop_is_one_error_line(
     errors = [line for line in out.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "a.py" in errors[0] and "symbolic links" in errors[0]
     assert "ok.py:4:12: TL101" in out
+
+
+def test_file_names_with_control_characters_are_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "evil\n\x1b[2Jname.py"
+    path.write_text("import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    assert main(["check", "--no-cache", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    (finding,) = [line for line in out.splitlines() if "TL101" in line]
+    assert "evil\\n\\x1b[2Jname.py:4:12: TL101" in finding

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 
 from tensorlint.diagnostics import Applicability, FileResult
+
+#: control characters (newlines, ANSI escapes): a file name may hold them
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``), so one
+    finding stays one line and a file name cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool = False) -> str:
@@ -13,7 +23,7 @@ def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool 
     findings = safe = hidden = 0
     for result in results:
         if result.error:
-            lines.append(f"error: {result.error}")
+            lines.append(f"error: {printable(result.error)}")
         for d in result.diagnostics:
             findings += 1
             marker = ""
@@ -24,7 +34,8 @@ def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool 
                 elif d.fix.applicability is Applicability.UNSAFE:
                     hidden += 1
                     marker = " [*]" if unsafe else ""
-            where = f"{result.path}:cell {d.cell}" if d.cell is not None else result.path
+            path = printable(result.path)
+            where = f"{path}:cell {d.cell}" if d.cell is not None else path
             line = f"{where}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
             lines.append(line + marker)
     fixed = sum(len(r.fixes_applied) for r in results)
