@@ -168,3 +168,20 @@ def test_file_names_with_control_characters_are_printed_escaped(
     assert "\x1b" not in out
     (finding,) = [line for line in out.splitlines() if "TL101" in line]
     assert "evil\\n\\x1b[2Jname.py:4:12: TL101" in finding
+
+
+def test_a_huge_file_is_refused_with_one_line_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorlint.engine import runner
+
+    big = tmp_path / "generated.py"
+    line = "import torch\nx = torch.ones(3).numpy()\n"
+    big.write_text(line * (runner.MAX_TEXT_CHARS // len(line) + 1))
+    ok = tmp_path / "ok.py"
+    ok.write_text("import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "generated.py: too large to check" in errors[0]
+    assert "ok.py:4:12: TL101" in out

@@ -71,8 +71,19 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
         return FileResult(name, error=f"{name}: cannot write: {error.strerror or error}")
 
 
+#: Larger texts are refused: parsing them would take minutes and gigabytes
+#: (generated code; the largest hand-written modules are a few hundred KB).
+MAX_TEXT_CHARS = 8 * 1024 * 1024
+
+
 def check_text(name: str, text: str, settings: Settings, options: RunOptions) -> FileResult:
     """Lint (and with ``fix``/``diff``, fix) one source text; never raises."""
+    if len(text) > MAX_TEXT_CHARS:
+        size = len(text) / (1024 * 1024)
+        limit = MAX_TEXT_CHARS // (1024 * 1024)
+        return FileResult(
+            name, error=f"{name}: too large to check ({size:.0f} MB; the limit is {limit} MB)"
+        )
     try:
         if not (options.fix or options.diff):
             return FileResult(name, tuple(lint_source(text, settings)))
