@@ -3,6 +3,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -276,5 +277,13 @@ def test_temporary_files_a_killed_run_left_are_removed(tmp_path: Path) -> None:
     os.utime(stale, (old, old))
     fresh = tmp_path / ".m.py.def456.tmp"  # maybe another run's, mid-write: kept
     fresh.write_bytes(b"half")
+    live = tmp_path / f".m.py.{os.getppid()}.abc.tmp"  # a live process's: kept
+    live.write_bytes(b"half")
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    dead = tmp_path / f".m.py.{child.stdout.strip()}.xyz.tmp"  # its process is gone
+    dead.write_bytes(b"half")
     write_atomic(path, read_source(path), "x = 2\n")
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".m.py.def456.tmp", "m.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".m.py.def456.tmp", live.name, "m.py"]
+    )

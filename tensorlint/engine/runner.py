@@ -65,6 +65,8 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
             except NotebookError as error:  # fixes that do not map back: write nothing
                 return FileResult(name, error=f"{name}: {error}")
         if result.fixed_source is not None and options.fix and not options.diff:
+            if _PARENT is not None and os.getppid() != _PARENT:
+                return FileResult(name, error=f"{name}: not written: tensorlint was stopped")
             write_atomic(path, source, result.fixed_source, within=options.within)
         return result
     except OSError as error:
@@ -154,7 +156,31 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
 
 
 def _check_task(task: tuple[Path, Settings, RunOptions]) -> FileResult:
+    if _PARENT is not None and os.getppid() != _PARENT:
+        return FileResult(str(task[0]), error=f"{task[0]}: not checked: tensorlint was stopped")
     return check_file(*task)
+
+
+#: in a pool worker, the process that started it: a worker whose parent was
+#: killed stops instead of going on writing files nobody will report
+_PARENT: Optional[int] = None
+
+
+def _remember_parent(parent: int) -> None:
+    """Pool initializer: remember the parent, and exit when it is gone (an
+    idle worker would otherwise wait on the task queue forever)."""
+    global _PARENT
+    _PARENT = parent
+    import threading
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)  # an atomic write in flight leaves only a temp file
+
+    threading.Thread(target=watch, name="tensorlint-parent-watch", daemon=True).start()
 
 
 #: Candidates found before a process pool is worth its start-up (each worker
@@ -191,7 +217,9 @@ class _Dispatcher:
         from concurrent.futures import ProcessPoolExecutor  # only when it pays
 
         try:
-            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=_remember_parent, initargs=(os.getpid(),)
+            )
             for task in self.tasks:
                 self._submit(task)
         except OSError:

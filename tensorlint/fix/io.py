@@ -148,7 +148,9 @@ def write_atomic(
     ):  # no write bit at all (root could still write it) or not writable by us
         raise WriteRefused("not rewritten: the file is read-only")
     _remove_stale_temps(directory or os.curdir, name)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or None)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{name}.{os.getpid()}.", suffix=".tmp", dir=directory or None
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -185,7 +187,8 @@ def _changed_since_read(path: Path, source: SourceFile) -> bool:
 
 
 def _remove_stale_temps(directory: str, name: str) -> None:
-    """``.<name>.*.tmp`` files older than a few minutes: a killed run's leftovers."""
+    """``.<name>.<pid>.*.tmp`` files a killed run left: its process is gone
+    (or, whatever the process, the file is older than a few minutes)."""
     import time
 
     prefix = f".{name}."
@@ -195,8 +198,23 @@ def _remove_stale_temps(directory: str, name: str) -> None:
         return
     now = time.time()
     for entry in entries:
-        if entry.startswith(prefix) and entry.endswith(".tmp"):
-            stale = os.path.join(directory, entry)
-            with contextlib.suppress(OSError):
-                if now - os.lstat(stale).st_mtime > _STALE_TEMP_SECONDS:
-                    os.unlink(stale)
+        if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+            continue
+        stale = os.path.join(directory, entry)
+        owner = entry[len(prefix) :].split(".", 1)[0]
+        with contextlib.suppress(OSError):
+            old = now - os.lstat(stale).st_mtime > _STALE_TEMP_SECONDS
+            if old or (owner.isdigit() and not _alive(int(owner))):
+                os.unlink(stale)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
