@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -185,3 +186,23 @@ def test_a_huge_file_is_refused_with_one_line_and_the_run_goes_on(
     errors = [line for line in out.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "generated.py: too large to check" in errors[0]
     assert "ok.py:4:12: TL101" in out
+
+
+def test_checking_and_fixing_never_execute_the_checked_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "executed"
+    payload = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
+    code = payload + "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n"
+    (tmp_path / "module.py").write_text(code)
+    (tmp_path / "conftest.py").write_text(code)
+    (tmp_path / "setup.py").write_text(code)
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    notebook = {"cells": [{**cell, "source": code}], "metadata": {}, "nbformat": 4,
+                "nbformat_minor": 5}  # fmt: skip
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorlint]\nstrict = true\n")
+    assert main(["check", "--no-cache", str(tmp_path)]) == 1
+    assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert not marker.exists()
