@@ -48,7 +48,7 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
 
 
 #: ``if __name__ == "__main__":`` at the start of a line.
-_MAIN_GUARD = re.compile(r"(?:^|(?<=[\r\n]))if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
+_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
 
 
 def _is_script(path: Path) -> bool:
@@ -60,7 +60,7 @@ def _is_script(path: Path) -> bool:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return _MAIN_GUARD.search(text) is not None
+    return _MAIN_GUARD.search(text.replace("\r", "\n")) is not None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -80,5 +80,12 @@ def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
     return path.parent.parts if not path.is_absolute() else ()
 
 
+#: Lower-case words one of which ``ACCELERATOR`` needs (a cheap first look).
+_ACCELERATOR_WORDS = ("cuda", "mps", "xpu", "hpu", "npu", "tpu", "accelerator", "gpu")
+
+
 def mentions_accelerator(source: str) -> bool:
+    lowered = source.lower()
+    if not any(word in lowered for word in _ACCELERATOR_WORDS):
+        return False
     return ACCELERATOR.search(source) is not None

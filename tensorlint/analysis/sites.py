@@ -56,7 +56,7 @@ class ModuleAnalysis:
         self.pieces = list(pieces) if pieces is not None else [Piece(module, self.source, 0)]
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
-        local_functions = frozenset(_DEF.findall(self.source))
+        local_functions = _def_names(self.source)
         self.index: ModuleIndex = build_index(module, local_functions)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
@@ -223,7 +223,15 @@ def _called_in(name: str, source: str) -> bool:
     return False
 
 
-_DEF = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+
+
+def _def_names(source: str) -> frozenset[str]:
+    """Names of the functions the text defines (lines may end with a bare CR)."""
+    if "\r" in source:
+        source = source.replace("\r", "\n")
+    return frozenset(_DEF.findall(source))
+
 
 #: Methods that are a public entry point though spelled as dunders.
 _PUBLIC_DUNDERS = frozenset({"__call__"})

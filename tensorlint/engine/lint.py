@@ -64,17 +64,24 @@ class Plan:
             for trigger, requires in self.filters
         ):
             return False
-        return settings.assume_torch or _TORCH_IMPORT.search(source) is not None
+        return settings.assume_torch or imports_torch(source)
 
 
 #: An import statement naming the torch package, on a line of its own:
 #: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
 #: ``import numpy as np, torch`` (a docstring saying "does not import torch"
 #: does not count).
-#: A line starts after ``\n``, ``\r`` (old Mac files) or at the start of the text.
 _TORCH_IMPORT = re.compile(
-    r"(?:^|(?<=[\r\n]))[ \t]*(?:import[ \t]+[^\r\n#]*\btorch\b|from[ \t]+torch\b)"
+    r"^[ \t]*(?:import[ \t]+[^\n#]*\btorch\b|from[ \t]+torch\b)", re.MULTILINE
 )
+
+
+def imports_torch(source: str) -> bool:
+    """Does a line of ``source`` import torch? (Lines may end with a bare CR.)"""
+    if "\r" in source:
+        source = source.replace("\r", "\n")
+    return _TORCH_IMPORT.search(source) is not None
+
 
 _PLANS: dict[Settings, Plan] = {}
 
@@ -166,7 +173,7 @@ def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic
         source,
         assume_torch=settings.assume_torch,
         pieces=pieces,
-        torch_imported=_TORCH_IMPORT.search(source) is not None,
+        torch_imported=imports_torch(source),
         library=settings.library,
     )
     ctx = RuleContext(analysis, source, settings)
