@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
@@ -105,14 +107,21 @@ def convert(
     if not isinstance(arg, atoms) and not arg.lpar:
         text = f"({text})"
     if ctx.settings.numpy_idiom == "force":
-        converted = f"{text}.numpy(force=True)"
+        suffix = ".numpy(force=True)"
     else:
         # the documented idiom in full: the value may be on any device
-        converted = f"{text}{_numpy.chain_text(ctx, True, True, site)}.numpy()"
+        suffix = f"{_numpy.chain_text(ctx, True, True, site)}.numpy()"
+    converted = f"{text}{suffix}"
     simple = len(node.args) == 1 and not node.lpar
-    if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
+    copying = simple and site.qualname in ops.NUMPY_COPYING_CTORS
+    if simple and _has_comment(ctx.analysis.code(node)):
+        # keep the comments inside the call: its parentheses stay, the
+        # function name goes (``np.asarray(  # why\n    t\n)`` -> ``(...).cpu()...``)
+        inside = ctx.text(ctx.end(node.func), ctx.end(node))
+        edit = ctx.replace(node, f"{inside}{suffix}" + (".copy()" if copying else ""))
+    elif simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
         edit = ctx.replace(node, converted)
-    elif simple and site.qualname in ops.NUMPY_COPYING_CTORS:
+    elif copying:
         edit = ctx.replace(node, f"{converted}.copy()")
     else:
         edit = ctx.replace(arg, converted)
@@ -128,3 +137,14 @@ def convert(
         "Convert the tensor explicitly",
         related,
     )
+
+
+def _has_comment(code: str) -> bool:
+    """Does ``code`` (an expression's source) hold a comment?"""
+    if "#" not in code:
+        return False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(f"({code})").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return True  # when unsure, keep the text
+    return any(token.type == tokenize.COMMENT for token in tokens)
