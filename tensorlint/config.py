@@ -96,13 +96,20 @@ class ConfigError(Exception):
 # --------------------------------------------------------------------------- discovery
 
 
+_OUR_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*tensorlint\b", re.MULTILINE)
+
+
 def _has_tensorlint_table(pyproject: Path) -> bool:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        # Unreadable or broken files are skipped here; naming one explicitly
-        # with load_config() reports the problem.
-        return False
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False  # unreadable: not ours to judge
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        # broken TOML that names our table is ours: load_config() reports it
+        # (a silent fallback to defaults would hide the user's settings)
+        return _OUR_TABLE.search(text) is not None
     tool = data.get("tool")
     return isinstance(tool, dict) and "tensorlint" in tool
 

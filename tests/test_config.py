@@ -84,11 +84,21 @@ def test_find_config_file_returns_none_when_no_file_has_the_table(tmp_path: Path
     assert found is None or not found.is_relative_to(tmp_path.resolve())
 
 
-def test_find_config_file_skips_a_broken_pyproject_and_keeps_walking(tmp_path: Path) -> None:
+def test_find_config_file_skips_a_broken_pyproject_that_is_not_ours(tmp_path: Path) -> None:
     outer = write(tmp_path / "pyproject.toml", TABLE)
-    write(tmp_path / "pkg" / "pyproject.toml", "[tool.tensorlint\n")
+    write(tmp_path / "pkg" / "pyproject.toml", "[project\n")
 
     assert find_config_file([tmp_path / "pkg"]) == outer.resolve()
+
+
+def test_a_broken_pyproject_naming_our_table_is_found_and_reported(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", TABLE)
+    inner = write(tmp_path / "pkg" / "pyproject.toml", "[tool.tensorlint\n")
+
+    found = find_config_file([tmp_path / "pkg"])
+    assert found == inner.resolve()  # not silently the outer one, or defaults
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(found)
 
 
 # --------------------------------------------------------------------------- load_config

@@ -1,0 +1,84 @@
+"""Every bad input through the CLI: one line naming the file and the reason,
+exit 2, no traceback, and the other files still checked."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from pathlib import Path
+
+import pytest
+
+from tensorlint.cli import main
+
+FINDING = "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n"
+
+#: name -> (bytes, the words its error line must hold)
+BROKEN: dict[str, tuple[bytes, str]] = {
+    # (a file with no conversion in it is never parsed: only these can fail)
+    "syntax.py": (b"import torch\ndef f(:\n    t.numpy()\n", "syntax error at line 2"),
+    "utf8.py": (b"import torch\nx = '\xff\xfe'\n", "cannot decode"),
+    "nul.py": (b"import torch\nx = t.numpy()\x00\n", "null bytes"),
+    "binary.py": (bytes(range(256)) * 4, "cannot decode"),
+    "coding.py": (b"# -*- coding: no-such-codec -*-\nimport torch\n", "unknown encoding"),
+    "bad.ipynb": (b'{"cells": [', "not valid JSON"),
+    "nocells.ipynb": (b'{"metadata": {}}', "no 'cells' list"),
+    "badsource.ipynb": (
+        json.dumps({"cells": [{"cell_type": "code", "source": {"a": 1}}]}).encode(),
+        "'source' is not text",
+    ),
+}
+
+#: name -> bytes of inputs that are odd but valid: they get their findings
+VALID: dict[str, bytes] = {
+    "latin1.py": b"# -*- coding: latin-1 -*-\n" + FINDING.encode() + b"# caf\xe9\n",
+    "bom.py": codecs.BOM_UTF8 + FINDING.encode(),
+    "crlf.py": FINDING.replace("\n", "\r\n").encode(),
+    "cr.py": FINDING.replace("\n", "\r").encode(),
+    "empty.py": b"",
+}
+
+
+def test_each_bad_input_is_one_error_line_and_the_rest_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, (data, _) in BROKEN.items():
+        (tmp_path / name).write_bytes(data)
+    for name, data in VALID.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "folder.py").mkdir()  # a directory with a .py name: walked, not read
+    (tmp_path / "folder.py" / "inner.py").write_text(FINDING)
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "Traceback" not in out + captured.err
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    for name, (_, words) in BROKEN.items():
+        (line,) = [e for e in errors if f"{name}:" in e]
+        assert words in line, line
+    assert len(errors) == len(BROKEN)
+    for name in [*VALID, "inner.py"]:
+        if name != "empty.py":
+            assert f"{name}:" in out and "TL101" in out, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[tool.tensorlint\n",
+        "[tool.tensorlint]\nselect = 3\n",
+        "[tool.tensorlint]\nnumpy-idiom = 'nope'\n",
+        "[tool.tensorlint]\nexclude = 'not-a-list'\n",
+        "[tool.tensorlint]\nstrict = 'yes'\n",
+    ],
+    ids=["toml", "select", "idiom", "exclude", "strict"],
+)
+def test_a_bad_configuration_is_one_error_line(
+    tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    (tmp_path / "m.py").write_text(FINDING)
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in (captured.out + captured.err).splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "pyproject.toml" in lines[0]
