@@ -1,6 +1,12 @@
-"""``python -m bench`` (``python -m bench precision`` for the labelled precision bench)."""
+"""``python -m bench`` (``python -m bench precision`` for the labelled precision bench,
+``python -m bench load`` for many and big files)."""
 
 import sys
+
+if sys.argv[1:2] == ["load"]:
+    from bench.load import main as load_main
+
+    raise SystemExit(load_main(sys.argv[2:]))
 
 if sys.argv[1:2] == ["precision"]:
     from bench.precision import main as precision_main

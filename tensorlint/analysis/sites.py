@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Optional
@@ -95,7 +97,7 @@ class ModuleAnalysis:
         if scope is None or not _is_public(function, scope):
             return
         name = function.name.value
-        if _called_in(name, self.source):
+        if name in self._called_names:
             return  # called here: its callers decide (function summaries, later)
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -175,10 +177,11 @@ class ModuleAnalysis:
                 FactEvaluator(site.scope, attributes), env
             )
         name = function.name.value
-        mentions = len(re.findall(rf"\b{re.escape(name)}\b", self.source))
-        complete = not (self.library and _is_public(function, scope)) and mentions - len(
-            re.findall(rf"\bdef\s+{re.escape(name)}\b", self.source)
-        ) == len(sites)
+        words, defs = self._word_counts
+        complete = (
+            not (self.library and _is_public(function, scope))
+            and words[name] - defs[name] == len(sites)
+        )
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
     def _caller_walk(self, caller: Owner) -> FunctionAnalysis:
@@ -191,6 +194,28 @@ class ModuleAnalysis:
             )
             self._caller_walks[id(caller)] = walk
         return walk
+
+    @functools.cached_property
+    def _called_names(self) -> frozenset[str]:
+        """Names code in this file calls: ``f(...)``, ``self.f(...)``, ``cls.f(...)``
+        (not ``obj.f(...)``, not in doctests or comments). One pass over the text."""
+        source = self.source.replace("\r", "\n") if "\r" in self.source else self.source
+        found: set[str] = set()
+        for match in _CALL.finditer(source):
+            name = match.group(1)
+            if name in found:
+                continue
+            line_start = source.rfind("\n", 0, match.start()) + 1
+            head = source[line_start : match.start()].lstrip()
+            if not head.startswith((">>>", "...", "#")):
+                found.add(name)
+        return frozenset(found)
+
+    @functools.cached_property
+    def _word_counts(self) -> tuple[Counter[str], Counter[str]]:
+        """How often each word occurs in the text, and how often it is ``def``'d."""
+        source = self.source.replace("\r", "\n") if "\r" in self.source else self.source
+        return Counter(_WORD.findall(source)), Counter(_DEF.findall(source))
 
     @property
     def positions(self) -> Positions:
@@ -212,15 +237,9 @@ class ModuleAnalysis:
         return self.module.code_for_node(node)
 
 
-def _called_in(name: str, source: str) -> bool:
-    """Does code in ``source`` call ``name``? (Doctests and comments do not count.)"""
-    call = re.compile(rf"(?<!def )(?<![\w.])(?:self\.|cls\.)?{re.escape(name)}\s*\(")
-    for match in call.finditer(source):
-        line_start = source.rfind("\n", 0, match.start()) + 1
-        head = source[line_start : match.start()].lstrip()
-        if not head.startswith((">>>", "...", "#")):
-            return True
-    return False
+#: a call of a name, or of a method through ``self``/``cls`` (not ``def f(``)
+_CALL = re.compile(r"(?<!def )(?<![\w.])(?:(?:self|cls)\.)?(\w+)\s*\(")
+_WORD = re.compile(r"\w+")
 
 
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
