@@ -7,6 +7,7 @@ layer (``tensorlint.analysis``) and describe fixes as text edits.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -145,9 +146,13 @@ class RuleContext:
     def offset_position(self, start: Position, chars: int) -> Position:
         return self.position_at(self.offset(start) + chars)
 
+    @functools.cached_property
+    def _quote(self) -> str:
+        return "'" if self.source.count("'") > self.source.count('"') else '"'
+
     def quote(self) -> str:
         """The file's usual string quote, for strings a fix inserts."""
-        return "'" if self.source.count("'") > self.source.count('"') else '"'
+        return self._quote
 
     def short(self, node: cst.CSTNode, limit: int = 40) -> str:
         """The node's code on one line, without comments, for messages."""

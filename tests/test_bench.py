@@ -178,3 +178,21 @@ def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None
     ]
     assert (tmp_path / "cache" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
     assert list((tmp_path / "cache" / "work").iterdir()) == []  # the run's scratch dir is gone
+
+
+def test_the_load_bench_generates_checks_and_reports_every_run() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "load", "--small", "30", "--big", "2", "--big-mib", "0.05"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| cold") or
+            line.startswith("| warm")]  # fmt: skip
+    assert len(rows) == 2
+    # every run found the same findings (30 small files: 2 each; the big ones more)
+    findings = {row.split("|")[6].strip() for row in rows}
+    assert len(findings) == 1 and int(findings.pop().replace(",", "")) > 60
+    assert "cache directory:" in proc.stdout
