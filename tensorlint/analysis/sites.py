@@ -178,10 +178,9 @@ class ModuleAnalysis:
             )
         name = function.name.value
         words, defs = self._word_counts
-        complete = (
-            not (self.library and _is_public(function, scope))
-            and words[name] - defs[name] == len(sites)
-        )
+        complete = not (self.library and _is_public(function, scope)) and words[name] - defs[
+            name
+        ] == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
     def _caller_walk(self, caller: Owner) -> FunctionAnalysis:
