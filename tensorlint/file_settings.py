@@ -16,7 +16,7 @@ from typing import Optional
 
 from tensorlint.config import Config, find_config_file, load_config, per_file_ignored_codes
 from tensorlint.registry import matches, select
-from tensorlint.roles import is_library
+from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
 __all__ = ["config_for", "settings_for_file"]
@@ -57,5 +57,5 @@ def settings_for_file(
     if path is not None:
         ignored = per_file_ignored_codes(config, path)
         enabled = frozenset(c for c in enabled if not any(matches(c, i) for i in ignored))
-    library = is_library(path, config.root)
+    library = path_role(path, config.root)
     return Settings(enabled, config.numpy_idiom, config.assume_torch, library)

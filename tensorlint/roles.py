@@ -37,6 +37,21 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
     Only the folders below the project (``root``, else the current
     directory) count: a checkout under ``~/tools/`` is not a tools folder.
     """
+    role = path_role(path, root)
+    if role is not None:
+        return role
+    assert path is not None
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return not is_script_text(text)
+
+
+def path_role(path: Union[str, PurePath, None], root: Optional[Path] = None) -> Optional[bool]:
+    """``is_library`` from the path alone: None for a ``.py`` file outside any
+    package, where the text decides (see ``is_script_text``). The engine asks
+    this before it reads a file, so a cache hit costs no read."""
     if path is None:
         return True
     pure = PurePath(path)
@@ -44,22 +59,18 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
         return False
     if any(part.lower() in NON_LIBRARY_DIRS for part in _project_parts(Path(path), root)):
         return False
-    return not _is_script(Path(path))
+    if pure.suffix != ".py" or _in_package(Path(path).absolute().parent):
+        return True
+    return None
 
 
 #: ``if __name__ == "__main__":`` at the start of a line.
 _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
 
 
-def _is_script(path: Path) -> bool:
-    """A file run as a program: outside any package, with a ``__main__`` guard
-    (``train.py`` next to a README). Its functions have no outside callers."""
-    if path.suffix != ".py" or _in_package(path.absolute().parent):
-        return False
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+def is_script_text(text: str) -> bool:
+    """A file outside any package with a ``__main__`` guard is a program
+    (``train.py`` next to a README): its functions have no outside callers."""
     return _MAIN_GUARD.search(text.replace("\r", "\n")) is not None
 
 

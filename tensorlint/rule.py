@@ -36,8 +36,9 @@ class Settings:
     numpy_idiom: str = "cpu-detach"
     assume_torch: bool = False
     #: the file is library code: values entering its public functions come from
-    #: callers tensorlint cannot see (see ``tensorlint.roles``)
-    library: bool = True
+    #: callers tensorlint cannot see (see ``tensorlint.roles``); None: its path
+    #: does not say, its text does (a ``__main__`` guard makes it a script)
+    library: Optional[bool] = True
 
 
 class Rule:

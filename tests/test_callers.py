@@ -154,3 +154,19 @@ class Plotter:
         return self._draw(model(x.cuda()).detach(), 2)
 """
     assert _codes(source, "TL101") == [(7, "TL101")]
+
+
+def test_the_engine_decides_a_script_by_its_text_without_an_extra_read(tmp_path: Path) -> None:
+    from tensorlint.config import Config
+    from tensorlint.engine.runner import RunOptions, run, settings_for
+
+    body = "import torch\n\ndef to_array(t):\n    return t.numpy()\n"
+    script = tmp_path / "train.py"
+    script.write_text(body + "\nif __name__ == '__main__':\n    to_array(None)\n")
+    module = tmp_path / "helpers.py"
+    module.write_text(body)
+    settings = Settings(enabled=select(select=["TL101"]))
+    assert settings_for(script, Config(), settings).library is None  # the path does not say
+    results = run([script, module], Config(), settings, RunOptions())
+    found = {Path(r.path).name: len(r.diagnostics) for r in results}
+    assert found == {"train.py": 0, "helpers.py": 1}  # a script has no outside callers

@@ -56,9 +56,11 @@ def tool_fingerprint() -> str:
 
 
 def settings_key(settings: Settings) -> str:
-    text = repr(
-        (sorted(settings.enabled), settings.numpy_idiom, settings.assume_torch, settings.library)
-    )
+    # ``library=None`` (outside a package: the text decides) keys like True:
+    # the text is in the entry's digest, and the two differ only for a file
+    # with a ``__main__`` guard whose folder gains or loses ``__init__.py``
+    library = settings.library is not False
+    text = repr((sorted(settings.enabled), settings.numpy_idiom, settings.assume_torch, library))
     return _digest(text.encode())
 
 

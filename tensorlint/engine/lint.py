@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.registry import ALL_RULES
+from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
 
 if TYPE_CHECKING:
@@ -174,7 +175,7 @@ def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic
         assume_torch=settings.assume_torch,
         pieces=pieces,
         torch_imported=imports_torch(source),
-        library=settings.library,
+        library=(settings.library if settings.library is not None else not is_script_text(source)),
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():

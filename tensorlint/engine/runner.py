@@ -19,7 +19,7 @@ from tensorlint.fix.io import SourceReadError, read_source, write_atomic
 from tensorlint.notebook import Notebook, NotebookError
 from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import matches
-from tensorlint.roles import is_library
+from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
 
@@ -33,7 +33,7 @@ class RunOptions:
 
 
 def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
-    library = is_library(path, config.root)
+    library = path_role(path, config.root)
     if library != settings.library:
         settings = dataclasses.replace(settings, library=library)
     ignored = per_file_ignored_codes(config, path)
