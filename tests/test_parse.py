@@ -56,7 +56,7 @@ def test_only_blocks_with_a_trigger_are_parsed_and_names_stay_bound() -> None:
 def _whole_parse(monkeypatch: pytest.MonkeyPatch) -> None:
     import tensorlint.analysis.parse as parse
 
-    monkeypatch.setattr(parse, "parse_relevant", lambda source, trigger: parse._whole(source))
+    monkeypatch.setattr(parse, "parse_relevant", lambda source, trigger, **_: parse._whole(source))
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])

@@ -80,7 +80,7 @@ def parameter_facts(
         if at is None:
             complete = False
             continue
-        passed = _bind_arguments(site.call, positional, names)
+        passed = bind_arguments(site.call, positional, names)
         for name in names:
             value = passed.get(name)
             facts = at(value) if value is not None else EMPTY
@@ -99,7 +99,7 @@ def _is_static(function: cst.FunctionDef) -> bool:
     )
 
 
-def _bind_arguments(
+def bind_arguments(
     call: cst.Call, positional: Sequence[str], names: set[str]
 ) -> dict[str, cst.BaseExpression]:
     passed: dict[str, cst.BaseExpression] = {}

@@ -120,6 +120,9 @@ _PLAIN_ATTRIBUTES = frozenset(
 
 Env = dict[str, Facts]
 
+#: a function summary's ``returns`` -> the proof it gives
+_PROOFS = {"cpu": CPU, "nograd": NOGRAD}
+
 _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torch.fft.",
                                   "torch.special.")  # fmt: skip
 
@@ -313,6 +316,17 @@ class FactEvaluator:
         return evidence(base)
 
     def call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+        facts = self._call(node, env)
+        callees = self.scope.module().callees
+        if callees:
+            callee = callees.of(node, self.scope)
+            if callee is not None and callee.summary.returns:
+                # what every ``return`` of the function proves (``t.detach().cpu()``)
+                proven = {_PROOFS[r] for r in callee.summary.returns if r in _PROOFS}
+                facts = settle(facts | proven)
+        return facts
+
+    def _call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         func = node.func
         qual = qualified_name(func, self.scope)
         if qual is not None:

@@ -47,7 +47,9 @@ from tensorlint.analysis.facts import (
     returns_indices,
     settle,
 )
+from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
+from tensorlint.analysis.summaries import WRITES
 from tensorlint.analysis.walk import children
 
 Body = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
@@ -338,6 +340,9 @@ class Event:
     #: storages reached through a container (``tensors`` holding the tensors of
     #: every earlier iteration): a later use counts whatever was rebound since
     held: frozenset[int] = frozenset()
+    #: a write made by a call: what the call does, for the message
+    #: (```train(...)` (train.py:22) steps an optimizer over `net```)
+    by: str = ""
 
 
 @dataclass(frozen=True)
@@ -406,6 +411,9 @@ class EventsWalker:
         self.log = EventLog()
         self.keys: dict[str, int] = {}
         self.idx = 0
+        self.callees = scope.module().callees
+        #: optimizer name -> the storage of the module whose parameters it was given
+        self.optimizers: dict[str, tuple[int, str]] = {}
         for name in scope.params:
             self.keys[name] = self._new(-1, visible=True, name=name)
 
@@ -440,6 +448,12 @@ class EventsWalker:
             return "from_numpy", positional(call, 0)
         if qual in ops.AS_TENSOR_FUNCS:
             return "as_tensor", positional(call, 0)
+        callee = self.callees.of(call, self.scope) if self.callees else None
+        if callee is not None and callee.summary.alias is not None:
+            param, kind, _ = callee.summary.alias
+            value = bind_arguments(call, callee.summary).get(param)
+            if value is not None:
+                return kind, value
         return None
 
     def root(self, node: cst.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
@@ -472,6 +486,7 @@ class EventsWalker:
             self.expression(node.value, idx)
             for target in node.targets:
                 self.bind(target.target, node.value, idx)
+                self._note_optimizer(target.target, node.value)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
                 self.expression(node.value, idx)
@@ -505,8 +520,12 @@ class EventsWalker:
             self.idx += 1
             iter_storage, _, _ = self.root(node.iter)
             visible = iter_storage is not None and self.log.storages[iter_storage].visible
+            owner = self.parameters_of(node.iter)
             for name in target_names(node.target):
-                self.keys[name] = self._new(self.idx, visible=visible, name=name)
+                if owner is not None and isinstance(node.target, cst.Name):
+                    self.keys[name] = owner  # ``for p in net.parameters()``: parts of ``net``
+                else:
+                    self.keys[name] = self._new(self.idx, visible=visible, name=name)
             self.run(suite_body(node.body))
             loop.end = self.idx
             if node.orelse is not None:
@@ -564,6 +583,8 @@ class EventsWalker:
             for stale in [k for k in self.keys if k.startswith(prefix)]:
                 del self.keys[stale]
             self.keys[key] = sid
+            if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+                self._store(sid, value.elt, idx)  # ``[p.numpy() for p in ...]``
             return
         if isinstance(target, cst.Subscript):
             self.target_subexpressions(target, idx)
@@ -618,20 +639,95 @@ class EventsWalker:
         elif isinstance(target, cst.Attribute):
             self.target_subexpressions(target.value, idx)
 
-    def write(self, target: cst.BaseExpression, idx: int, node: cst.CSTNode, kind: str) -> None:
+    def write(
+        self, target: cst.BaseExpression, idx: int, node: cst.CSTNode, kind: str, by: str = ""
+    ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
         while isinstance(target, cst.Subscript):
             target = target.value
         sid, through, key = self.root(target)
         if sid is None:
             return
+        storages = {sid}
+        if by and key is not None:  # a call that updates ``net`` updates ``net.w`` too
+            prefix = key + "."
+            storages.update(s for k, s in self.keys.items() if k.startswith(prefix))
         self.log.events.append(
-            Event(idx, "write", frozenset({sid}), node, key or _root_key(target), kind, through)
-        )
+            Event(idx, "write", frozenset(storages), node, key or _root_key(target), kind,
+                  through, by=by)
+        )  # fmt: skip
+
+    def parameters_of(self, node: cst.BaseExpression) -> Optional[int]:
+        """``net.parameters()``: the storage of ``net`` (its items are parts of it)."""
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ops.PARAMETER_ITERATORS
+        ):
+            key = dotted_name(node.func.value)
+            if key is not None:
+                return self.storage_of_key(key)
+        return None
+
+    def _note_optimizer(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``opt = torch.optim.SGD(net.parameters(), ...)``: ``opt.step()`` writes ``net``."""
+        key = dotted_name(target)
+        if key is None:
+            return
+        self.optimizers.pop(key, None)
+        if not isinstance(value, cst.Call):
+            return
+        qual = qualified_name(value.func, self.scope)
+        if qual is None or not qual.startswith("torch.optim.") or "lr_scheduler" in qual:
+            return
+        first = positional(value, 0) or keyword(value, "params")
+        module = self.parameters_of(first) if first is not None else None
+        if module is not None and isinstance(first, cst.Call):
+            assert isinstance(first.func, cst.Attribute)
+            self.optimizers[key] = (module, dotted_name(first.func.value) or "?")
+
+    def _summarised_call(self, call: cst.Call, idx: int) -> None:
+        """Writes a call makes: a summarised callee's, a state-dict load, an optimizer step."""
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = dotted_name(func.value)
+            if receiver is not None and method in ops.STATE_LOADING_METHODS:
+                by = f"`{receiver}.{method}(...)` loads a state dict into `{receiver}`"
+                self.write(func.value, idx, call, "any", by)
+                return
+            stepped = self.optimizers.get(receiver or "")
+            if stepped is not None and method in ops.OPTIMIZER_STEP_METHODS:
+                sid, name = stepped
+                storages = {sid}
+                storages.update(s for k, s in self.keys.items() if k.startswith(name + "."))
+                self.log.events.append(
+                    Event(idx, "write", frozenset(storages), call, name, "any",
+                          by=f"`{receiver}.{method}()` steps an optimizer over `{name}`")
+                )  # fmt: skip
+                return
+        callee = self.callees.of(call, self.scope) if self.callees else None
+        if callee is None or not callee.summary.writes:
+            return
+        passed = bind_arguments(call, callee.summary)
+        for param, write in sorted(callee.summary.writes.items()):
+            value = passed.get(param)
+            if value is None:
+                continue
+            arg = dotted_name(value) or param
+            if write.what == WRITES:
+                by = f"{callee.describe()} writes it in place"
+            else:
+                by = f"{callee.describe()} {write.what} `{arg}`"
+            self.write(value, idx, call, "any", by)
 
     def expression(self, node: cst.CSTNode, idx: int) -> None:
         collector = _Collector()
         collector.visit(node)
+        for comp in collector.comps:  # ``[p.numpy() for p in net.parameters()]``
+            owner = self.parameters_of(comp.iter)
+            if owner is not None and isinstance(comp.target, cst.Name):
+                self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
         for name_node, key in collector.names:
@@ -674,6 +770,7 @@ class EventsWalker:
                 res.readonly = src.readonly and kind != "numpy"
         func = call.func
         qual = qualified_name(func, self.scope)
+        self._summarised_call(call, idx)
         if isinstance(func, cst.Attribute) and qual is None:
             method = func.attr.value
             if method.endswith("_") and not method.startswith("_"):
@@ -841,6 +938,7 @@ class _Collector:
     def __init__(self) -> None:
         self.names: list[tuple[cst.CSTNode, str]] = []
         self.calls: list[cst.Call] = []
+        self.comps: list[cst.CompFor] = []
 
     def visit(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Name):
@@ -854,6 +952,8 @@ class _Collector:
                 return
         if isinstance(node, cst.ClassDef):
             return
+        if isinstance(node, cst.CompFor):
+            self.comps.append(node)
         for child in children(node):
             self.visit(child)
         if isinstance(node, cst.Call):

@@ -33,7 +33,13 @@ class Candidate:
 
 
 class ModuleIndex:
-    def __init__(self, local_functions: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        local_functions: frozenset[str] = frozenset(),
+        helpers: frozenset[str] = frozenset(),
+    ) -> None:
+        #: names (or dotted names) of functions that return an alias of an argument
+        self.helpers = helpers
         #: names of the functions defined in the file, and the calls of them
         self.local_functions = local_functions
         self.calls: list[CallSite] = []
@@ -90,6 +96,8 @@ class ModuleIndex:
                 func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
             ):
                 self._candidate(node, "call")
+            if self.helpers and _called_name(func) in self.helpers:
+                self._candidate(node, "helper")
             if self.local_functions:
                 self._local_call(node)
         elif isinstance(node, cst.Attribute):
@@ -197,8 +205,23 @@ _PASSIVE = frozenset(
 )  # fmt: skip
 
 
-def build_index(module: cst.Module, local_functions: frozenset[str] = frozenset()) -> ModuleIndex:
-    index = ModuleIndex(local_functions)
+def _called_name(func: cst.BaseExpression) -> str:
+    """``f`` for ``f(...)``, ``m`` for ``self.m(...)``, ``u.f`` for ``u.f(...)``."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        if func.value.value in ("self", "cls"):
+            return func.attr.value
+        return f"{func.value.value}.{func.attr.value}"
+    return ""
+
+
+def build_index(
+    module: cst.Module,
+    local_functions: frozenset[str] = frozenset(),
+    helpers: frozenset[str] = frozenset(),
+) -> ModuleIndex:
+    index = ModuleIndex(local_functions, helpers)
     index.walk(module)
     return index
 

@@ -29,6 +29,7 @@ class Scope:
     __slots__ = (
         "bindings",
         "boundary",
+        "callees",
         "evidence",
         "functions",
         "global_names",
@@ -54,6 +55,8 @@ class Scope:
         self.evidence: dict[str, Any] = {}
         #: the module scope's names of every function defined in the file
         self.functions: set[str] = set()
+        #: the module scope's resolver of calls to summarised functions
+        self.callees: Any = None
 
     def bind(self, name: str, qualname: str = UNKNOWN) -> None:
         self.bindings.setdefault(name, set()).add(qualname)
@@ -182,7 +185,9 @@ class ScopeBuilder:
         module = dotted_name(node.module) if node.module is not None else ""
         prefix = "." * len(node.relative) + (module or "")
         for alias in node.names:
-            full = f"{prefix}.{_import_alias_name(alias)}" if prefix else ""
+            # ``from . import utils`` -> ``.utils``; ``from .utils import f`` -> ``.utils.f``
+            sep = "." if module else ""
+            full = f"{prefix}{sep}{_import_alias_name(alias)}" if prefix else ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self.bind(scope, alias.asname.name.value, full)
             else:

@@ -234,3 +234,17 @@ OTHER_FRAMEWORKS = frozenset(
 CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}
 )
+
+# --- state updates (function summaries) -------------------------------------
+
+#: Module methods that write the module's parameters in place.
+STATE_LOADING_METHODS = frozenset({"load_state_dict", "set_state_dict"})
+#: Optimizer methods that write the parameters they were given.
+OPTIMIZER_STEP_METHODS = frozenset({"step"})
+#: Methods that, called on a value, show it is a module whose parameters an
+#: optimizer stepped in the same function may hold.
+MODULE_USE_METHODS = frozenset(
+    {"parameters", "named_parameters", "train", "eval", "zero_grad", "forward", "state_dict"}
+)
+#: Module methods whose items are (parts of) the module's own tensors.
+PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})

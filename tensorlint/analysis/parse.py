@@ -23,6 +23,7 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 import libcst as cst
 
@@ -44,18 +45,39 @@ class Piece:
     line_offset: int
 
 
-def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, list[Piece]]:
-    """The module to analyse, and the parsed pieces its positions come from."""
+def python_tree(source: str) -> Optional[ast.Module]:
+    """CPython's tree of ``source``; None when CPython cannot parse it (newer
+    syntax than ours, or an error LibCST will report); TooDeep when nesting
+    would crash LibCST's parser."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError as error:
         if "too many nested" in str(error.msg):
             raise TooDeep from None  # LibCST's native parser would crash on it
-        return _whole(source)  # newer syntax than ours, or an error LibCST reports
+        return None
     except ValueError:
-        return _whole(source)
+        return None
     except (RecursionError, MemoryError):
         raise TooDeep from None
+
+
+def parse_relevant(
+    source: str,
+    trigger: re.Pattern[str],
+    *,
+    tree: Optional[ast.Module] = None,
+    keep_calls: frozenset[str] = frozenset(),
+) -> tuple[cst.Module, list[Piece]]:
+    """The module to analyse, and the parsed pieces its positions come from.
+
+    ``tree`` is CPython's tree of ``source`` when the caller has it;
+    ``keep_calls`` names functions whose callers must be kept (they return an
+    alias of their argument: the caller holds the finding).
+    """
+    if tree is None:
+        tree = python_tree(source)
+        if tree is None:
+            return _whole(source)
     lines = _LINE.findall(source)
     hits = _trigger_lines(lines, source, trigger)
     ranges: list[list[int]] = []  # [first line, last line, keep]
@@ -77,8 +99,8 @@ def parse_relevant(source: str, trigger: re.Pattern[str]) -> tuple[cst.Module, l
             stubs.pop(first, None)
             continue
         ranges.append([first, last, keep])
-    if kept_functions:
-        _keep_callers(ranges, lines, kept_functions)
+    if kept_functions or keep_calls:
+        _keep_callers(ranges, lines, [*kept_functions, *sorted(keep_calls)])
     if all(keep for _, _, keep in ranges):
         return _whole(source)
     body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []

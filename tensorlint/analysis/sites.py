@@ -12,6 +12,7 @@ from typing import Optional
 import libcst as cst
 
 from tensorlint.analysis import callers, ops
+from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.facts import (
     CPU,
     DEV,
@@ -37,6 +38,7 @@ from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.parse import Piece
 from tensorlint.analysis.positions import Positions
+from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.roles import mentions_accelerator
 
 
@@ -52,6 +54,9 @@ class ModuleAnalysis:
         pieces: Optional[Sequence[Piece]] = None,
         torch_imported: bool = False,
         library: bool = True,
+        summary: Optional[ModuleSummary] = None,
+        lookup: Optional[Lookup] = None,
+        helpers: frozenset[str] = frozenset(),
     ) -> None:
         self.module = module
         self.source = module.code if source is None else source
@@ -59,7 +64,7 @@ class ModuleAnalysis:
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
         local_functions = _def_names(self.source)
-        self.index: ModuleIndex = build_index(module, local_functions)
+        self.index: ModuleIndex = build_index(module, local_functions, helpers)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
@@ -73,6 +78,7 @@ class ModuleAnalysis:
         # from the text: the selective parse leaves most ``def`` blocks out
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
+        module_scope.callees = Callees(summary or EMPTY_SUMMARY, lookup)
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
@@ -84,7 +90,8 @@ class ModuleAnalysis:
                 )
         for candidate in self.index.candidates:
             owner = _owner(candidate)
-            if owner not in self._wanted_owners:
+            # a call of a helper is no evidence its arguments come from outside
+            if owner not in self._wanted_owners and candidate.kind != "helper":
                 self._wanted_owners.add(owner)
                 if library and isinstance(owner, cst.FunctionDef):
                     self._mark_boundary(owner)
@@ -290,6 +297,8 @@ class Site:
         self.scope: Scope = candidate.scope
         self.owner = _owner(candidate)
         self.qualname: Optional[str] = None
+        #: for a call of a function that returns a conversion of its argument
+        self.callee: Optional[Callee] = None
         self.kind = self._classify()
 
     def _classify(self) -> str:
@@ -300,6 +309,13 @@ class Site:
         if kind == "data":
             return "data"
         assert isinstance(node, cst.Call)
+        if kind == "helper":
+            callees = self.scope.module().callees
+            callee = callees.of(node, self.scope) if callees else None
+            if callee is None or callee.summary.alias is None:
+                return ""
+            self.callee = callee
+            return "helper_numpy" if callee.summary.alias[1] == "numpy" else "helper_from_numpy"
         qual = qualified_name(node.func, self.scope)
         self.qualname = qual
         if qual == ops.FROM_NUMPY:

@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.registry import ALL_RULES
@@ -17,6 +17,8 @@ from tensorlint.rule import Rule, RuleContext, Settings
 
 if TYPE_CHECKING:
     import libcst as cst
+
+    from tensorlint.analysis.summaries import FunctionSummary
 
 
 class LintError(Exception):
@@ -94,18 +96,38 @@ def plan_for(settings: Settings) -> Plan:
     return plan
 
 
-def lint_source(source: str, settings: Settings) -> list[Diagnostic]:
-    """All findings for a source text, sorted; raises LintError on bad syntax."""
+class TreeView(Protocol):
+    """The checked tree as one file sees it (see ``engine/tree.py``)."""
+
+    def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
+        """The summary of an imported function, and where it is defined."""
+
+    def helpers(self, source: str) -> frozenset[str]:
+        """Names ``source`` calls that are imported functions returning an
+        alias of their argument (``to_tensor``, or ``u.to_tensor``)."""
+
+
+def lint_source(
+    source: str, settings: Settings, tree: Optional[TreeView] = None
+) -> list[Diagnostic]:
+    """All findings for a source text, sorted; raises LintError on bad syntax.
+
+    ``tree`` gives the summaries of the functions the file imports from the
+    rest of the checked tree; without it, only the file's own are used.
+    """
     plan = plan_for(settings)
-    if not plan.may_match(source, settings):
+    helpers = tree.helpers(source) if tree is not None else frozenset()
+    if not helpers and not plan.may_match(source, settings):
         return []
     # LibCST allocates many small objects that never form cycles; the cyclic
     # collector running during parse and analysis costs a quarter of the time
     with _gc_paused():
         try:
-            return _lint_parsed(source, settings, plan)
+            return _lint_parsed(source, settings, plan, tree, helpers)
         except RecursionError:
-            return _with_deep_stack(lambda: _lint_parsed(source, settings, plan))
+            return _with_deep_stack(
+                lambda: _lint_parsed(source, settings, plan, tree, helpers)
+            )
 
 
 #: for valid but deeply nested code (a 500-term sum): the analysis recurses
@@ -155,14 +177,24 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic]:
+def _lint_parsed(
+    source: str,
+    settings: Settings,
+    plan: Plan,
+    tree: Optional[TreeView],
+    helpers: frozenset[str],
+) -> list[Diagnostic]:
     import libcst as cst  # only once a file passes the prefilter
 
-    from tensorlint.analysis.parse import TooDeep, parse_relevant
+    from tensorlint.analysis.parse import TooDeep, parse_relevant, python_tree
     from tensorlint.analysis.sites import ModuleAnalysis
+    from tensorlint.analysis.summaries import EMPTY_SUMMARY, summarize
 
     try:
-        module, pieces = parse_relevant(source, plan.blocks)
+        python = python_tree(source)
+        summary = summarize(python) if python is not None else EMPTY_SUMMARY
+        helpers = helpers | summary.alias_names()
+        module, pieces = parse_relevant(source, plan.blocks, tree=python, keep_calls=helpers)
     except cst.ParserSyntaxError as error:
         raise LintError(_syntax_message(source, error)) from None
     except (TooDeep, RecursionError, MemoryError):  # pathological nesting
@@ -176,6 +208,9 @@ def _lint_parsed(source: str, settings: Settings, plan: Plan) -> list[Diagnostic
         pieces=pieces,
         torch_imported=imports_torch(source),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
+        summary=summary,
+        lookup=tree.lookup if tree is not None else None,
+        helpers=helpers,
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():

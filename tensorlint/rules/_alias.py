@@ -22,9 +22,19 @@ def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
     write, written, other = found
     line = ctx.analysis.line(write.node)
     other_text = other if other.startswith("the ") else f"`{other}`"
+    callee = site.callee
+    if callee is not None:  # a helper's return: the conversion is in the helper
+        through = f"`{through}` in {callee.describe()}"
+    else:
+        through = f"`{through}`"
+    if write.by:
+        return (
+            f"`{written}` is updated in place at line {line}: {write.by}; this also changes "
+            f"{other_text} (they share memory through {through})"
+        )
     return (
         f"`{written}` is written in place at line {line}, which also changes {other_text} "
-        f"(they share memory through `{through}`)"
+        f"(they share memory through {through})"
     )
 
 

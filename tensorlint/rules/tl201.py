@@ -55,7 +55,7 @@ class FromNumpyWriteThrough(Rule):
 
     CODE = "TL201"
     NAME = "from-numpy-write-through"
-    KINDS = frozenset({"from_numpy"})
+    KINDS = frozenset({"from_numpy", "helper_from_numpy"})
     TRIGGERS = (r"from_numpy",)
     FIX = "unsafe"
 

@@ -58,11 +58,23 @@ class NumpyWriteThrough(Rule):
 
     CODE = "TL202"
     NAME = "numpy-write-through"
-    KINDS = frozenset({"numpy"})
+    KINDS = frozenset({"numpy", "helper_numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
+        if site.kind == "helper_numpy":  # a function that returns ``t.numpy()`` of its argument
+            message = _alias.write_through(site, ctx, "Tensor.numpy")
+            if message is not None:
+                ctx.report(
+                    self,
+                    site.node,
+                    message,
+                    [ctx.insert_after(site.node, ".copy()")],
+                    Applicability.UNSAFE,
+                    "Copy the array to break the alias",
+                )
+            return
         if not site.is_torch_numpy():
             return
         message = _alias.write_through(site, ctx, "Tensor.numpy")

@@ -1,0 +1,125 @@
+"""Which function a call runs, and that function's summary.
+
+A call resolves when it names a function of the module (``f(x)``), a method
+of the enclosing class through ``self`` (``self.f(x)``), or a function
+imported from another module of the checked tree (``from .utils import f``,
+``import pkg.utils as u``; ``u.f(x)``). Summaries of other modules come from
+a lookup the engine provides (it reads and caches them); the analysis itself
+never reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from tensorlint.analysis import callers
+from tensorlint.analysis.facts import self_name
+from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
+
+#: qualified name (``pkg.utils.f``, ``.utils.f``) -> (summary, where it is
+#: defined, e.g. ``pkg/utils.py:12``)
+Lookup = Callable[[str], Optional[tuple[FunctionSummary, str]]]
+
+
+@dataclass(frozen=True)
+class Callee:
+    summary: FunctionSummary
+    where: str  #: ``line 12`` in this file, ``pkg/utils.py:12`` in another
+
+    @property
+    def name(self) -> str:
+        return self.summary.name.rsplit(".", 1)[-1]
+
+    def describe(self) -> str:
+        return f"`{self.name}(...)` (defined at {self.where})"
+
+
+class Callees:
+    def __init__(self, own: ModuleSummary, lookup: Optional[Lookup] = None) -> None:
+        self.own = own
+        self.lookup = lookup
+        self._cache: dict[int, Optional[Callee]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.own.functions) or self.lookup is not None
+
+    def of(self, call: cst.Call, scope: Scope) -> Optional[Callee]:
+        key = id(call)
+        if key not in self._cache:
+            self._cache[key] = self._resolve(call.func, scope)
+        return self._cache[key]
+
+    def _resolve(self, func: cst.BaseExpression, scope: Scope) -> Optional[Callee]:
+        if isinstance(func, cst.Name):
+            name = func.value
+            owner = _binding_scope(scope, name)
+            if owner is None:
+                return None
+            if owner.kind == "module":
+                qual = owner.resolve(name)
+                if qual is None:
+                    return self._own(name)
+                return self._imported(qual)
+            return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            method = self._method(func, scope)
+            if method is not None:
+                return method
+            qual = qualified_name(func, scope)
+            if qual is not None:
+                return self._imported(qual)
+        return None
+
+    def _own(self, name: str) -> Optional[Callee]:
+        summary = self.own.functions.get(name)
+        return Callee(summary, f"line {summary.line}") if summary is not None else None
+
+    def _imported(self, qual: str) -> Optional[Callee]:
+        if self.lookup is None or qual.startswith(("torch.", "numpy.")) or "." not in qual:
+            return None
+        found = self.lookup(qual)
+        return Callee(*found) if found is not None else None
+
+    def _method(self, func: cst.Attribute, scope: Scope) -> Optional[Callee]:
+        """``self.f(...)`` in a method of a top-level class."""
+        function = scope
+        while function.kind not in ("function", "module") and function.parent is not None:
+            function = function.parent
+        if function.kind != "function":
+            return None
+        me = self_name(function)
+        assert isinstance(func.value, cst.Name)
+        if me is None or func.value.value != me:
+            return None
+        cls = function.parent
+        if cls is None or cls.kind != "class" or not isinstance(cls.node, cst.ClassDef):
+            return None
+        return self._own(f"{cls.node.name.value}.{func.attr.value}")
+
+
+def _binding_scope(scope: Scope, name: str) -> Optional[Scope]:
+    """The scope whose binding of ``name`` is in effect here (Python's lookup)."""
+    current: Optional[Scope] = scope
+    first = True
+    while current is not None:
+        if name in current.global_names and current.parent is not None:
+            current, first = current.module(), False
+            continue
+        if current.kind == "class" and not first:
+            current = current.parent
+            continue
+        if name in current.bindings:
+            return current
+        current, first = current.parent, False
+    return None
+
+
+def bind_arguments(call: cst.Call, summary: FunctionSummary) -> dict[str, cst.BaseExpression]:
+    """Which argument expression each of the callee's parameters receives."""
+    names = set(summary.params) | set(summary.kwonly)
+    return callers.bind_arguments(call, summary.params, names)

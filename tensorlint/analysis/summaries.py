@@ -1,0 +1,560 @@
+"""Function summaries: what a function returns of its parameters, and what it
+writes of them. Computed once per file from CPython's ``ast`` (ten times
+cheaper than LibCST), kept as plain data so they can be cached and read by
+the analysis of other files.
+
+A summary says, for one module function or method:
+
+- ``alias``: the function returns a conversion of one of its parameters
+  (``return torch.from_numpy(x)``, ``return np.asarray(t.cpu())``): the
+  caller's value and the result share memory;
+- ``writes``: the parameters it writes in place (``x[:, k] = 0``,
+  ``x.mul_(2)``, ``np.copyto(out, v)``), directly or through a function of
+  the same module, and the parameters whose state it updates (it steps an
+  optimizer over a module it was given, or loads a state dict into it);
+- ``returns``: what holds of every value it returns (``cpu``, ``nograd``),
+  for the device and grad rules.
+
+The analysis is a may-analysis for aliases and writes (any path counts) and a
+must-analysis for what the returns prove (every ``return`` must agree). It
+looks one level into functions of the same module (two rounds), and never
+runs or imports anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from tensorlint.analysis import ops
+
+#: An alias of a parameter: (parameter, how). ``view`` is the parameter or a
+#: view of it; ``tview`` a view made by a torch-only method (``.cpu()``), so a
+#: NumPy wrapper of it is a conversion; anything else names the conversion.
+Alias = tuple[str, str]
+
+CONVERSIONS = ("from_numpy", "numpy", "as_tensor")
+
+#: What a summary's write does to the parameter, for messages.
+WRITES = "writes"
+STEPS = "steps an optimizer over"
+LOADS = "loads a state dict into"
+
+_FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_OPTIMIZER_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimizer|optimiser)s?(?:_|$|\d)", re.I)
+
+
+@dataclass(frozen=True)
+class Write:
+    line: int
+    what: str = WRITES
+    via: str = ""  #: the function of the module the write goes through
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    name: str  #: ``f`` or ``Class.method``
+    line: int
+    params: tuple[str, ...]  #: positional parameters as a caller binds them
+    kwonly: tuple[str, ...] = ()
+    #: (parameter, conversion kind, line of the conversion)
+    alias: Optional[tuple[str, str, int]] = None
+    writes: Mapping[str, Write] = field(default_factory=dict)
+    returns: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "line": self.line,
+            "params": list(self.params),
+            "kwonly": list(self.kwonly),
+            "alias": list(self.alias) if self.alias is not None else None,
+            "writes": {k: [w.line, w.what, w.via] for k, w in sorted(self.writes.items())},
+            "returns": sorted(self.returns),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> FunctionSummary:
+        """Raises ValueError (or a TypeError/KeyError) on anything malformed."""
+        alias = data["alias"]
+        if alias is not None:
+            param, kind, line = alias
+            alias = (_text(param), _text(kind), _int(line))
+        return cls(
+            _text(data["name"]),
+            _int(data["line"]),
+            tuple(_text(p) for p in data["params"]),
+            tuple(_text(p) for p in data["kwonly"]),
+            alias,
+            {
+                _text(k): Write(_int(v[0]), _text(v[1]), _text(v[2]))
+                for k, v in data["writes"].items()
+            },
+            frozenset(_text(r) for r in data["returns"]),
+        )
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def _int(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("not an integer")
+    return value
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    functions: Mapping[str, FunctionSummary] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: f.to_json() for name, f in sorted(self.functions.items())}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ModuleSummary:
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        return cls({_text(k): FunctionSummary.from_json(v) for k, v in data.items()})
+
+    def alias_names(self) -> frozenset[str]:
+        """How the module calls its functions that return an alias of an
+        argument: ``f`` for a function, ``m`` for a method (``self.m``)."""
+        return frozenset(
+            name.rsplit(".", 1)[-1] for name, f in self.functions.items() if f.alias is not None
+        )
+
+
+EMPTY_SUMMARY = ModuleSummary()
+
+
+def summarize(tree: ast.Module) -> ModuleSummary:
+    """The summaries of a module's functions and of its top-level classes' methods."""
+    imports = _imports(tree)
+    functions: list[tuple[str, _FunctionNode, bool]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append((node.name, node, False))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    functions.append((f"{node.name}.{item.name}", item, True))
+    if not functions:
+        return EMPTY_SUMMARY
+    found: dict[str, FunctionSummary] = {}
+    for _ in range(2):  # the second round sees the first round's callees
+        for name, node, method in functions:
+            found[name] = _Summarizer(imports, found, name).run(node, method)
+    return ModuleSummary(
+        {k: v for k, v in found.items() if v.alias is not None or v.writes or v.returns}
+    )
+
+
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """Local name -> qualified name, for the module's top-level imports."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            for alias in node.names:
+                found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return found
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _is_const(node: Optional[ast.expr], value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _basic_index(node: ast.expr) -> bool:
+    """``a[0]``, ``a[1:]``, ``a[..., None]``, ``a[:, k]``: views, not copies."""
+    elements = node.elts if isinstance(node, ast.Tuple) else [node]
+    for element in elements:
+        if isinstance(element, ast.Constant) and isinstance(element.value, bool):
+            return False
+        if not isinstance(element, (ast.Constant, ast.Slice, ast.Name, ast.UnaryOp)):
+            return False
+    return True
+
+
+class _Summarizer:
+    def __init__(self, imports: Mapping[str, str], known: Mapping[str, FunctionSummary],
+                 name: str) -> None:  # fmt: skip
+        self.imports = imports
+        self.known = known
+        self.name = name
+        self.cls = name.split(".")[0] if "." in name else None
+        self.env: dict[str, set[Alias]] = {}
+        self.proofs: dict[str, frozenset[str]] = {}
+        self.writes: dict[str, Write] = {}
+        self.aliases: list[tuple[str, str, int]] = []
+        self.returns: Optional[frozenset[str]] = None
+        self.modules: set[str] = set()  #: parameters used as modules
+        self.optimizers: set[str] = set()  #: local names bound to a torch optimizer
+        self.step: Optional[int] = None  #: line of an optimizer step
+        self.me: Optional[str] = None
+
+    # -- the walk ------------------------------------------------------------
+
+    def run(self, node: _FunctionNode, method: bool) -> FunctionSummary:
+        args = node.args
+        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+        static = any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+        )
+        if method and not static and positional:
+            self.me = positional[0]
+            positional = positional[1:]
+        kwonly = [a.arg for a in args.kwonlyargs]
+        for param in (*positional, *kwonly):
+            self.env[param] = {(param, "view")}
+        for statement in node.body:
+            self.statement(statement)
+        if self.step is not None:
+            for param in sorted(self.modules):
+                self.writes.setdefault(param, Write(self.step, STEPS))
+        alias = self.aliases[0] if self.aliases else None
+        return FunctionSummary(
+            self.name,
+            node.lineno,
+            tuple(positional),
+            tuple(kwonly),
+            alias,
+            {k: v for k, v in self.writes.items() if k in self.env and not k.startswith("*")},
+            self.returns or frozenset(),
+        )
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        for call in _calls(node):
+            self.call(call)
+        if isinstance(node, ast.Assign):
+            aliases = self.alias(node.value)
+            proofs = self.prove(node.value)
+            optimizer = self._is_optimizer_ctor(node.value)
+            for target in node.targets:
+                self.bind(target, aliases, proofs, optimizer)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
+        elif isinstance(node, ast.AugAssign):
+            self.write(node.target, node.lineno)
+        elif isinstance(node, ast.Return):
+            self.on_return(node)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            if isinstance(node.target, ast.Name):
+                self.env[node.target.id] = self._iterated(node.iter)
+                self.proofs.pop(node.target.id, None)
+            self.body(node.body, node.orelse)
+        elif isinstance(node, (ast.While, ast.If)):
+            self.body(node.body, node.orelse)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, set(), frozenset(), False)
+            self.body(node.body)
+        elif isinstance(node, ast.Try):
+            self.body(node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody)
+        elif _MATCH is not None and isinstance(node, _MATCH):
+            self.body(*(case.body for case in node.cases))  # type: ignore[attr-defined]
+
+    def body(self, *suites: list[ast.stmt]) -> None:
+        for suite in suites:
+            for statement in suite:
+                self.statement(statement)
+
+    def bind(self, target: ast.expr, aliases: set[Alias], proofs: frozenset[str],
+             optimizer: bool) -> None:  # fmt: skip
+        if isinstance(target, ast.Name):
+            self.env[target.id] = aliases
+            self.proofs[target.id] = proofs
+            if optimizer:
+                self.optimizers.add(target.id)
+            else:
+                self.optimizers.discard(target.id)
+        elif isinstance(target, ast.Subscript):
+            self.write(target, target.lineno)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, set(), frozenset(), False)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, set(), frozenset(), False)
+
+    def _iterated(self, iterable: ast.expr) -> set[Alias]:
+        """``for p in net.parameters()``: parts of ``net``; ``for row in x``: views of ``x``."""
+        if (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr in ops.PARAMETER_ITERATORS
+        ):
+            self._module_use(iterable.func.value)
+            return self.alias(iterable.func.value)
+        return self.alias(iterable)
+
+    # -- aliases -------------------------------------------------------------
+
+    def alias(self, node: ast.expr) -> set[Alias]:
+        if isinstance(node, ast.Name):
+            return set(self.env.get(node.id, ()))
+        if isinstance(node, ast.Attribute):
+            return self.alias(node.value)  # a view, or a part of the object
+        if isinstance(node, ast.Subscript):
+            return self.alias(node.value) if _basic_index(node.slice) else set()
+        if isinstance(node, ast.Call):
+            return self._call_alias(node)
+        if isinstance(node, ast.IfExp):
+            return self.alias(node.body) | self.alias(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            found: set[Alias] = set()
+            for value in node.values:
+                found |= self.alias(value)
+            return found
+        if isinstance(node, ast.NamedExpr):
+            aliases = self.alias(node.value)
+            self.env[node.target.id] = aliases
+            return aliases
+        return set()
+
+    def _call_alias(self, node: ast.Call) -> set[Alias]:
+        func = node.func
+        qual = self.qualified(func)
+        if qual is not None:
+            first = node.args[0] if node.args else None
+            if first is None:
+                return set()
+            if qual == ops.FROM_NUMPY:
+                return _converted(self.alias(first), "from_numpy")
+            if qual in ops.AS_TENSOR_FUNCS:
+                if _keyword(node, "dtype") is not None or _keyword(node, "device") is not None:
+                    return set()
+                return _converted(self.alias(first), "as_tensor")
+            if qual in ops.NUMPY_VIEW_FUNCS and not _keyword(node, "dtype"):
+                if _is_const(_keyword(node, "copy"), True):
+                    return set()
+                return {(p, "numpy" if k == "tview" else k) for p, k in self.alias(first)}
+            return set()
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method == "numpy":
+                return _converted(self.alias(func.value), "numpy")
+            if _is_view_method(node, method):
+                aliases = self.alias(func.value)
+                if method in ops.TORCH_VIEW_METHODS and method not in ops.NUMPY_VIEW_METHODS:
+                    return {(p, "tview" if k == "view" else k) for p, k in aliases}
+                return aliases
+        callee = self.callee(func)
+        if callee is not None and callee.alias is not None:
+            param, kind, _ = callee.alias
+            passed = bind_arguments(node, callee)
+            value = passed.get(param)
+            if value is not None:
+                return _converted(self.alias(value), kind)
+        return set()
+
+    def callee(self, func: ast.expr) -> Optional[FunctionSummary]:
+        """A function of this module called by name, or a method through ``self``."""
+        if isinstance(func, ast.Name) and func.id not in self.env:
+            return self.known.get(func.id)
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == self.me
+            and self.cls is not None
+        ):
+            return self.known.get(f"{self.cls}.{func.attr}")
+        return None
+
+    def qualified(self, func: ast.expr) -> Optional[str]:
+        dotted = _dotted(func)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head in self.env:
+            return None
+        qual = self.imports.get(head)
+        if qual is None:
+            return None
+        return f"{qual}.{rest}" if rest else qual
+
+    # -- writes --------------------------------------------------------------
+
+    def write(self, target: ast.expr, line: int, what: str = WRITES, via: str = "") -> None:
+        while isinstance(target, ast.Subscript):  # ``x[mask] = v`` writes ``x``
+            target = target.value
+        for param, _ in self.alias(target):
+            self.writes.setdefault(param, Write(line, what, via))
+
+    def call(self, node: ast.Call) -> None:
+        func = node.func
+        line = node.lineno
+        for keyword in node.keywords:
+            if keyword.arg in ops.OUT_KEYWORDS:
+                self.write(keyword.value, line)
+            if keyword.arg == "inplace" and _is_const(keyword.value, True) and node.args:
+                self.write(node.args[0], line)
+        qual = self.qualified(func)
+        if qual is not None:
+            if node.args and (
+                qual in ops.NUMPY_INPLACE_FUNCS or (qual.startswith("torch.") and qual.endswith("_"))
+            ):
+                self.write(node.args[0], line)
+            return
+        if isinstance(func, ast.Name) and func.id in self.env:
+            self._module_use(func)  # ``model(x)``: a forward pass
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = func.value
+            if method.endswith("_") and not method.startswith("_"):
+                if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
+                    self.write(receiver, line)
+            elif method in ops.NUMPY_INPLACE_METHODS:
+                self.write(receiver, line)
+            elif method in ops.STATE_LOADING_METHODS:
+                self.write(receiver, line, LOADS)
+            elif method in ops.OPTIMIZER_STEP_METHODS and self._is_optimizer(receiver):
+                if self.step is None:
+                    self.step = line
+            elif method in ops.MODULE_USE_METHODS:
+                self._module_use(receiver)
+        callee = self.callee(func)
+        if callee is not None and callee.writes:
+            passed = bind_arguments(node, callee)
+            for param, write in callee.writes.items():
+                value = passed.get(param)
+                if value is not None:
+                    self.write(value, line, write.what, callee.name)
+
+    def _module_use(self, node: ast.expr) -> None:
+        self.modules.update(p for p, _ in self.alias(node))
+
+    def _is_optimizer(self, node: ast.expr) -> bool:
+        dotted = _dotted(node)
+        if dotted is None:
+            return False
+        if dotted in self.optimizers:
+            return True
+        return bool(_OPTIMIZER_NAME.search(dotted.rsplit(".", 1)[-1])) and "sched" not in dotted
+
+    def _is_optimizer_ctor(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        qual = self.qualified(node.func)
+        return qual is not None and qual.startswith("torch.optim.") and "lr_scheduler" not in qual
+
+    # -- returns -------------------------------------------------------------
+
+    def on_return(self, node: ast.Return) -> None:
+        value = node.value
+        if value is None or _is_const(value, None):
+            return
+        for param, kind in sorted(self.alias(value)):
+            if kind in CONVERSIONS:
+                self.aliases.append((param, kind, node.lineno))
+        proofs = self.prove(value)
+        self.returns = proofs if self.returns is None else self.returns & proofs
+
+    def prove(self, node: ast.expr) -> frozenset[str]:
+        """What holds of ``node``'s value: on the CPU, without grad."""
+        if isinstance(node, ast.Name):
+            return self.proofs.get(node.id, frozenset())
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method = node.func.attr
+            inner = self.prove(node.func.value)
+            if method in ("numpy", "tolist", "item"):
+                return frozenset({"cpu", "nograd"})
+            if method == "cpu":
+                return inner | {"cpu"}
+            if method == "detach":
+                return inner | {"nograd"}
+            if method in ops.DEVICE_CHANGING_METHODS:
+                return inner - {"cpu"}
+            if method == "requires_grad_":
+                return inner - {"nograd"}
+            if method in ops.TORCH_VIEW_METHODS:
+                return inner
+        return frozenset()
+
+
+_MATCH: Optional[type] = getattr(ast, "Match", None)
+
+
+def _converted(aliases: set[Alias], kind: str) -> set[Alias]:
+    return {(p, kind if k in ("view", "tview") else k) for p, k in aliases}
+
+
+def _is_view_method(call: ast.Call, method: str) -> bool:
+    if method == "to":
+        return not _is_const(_keyword(call, "copy"), True)
+    if method == "astype":
+        return _is_const(_keyword(call, "copy"), False)
+    if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
+        return True
+    return method.endswith("_") and not method.startswith("_")
+
+
+def _calls(node: ast.stmt) -> Iterator[ast.Call]:
+    """The calls a statement makes itself (not those of nested blocks or defs)."""
+    stack: list[ast.AST] = []
+    for name, value in ast.iter_fields(node):
+        if name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            continue
+        if isinstance(value, ast.AST):
+            stack.append(value)
+        elif isinstance(value, list):
+            stack.extend(v for v in value if isinstance(v, ast.AST))
+    found: list[ast.Call] = []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(current, ast.Call):
+            found.append(current)
+        stack.extend(ast.iter_child_nodes(current))
+    found.sort(key=lambda c: (c.lineno, c.col_offset))
+    return iter(found)
+
+
+def bind_arguments(call: ast.Call, callee: FunctionSummary) -> dict[str, ast.expr]:
+    """Which argument expression each of ``callee``'s parameters receives."""
+    passed: dict[str, ast.expr] = {}
+    index = 0
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            index = len(callee.params)
+            continue
+        if index < len(callee.params):
+            passed[callee.params[index]] = arg
+        index += 1
+    names = set(callee.params) | set(callee.kwonly)
+    for keyword in call.keywords:
+        if keyword.arg is not None and keyword.arg in names:
+            passed[keyword.arg] = keyword.value
+    return passed
