@@ -92,3 +92,6 @@ class FileResult:
     fixed_source: Optional[str] = None
     original_source: Optional[str] = None
     fixes_applied: tuple[str, ...] = field(default=())
+    #: (path, size, mtime_ns) of the other modules whose summaries the
+    #: findings used (the cache reuses them only while these are unchanged)
+    deps: tuple[tuple[str, int, int], ...] = ()

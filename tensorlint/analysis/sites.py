@@ -82,6 +82,7 @@ class ModuleAnalysis:
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
+        self._no_grad_callers: dict[int, bool] = {}
         for call in self.index.calls:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
@@ -190,6 +191,27 @@ class ModuleAnalysis:
         ] == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
+    def called_only_without_grad(self, function: cst.FunctionDef) -> bool:
+        """Is every call of ``function`` (all seen, in this file) made with grad
+        disabled? Then its body runs without grad too."""
+        found = self._no_grad_callers.get(id(function))
+        if found is None:
+            found = self._all_calls_without_grad(function)
+            self._no_grad_callers[id(function)] = found
+        return found
+
+    def _all_calls_without_grad(self, function: cst.FunctionDef) -> bool:
+        scope = self.index.scopes.get(function)
+        if scope is None or (self.library and _is_public(function, scope)):
+            return False
+        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
+        sites = [s for s in sites if function not in s.ancestors]
+        name = function.name.value
+        words, defs = self._word_counts
+        if not sites or words[name] - defs[name] != len(sites):
+            return False
+        return all(_grad_disabled(site.ancestors, site.scope) for site in sites)
+
     def _caller_walk(self, caller: Owner) -> FunctionAnalysis:
         """The caller's facts at its calls, its own parameters taken as they are."""
         walk = self._caller_walks.get(id(caller))
@@ -278,6 +300,26 @@ def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
         and parent.parent is not None
         and parent.parent.kind == "module"
     )
+
+
+def _grad_disabled(ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
+    """Is grad disabled where a node with these ancestors runs (its own function's
+    ``with torch.no_grad():`` blocks and decorators; one level)?"""
+    for node in reversed(ancestors):
+        if isinstance(node, cst.With):
+            for item in node.items:
+                verdict = grad_mode(item.item, scope)
+                if verdict is not None:
+                    return verdict
+        elif isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                verdict = grad_mode(decorator.decorator, scope)
+                if verdict is not None:
+                    return verdict
+            return False
+        elif isinstance(node, (cst.ClassDef, cst.Lambda)):
+            return False
+    return False
 
 
 def _owner(candidate: Candidate) -> Owner:
@@ -487,7 +529,7 @@ class Site:
                     verdict = self._grad_mode(decorator.decorator)
                     if verdict is not None:
                         return verdict
-                return False
+                return self.analysis.called_only_without_grad(node)
             elif isinstance(node, cst.ClassDef):
                 return False
         return False

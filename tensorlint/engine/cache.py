@@ -35,6 +35,8 @@ class Entry:
     mtime_ns: int
     digest: str
     diagnostics: tuple[Diagnostic, ...]
+    #: (path, size, mtime_ns) of the modules whose summaries the result used
+    deps: tuple[tuple[str, int, int], ...] = ()
 
 
 def _digest(data: bytes) -> str:
@@ -85,6 +87,8 @@ class Cache:
             stat = path.stat()
         except OSError:
             return None
+        if not _unchanged(entry.deps):
+            return None
         if stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns:
             return entry.diagnostics
         if stat.st_size != entry.size:
@@ -95,18 +99,26 @@ class Cache:
             return None
         if digest != entry.digest:
             return None
-        self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, entry.diagnostics)
+        self.entries[key] = Entry(
+            stat.st_size, stat.st_mtime_ns, digest, entry.diagnostics, entry.deps
+        )
         self.dirty = True
         return entry.diagnostics
 
-    def put(self, path: Path, settings: Settings, diagnostics: tuple[Diagnostic, ...]) -> None:
+    def put(
+        self,
+        path: Path,
+        settings: Settings,
+        diagnostics: tuple[Diagnostic, ...],
+        deps: tuple[tuple[str, int, int], ...] = (),
+    ) -> None:
         try:
             stat = path.stat()
             digest = _digest(path.read_bytes())
         except OSError:
             return
         key = (os.path.abspath(path), settings_key(settings))
-        self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, diagnostics)
+        self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, diagnostics, deps)
         self.dirty = True
 
     def save(self) -> None:
@@ -135,15 +147,28 @@ class Cache:
         self.dirty = False
 
 
+def _unchanged(deps: tuple[tuple[str, int, int], ...]) -> bool:
+    """Are the modules a result used as they were? (A stat each.)"""
+    for path, size, mtime_ns in deps:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False
+        if stat.st_size != size or stat.st_mtime_ns != mtime_ns:
+            return False
+    return True
+
+
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
 
 
 def encode(entries: dict[tuple[str, str], Entry]) -> bytes:
     rows = [
-        [path, key, e.size, e.mtime_ns, e.digest, [_diagnostic_row(d) for d in e.diagnostics]]
+        [path, key, e.size, e.mtime_ns, e.digest, [_diagnostic_row(d) for d in e.diagnostics],
+         [list(d) for d in e.deps]]
         for (path, key), e in entries.items()
     ]
     data = {"format": _FORMAT, "version": _FORMAT_VERSION, "entries": rows}
@@ -164,14 +189,20 @@ def decode(data: bytes) -> dict[tuple[str, str], Entry]:
         raise ValueError("not a cache file")
     entries: dict[tuple[str, str], Entry] = {}
     for row in _list(loaded.get("entries")):
-        path, key, size, mtime_ns, digest, diagnostics = _list(row, 6)
+        path, key, size, mtime_ns, digest, diagnostics, deps = _list(row, 7)
         entries[(_str(path), _str(key))] = Entry(
             _int(size),
             _int(mtime_ns),
             _str(digest),
             tuple(_diagnostic(d) for d in _list(diagnostics)),
+            tuple(_dependency(d) for d in _list(deps)),
         )
     return entries
+
+
+def _dependency(row: object) -> tuple[str, int, int]:
+    path, size, mtime_ns = _list(row, 3)
+    return _str(path), _int(size), _int(mtime_ns)
 
 
 def _diagnostic_row(d: Diagnostic) -> list[object]:

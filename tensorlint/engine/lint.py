@@ -69,6 +69,11 @@ class Plan:
             return False
         return settings.assume_torch or imports_torch(source)
 
+    @property
+    def follows_helpers(self) -> bool:
+        """Does a rule report at calls of functions that return a conversion?"""
+        return any(kind.startswith("helper_") for kind in self.by_kind)
+
 
 #: An import statement naming the torch package, on a line of its own:
 #: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
@@ -116,8 +121,8 @@ def lint_source(
     rest of the checked tree; without it, only the file's own are used.
     """
     plan = plan_for(settings)
-    helpers = tree.helpers(source) if tree is not None else frozenset()
-    if not helpers and not plan.may_match(source, settings):
+    helpers = _helpers(source, settings, plan, tree)
+    if helpers is None:
         return []
     # LibCST allocates many small objects that never form cycles; the cyclic
     # collector running during parse and analysis costs a quarter of the time
@@ -128,6 +133,41 @@ def lint_source(
             return _with_deep_stack(
                 lambda: _lint_parsed(source, settings, plan, tree, helpers)
             )
+
+
+def may_lint(source: str, settings: Settings, tree: Optional[TreeView] = None) -> bool:
+    """The prefilter: can this text produce any finding?"""
+    return _helpers(source, settings, plan_for(settings), tree) is not None
+
+
+#: A text without any of these holds no function that returns a conversion.
+_CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
+
+
+def _helpers(
+    source: str, settings: Settings, plan: Plan, tree: Optional[TreeView]
+) -> Optional[frozenset[str]]:
+    """None when the text cannot produce a finding; else the names it calls
+    that are imported functions returning a conversion of their argument."""
+    if not plan.follows_helpers:
+        return frozenset() if plan.may_match(source, settings) else None
+    helpers = tree.helpers(source) if tree is not None else frozenset()
+    if helpers or plan.may_match(source, settings):
+        return helpers
+    if not _CONVERSION_TEXT.search(source):
+        return None
+    # a function of this file may return a conversion (``np.asarray(t.cpu())``)
+    # to a caller in the file: CPython's parser answers that cheaply
+    from tensorlint.analysis.parse import TooDeep, python_tree
+    from tensorlint.analysis.summaries import summarize
+
+    try:
+        python = python_tree(source)
+    except TooDeep:
+        return frozenset()  # the full check reports it
+    if python is None:
+        return None
+    return helpers if summarize(python).alias_names() else None
 
 
 #: for valid but deeply nested code (a 500-term sum): the analysis recurses

@@ -13,7 +13,8 @@ from tensorlint.config import Config, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover
-from tensorlint.engine.lint import LintError, lint_source, plan_for
+from tensorlint.engine.lint import LintError, TreeView, lint_source, may_lint, plan_for
+from tensorlint.engine.tree import Tree
 from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
 from tensorlint.notebook import Notebook, NotebookError
@@ -43,8 +44,13 @@ def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
     return dataclasses.replace(settings, enabled=enabled)
 
 
+#: the summaries of the checked tree's modules, for this process
+_TREE = Tree()
+
+
 def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResult:
     name = str(path)
+    view = _TREE.view(path)
     try:
         source = read_source(path)
     except SourceReadError as error:
@@ -58,7 +64,8 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
             return FileResult(name, error=f"{name}: {error}")
         text = notebook.python
     try:
-        result = check_text(name, text, settings, options)
+        result = check_text(name, text, settings, options, view)
+        result = dataclasses.replace(result, deps=view.dependencies())
         if notebook is not None:
             try:
                 result = _notebook_result(result, notebook, source.text)
@@ -78,8 +85,17 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
 MAX_TEXT_CHARS = 8 * 1024 * 1024
 
 
-def check_text(name: str, text: str, settings: Settings, options: RunOptions) -> FileResult:
-    """Lint (and with ``fix``/``diff``, fix) one source text; never raises."""
+def check_text(
+    name: str,
+    text: str,
+    settings: Settings,
+    options: RunOptions,
+    tree: Optional[TreeView] = None,
+) -> FileResult:
+    """Lint (and with ``fix``/``diff``, fix) one source text; never raises.
+
+    ``tree`` gives the summaries of the functions the text imports from the
+    rest of the checked tree."""
     if len(text) > MAX_TEXT_CHARS:
         size = len(text) / (1024 * 1024)
         limit = MAX_TEXT_CHARS // (1024 * 1024)
@@ -88,8 +104,8 @@ def check_text(name: str, text: str, settings: Settings, options: RunOptions) ->
         )
     try:
         if not (options.fix or options.diff):
-            return FileResult(name, tuple(lint_source(text, settings)))
-        outcome = fix_source(text, settings, unsafe=options.unsafe_fixes)
+            return FileResult(name, tuple(lint_source(text, settings, tree)))
+        outcome = fix_source(text, settings, unsafe=options.unsafe_fixes, tree=tree)
         changed = outcome.source != text
         problem = "; ".join(outcome.dropped) if outcome.dropped else outcome.error
         applied = tuple(code for code, n in sorted(outcome.applied.items()) for _ in range(n))
@@ -286,28 +302,35 @@ def run(
         if cached is not None and not (fixing and cached):
             results[index] = FileResult(str(path), cached)
             continue
-        if not fixing and not _may_match(path, file_settings):
-            results[index] = FileResult(str(path))
-            if cache is not None:
-                cache.put(path, file_settings, ())
-            continue
+        if not fixing:
+            matches, deps = _may_match(path, file_settings)
+            if not matches:
+                results[index] = FileResult(str(path))
+                if cache is not None:
+                    cache.put(path, file_settings, (), deps)
+                continue
         pending.append(index)
         dispatcher.submit((path, file_settings, options))
     for index, task, result in zip(pending, dispatcher.tasks, dispatcher.results(progress)):
         results[index] = result
         if cache is not None and result.error is None and result.fixed_source is None:
-            cache.put(task[0], task[1], result.diagnostics)
+            cache.put(task[0], task[1], result.diagnostics, result.deps)
     if cache is not None:
         cache.save()
     return [results[index] for index in range(len(files))]
 
 
-def _may_match(path: Path, settings: Settings) -> bool:
-    """The prefilter, from the file's bytes (errors go to the full check)."""
+def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, int, int], ...]]:
+    """The prefilter, from the file's bytes (errors go to the full check); and
+    the modules of the tree the answer depends on."""
     if path.suffix == ".ipynb":
-        return True  # the full check validates the JSON (and still skips the parse)
+        return True, ()  # the full check validates the JSON (and still skips the parse)
     try:
         text = read_source(path).text
     except SourceReadError:
-        return True
-    return plan_for(settings).may_match(text, settings)
+        return True, ()
+    if plan_for(settings).may_match(text, settings):
+        return True, ()
+    # a call of a function of the tree that returns a conversion of its argument
+    view = _TREE.view(path)
+    return may_lint(text, settings, view), view.dependencies()

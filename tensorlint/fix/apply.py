@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Position
-from tensorlint.engine.lint import lint_source
+from tensorlint.engine.lint import TreeView, lint_source
 from tensorlint.rule import Settings
 
 MAX_PASSES = 8
@@ -116,14 +116,16 @@ def _interpreter_parses(source: str) -> bool:
     return True
 
 
-def fix_source(source: str, settings: Settings, *, unsafe: bool = False) -> FixOutcome:
+def fix_source(
+    source: str, settings: Settings, *, unsafe: bool = False, tree: Optional[TreeView] = None
+) -> FixOutcome:
     """Lint and fix until nothing fixable is left; never raises on bad fixes."""
     outcome = FixOutcome(source)
     current = source
     banned: set[tuple[str, str]] = set()
     grammar = _interpreter_parses(source)  # newer syntax than ours: LibCST alone
     for _ in range(MAX_PASSES):
-        diagnostics = lint_source(current, settings)
+        diagnostics = lint_source(current, settings, tree)
         fixable = [
             d for d in diagnostics
             if applicable(d, unsafe) and (d.code, _fingerprint(d)) not in banned
@@ -144,7 +146,7 @@ def fix_source(source: str, settings: Settings, *, unsafe: bool = False) -> FixO
         current = candidate
     outcome.source = source
     outcome.applied.clear()
-    outcome.remaining = lint_source(source, settings)
+    outcome.remaining = lint_source(source, settings, tree)
     outcome.error = f"fixes did not settle after {MAX_PASSES} passes; file left unchanged"
     return outcome
 

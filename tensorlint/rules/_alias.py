@@ -24,7 +24,7 @@ def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
     other_text = other if other.startswith("the ") else f"`{other}`"
     callee = site.callee
     if callee is not None:  # a helper's return: the conversion is in the helper
-        through = f"`{through}` in {callee.describe()}"
+        through = f"{callee.describe()}, which returns its argument converted without a copy"
     else:
         through = f"`{through}`"
     if write.by:

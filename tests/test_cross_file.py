@@ -1,0 +1,167 @@
+"""Findings that cross files: summaries of the functions a file imports.
+
+``fixtures/cross/<case>/`` is a small tree; ``expected.txt`` lists its
+findings (``path:line:col CODE message``, paths relative to the case). The
+engine must find the same serially, in a pool, from a cache, and when only
+the calling file is named.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary, summarize
+from tensorlint.config import Config
+from tensorlint.diagnostics import FileResult
+from tensorlint.engine.cache import Cache
+from tensorlint.engine.runner import RunOptions, run
+from tensorlint.registry import select
+from tensorlint.rule import Settings
+
+CROSS = Path(__file__).resolve().parent.parent / "fixtures" / "cross"
+CASES = sorted(p for p in CROSS.iterdir() if p.is_dir())
+SETTINGS = Settings(enabled=select())
+
+
+def findings(results: list[FileResult], root: Path) -> str:
+    lines = []
+    for result in results:
+        assert result.error is None, result.error
+        for d in result.diagnostics:
+            where = os.path.relpath(result.path, root).replace(os.sep, "/")
+            lines.append(f"{where}:{d.start.line}:{d.start.column + 1} {d.code} {d.message}\n")
+    return "".join(lines)
+
+
+def expected(case: Path) -> str:
+    return (case / "expected.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_the_case_finds_what_it_expects(case: Path, tmp_path: Path) -> None:
+    tree = tmp_path / case.name
+    shutil.copytree(case, tree)
+    got = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1), tree)
+    assert got == expected(case)
+    assert bool(got) == case.name.startswith("fire_"), "the name says whether it fires"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name.startswith("fire_")],
+                         ids=lambda c: c.name)  # fmt: skip
+def test_naming_only_the_calling_file_finds_the_same(case: Path, tmp_path: Path) -> None:
+    tree = tmp_path / case.name
+    shutil.copytree(case, tree)
+    want = expected(case)
+    named = sorted({line.split(":", 1)[0] for line in want.splitlines()})
+    results = run([tree / n for n in named], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert findings(results, tree) == want
+
+
+def test_a_pool_and_a_serial_run_agree(tmp_path: Path) -> None:
+    for case in CASES:
+        shutil.copytree(case, tmp_path / case.name)
+    serial = run([tmp_path], Config(), SETTINGS, RunOptions(), jobs=1)
+    pooled = run([tmp_path], Config(), SETTINGS, RunOptions(), jobs=2)
+    assert findings(serial, tmp_path) == findings(pooled, tmp_path)
+    assert findings(serial, tmp_path).count("\n") >= 5
+
+
+def test_a_cached_result_is_dropped_when_a_module_it_used_changes(tmp_path: Path) -> None:
+    tree = tmp_path / "case"
+    shutil.copytree(CROSS / "fire_helper_returns_from_numpy", tree)
+    cache = lambda: Cache(tmp_path / "cache")  # noqa: E731
+    first = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert "TL201" in first
+    again = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert again == first
+    helper = tree / "vision" / "convert.py"
+    text = helper.read_text(encoding="utf-8")
+    helper.write_text(text.replace(".permute(2, 0, 1)", ".permute(2, 0, 1).clone()"))
+    # the calling file did not change; the helper it imports did
+    after = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert after == ""
+    fresh = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1), tree)
+    assert after == fresh
+
+
+def test_fix_inserts_the_copy_at_the_call(tmp_path: Path) -> None:
+    tree = tmp_path / "case"
+    shutil.copytree(CROSS / "fire_helper_returns_from_numpy", tree)
+    run([tree], Config(), SETTINGS, RunOptions(fix=True, unsafe_fixes=True), jobs=1)
+    show = (tree / "vision" / "show.py").read_text(encoding="utf-8")
+    assert "x = to_chw(image).clone()\n" in show
+    assert findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1), tree) == ""
+
+
+SUMMARISED = '''
+import numpy as np
+import torch
+
+
+def view_of(a):
+    return torch.from_numpy(a)[1:]
+
+
+def copy_of(a):
+    return torch.from_numpy(a).clone()
+
+
+def host(t):
+    return t.detach().cpu()
+
+
+def scale(x, k):
+    x *= k
+
+
+def scale_twice(y):
+    scale(y, 2)
+    scale(y, 2)
+
+
+def fit(net, opt, data):
+    for x in data:
+        net(x).sum().backward()
+        opt.step()
+
+
+def schedule(net, scheduler):
+    net.train()
+    scheduler.step()
+
+
+class Box:
+    def keep(self, a):
+        self.a = a
+        self._fill(a)
+
+    def _fill(self, a):
+        a.fill(0)
+'''
+
+
+def test_summaries_say_what_a_function_returns_and_writes() -> None:
+    found = summarize(ast.parse(SUMMARISED)).functions
+    assert found["view_of"].alias == ("a", "from_numpy", 7)
+    assert "copy_of" not in found  # a fresh copy: nothing to say
+    assert found["host"].returns == frozenset({"cpu", "nograd"})
+    assert found["scale"].writes["x"].line == 19
+    assert found["scale_twice"].writes["y"].via == "scale"  # through the callee
+    assert found["fit"].writes["net"].what == "steps an optimizer over"
+    assert "schedule" not in found  # a scheduler's step writes no parameter
+    assert found["Box.keep"].writes["a"].via == "Box._fill"
+    assert found["Box.keep"].params == ("a",)  # ``self`` is the receiver
+
+
+def test_summaries_survive_json_and_reject_anything_else() -> None:
+    summary = summarize(ast.parse(SUMMARISED))
+    assert ModuleSummary.from_json(summary.to_json()) == summary
+    for bad in ([], {"f": {}}, {"f": {**summary.to_json()["host"], "line": "1"}}):
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            ModuleSummary.from_json(bad)
+    assert isinstance(FunctionSummary.from_json(summary.to_json()["host"]), FunctionSummary)
