@@ -98,7 +98,7 @@ def test_fix_inserts_the_copy_at_the_call(tmp_path: Path) -> None:
     assert findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1), tree) == ""
 
 
-SUMMARISED = '''
+SUMMARISED = """
 import numpy as np
 import torch
 
@@ -142,7 +142,7 @@ class Box:
 
     def _fill(self, a):
         a.fill(0)
-'''
+"""
 
 
 def test_summaries_say_what_a_function_returns_and_writes() -> None:

@@ -18,6 +18,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from tensorlint.analysis import ops
+from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.facts import (
     CPU,
     EMPTY,
@@ -47,7 +48,6 @@ from tensorlint.analysis.facts import (
     returns_indices,
     settle,
 )
-from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
 from tensorlint.analysis.summaries import WRITES
 from tensorlint.analysis.walk import children

@@ -423,7 +423,8 @@ class _Summarizer:
         qual = self.qualified(func)
         if qual is not None:
             if node.args and (
-                qual in ops.NUMPY_INPLACE_FUNCS or (qual.startswith("torch.") and qual.endswith("_"))
+                qual in ops.NUMPY_INPLACE_FUNCS
+                or (qual.startswith("torch.") and qual.endswith("_"))
             ):
                 self.write(node.args[0], line)
             return

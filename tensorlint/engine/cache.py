@@ -167,8 +167,15 @@ _FORMAT_VERSION = 2
 
 def encode(entries: dict[tuple[str, str], Entry]) -> bytes:
     rows = [
-        [path, key, e.size, e.mtime_ns, e.digest, [_diagnostic_row(d) for d in e.diagnostics],
-         [list(d) for d in e.deps]]
+        [
+            path,
+            key,
+            e.size,
+            e.mtime_ns,
+            e.digest,
+            [_diagnostic_row(d) for d in e.diagnostics],
+            [list(d) for d in e.deps],
+        ]
         for (path, key), e in entries.items()
     ]
     data = {"format": _FORMAT, "version": _FORMAT_VERSION, "entries": rows}

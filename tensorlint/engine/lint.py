@@ -130,9 +130,7 @@ def lint_source(
         try:
             return _lint_parsed(source, settings, plan, tree, helpers)
         except RecursionError:
-            return _with_deep_stack(
-                lambda: _lint_parsed(source, settings, plan, tree, helpers)
-            )
+            return _with_deep_stack(lambda: _lint_parsed(source, settings, plan, tree, helpers))
 
 
 def may_lint(source: str, settings: Settings, tree: Optional[TreeView] = None) -> bool:
