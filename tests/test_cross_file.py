@@ -148,7 +148,8 @@ class Box:
 def test_summaries_say_what_a_function_returns_and_writes() -> None:
     found = summarize(ast.parse(SUMMARISED)).functions
     assert found["view_of"].alias == ("a", "from_numpy", 7)
-    assert "copy_of" not in found  # a fresh copy: nothing to say
+    assert found["copy_of"].alias is None  # a fresh copy: no alias...
+    assert found["copy_of"].carries == ("a",)  # ... but computed from ``a`` (its grad)
     assert found["host"].returns == frozenset({"cpu", "nograd"})
     assert found["scale"].writes["x"].line == 19
     assert found["scale_twice"].writes["y"].via == "scale"  # through the callee
@@ -158,10 +159,16 @@ def test_summaries_say_what_a_function_returns_and_writes() -> None:
     assert found["Box.keep"].params == ("a",)  # ``self`` is the receiver
 
 
+def test_type_aliases_are_followed_to_what_they_name() -> None:
+    summary = summarize(ast.parse("Long = torch.LongTensor\nTriples: TypeAlias = Long\n"))
+    assert summary.alias_chain("Triples") == ["Long", "torch.LongTensor"]
+
+
 def test_summaries_survive_json_and_reject_anything_else() -> None:
     summary = summarize(ast.parse(SUMMARISED))
     assert ModuleSummary.from_json(summary.to_json()) == summary
-    for bad in ([], {"f": {}}, {"f": {**summary.to_json()["host"], "line": "1"}}):
+    host = summary.to_json()["functions"]["host"]
+    for bad in ([], {"f": {}}, {"functions": {"f": {**host, "line": "1"}}, "aliases": {}}):
         with pytest.raises((ValueError, KeyError, TypeError)):
             ModuleSummary.from_json(bad)
-    assert isinstance(FunctionSummary.from_json(summary.to_json()["host"]), FunctionSummary)
+    assert isinstance(FunctionSummary.from_json(host), FunctionSummary)

@@ -10,20 +10,27 @@ never reads a file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
 import libcst as cst
 
-from tensorlint.analysis import callers
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
-#: qualified name (``pkg.utils.f``, ``.utils.f``) -> (summary, where it is
-#: defined, e.g. ``pkg/utils.py:12``)
-Lookup = Callable[[str], Optional[tuple[FunctionSummary, str]]]
+
+class Lookup(Protocol):
+    """The checked tree's summaries, as the engine provides them."""
+
+    def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
+        """The function a qualified name (``pkg.utils.f``, ``.utils.f``) names,
+        and where it is defined (``pkg/utils.py:12``)."""
+
+    def type_alias(self, qual: str) -> list[str]:
+        """What an imported name is an alias of (``MappedTriples`` ->
+        ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
 
 
 @dataclass(frozen=True)
@@ -40,13 +47,13 @@ class Callee:
 
 
 class Callees:
-    def __init__(self, own: ModuleSummary, lookup: Optional[Lookup] = None) -> None:
+    def __init__(self, own: ModuleSummary, tree: Optional[Lookup] = None) -> None:
         self.own = own
-        self.lookup = lookup
+        self.tree = tree
         self._cache: dict[int, Optional[Callee]] = {}
 
     def __bool__(self) -> bool:
-        return bool(self.own.functions) or self.lookup is not None
+        return bool(self.own.functions) or self.tree is not None
 
     def of(self, call: cst.Call, scope: Scope) -> Optional[Callee]:
         key = id(call)
@@ -80,10 +87,20 @@ class Callees:
         return Callee(summary, f"line {summary.line}") if summary is not None else None
 
     def _imported(self, qual: str) -> Optional[Callee]:
-        if self.lookup is None or qual.startswith(("torch.", "numpy.")) or "." not in qual:
+        if self.tree is None or qual.startswith(("torch.", "numpy.")) or "." not in qual:
             return None
-        found = self.lookup(qual)
+        found = self.tree.lookup(qual)
         return Callee(*found) if found is not None else None
+
+    def type_alias(self, annotation: cst.BaseExpression, scope: Scope) -> list[str]:
+        """What an annotation name is an alias of, in this module or the one it
+        is imported from (``MappedTriples: TypeAlias = LongTensor``)."""
+        if isinstance(annotation, cst.Name) and annotation.value in self.own.aliases:
+            return self.own.alias_chain(annotation.value)
+        qual = qualified_name(annotation, scope)
+        if qual is None or self.tree is None or qual.startswith(("torch.", "numpy.")):
+            return []
+        return self.tree.type_alias(qual)
 
     def _method(self, func: cst.Attribute, scope: Scope) -> Optional[Callee]:
         """``self.f(...)`` in a method of a top-level class."""
@@ -122,4 +139,4 @@ def _binding_scope(scope: Scope, name: str) -> Optional[Scope]:
 def bind_arguments(call: cst.Call, summary: FunctionSummary) -> dict[str, cst.BaseExpression]:
     """Which argument expression each of the callee's parameters receives."""
     names = set(summary.params) | set(summary.kwonly)
-    return callers.bind_arguments(call, summary.params, names)
+    return names_bind(call, summary.params, names)

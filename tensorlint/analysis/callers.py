@@ -25,7 +25,7 @@ from typing import Optional
 import libcst as cst
 
 from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
-from tensorlint.analysis.names import Scope
+from tensorlint.analysis.names import Scope, bind_arguments
 
 
 @dataclass(frozen=True)
@@ -97,26 +97,6 @@ def _is_static(function: cst.FunctionDef) -> bool:
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
         for d in function.decorators
     )
-
-
-def bind_arguments(
-    call: cst.Call, positional: Sequence[str], names: set[str]
-) -> dict[str, cst.BaseExpression]:
-    passed: dict[str, cst.BaseExpression] = {}
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            if arg.star == "*":
-                index = len(positional)  # what follows a ``*xs`` is unknown
-            continue
-        if arg.keyword is not None:
-            if arg.keyword.value in names:
-                passed[arg.keyword.value] = arg.value
-            continue
-        if index < len(positional):
-            passed[positional[index]] = arg.value
-        index += 1
-    return passed
 
 
 class FactEvaluatorAt:

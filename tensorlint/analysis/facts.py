@@ -24,7 +24,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from tensorlint.analysis import ops
-from tensorlint.analysis.names import Scope, dotted_name, qualified_name
+from tensorlint.analysis.names import Scope, bind_arguments, dotted_name, qualified_name
 
 Facts = frozenset[str]
 
@@ -200,11 +200,47 @@ def annotation_facts(annotation: Optional[cst.BaseExpression], scope: Scope) -> 
     dotted = dotted_name(annotation)
     if dotted is not None and dotted.rsplit(".", 1)[-1] in ops.INTEGER_TENSOR_ANNOTATIONS:
         return frozenset({TENSOR, NOGRAD})  # ``LongTensor``, an alias of one: no grad
+    callees = scope.module().callees
+    if dotted is not None and callees:
+        # ``MappedTriples``, defined elsewhere as ``MappedTriples = LongTensor``
+        for name in callees.type_alias(annotation, scope):
+            if name.rsplit(".", 1)[-1] in ops.INTEGER_TENSOR_ANNOTATIONS:
+                return frozenset({TENSOR, NOGRAD})
     if qual in ("numpy.ndarray", "numpy.typing.NDArray"):
         return frozenset({NDARRAY})
     if isinstance(annotation, cst.Subscript):
         return annotation_facts(annotation.value, scope) & frozenset({NDARRAY})
     return EMPTY
+
+
+def is_plain_annotation(annotation: Optional[cst.BaseExpression]) -> bool:
+    """Is the parameter annotated as something that is never a tensor
+    (``int``, ``str``, ``Optional[bool]``, ``Collection[int]``, ``int | None``)?"""
+    if annotation is None:
+        return False
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value
+        if not isinstance(text, str):
+            return False
+        try:
+            annotation = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return False
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return is_plain_annotation(annotation.left) and is_plain_annotation(annotation.right)
+    if isinstance(annotation, cst.Subscript):
+        if not is_plain_annotation(annotation.value):
+            return False
+        return all(
+            isinstance(e.slice, cst.Index) and is_plain_annotation(e.slice.value)
+            for e in annotation.slice
+        )
+    if isinstance(annotation, (cst.List, cst.Tuple)):  # ``Callable[[int], str]``
+        return all(is_plain_annotation(e.value) for e in annotation.elements)
+    if isinstance(annotation, (cst.SimpleString, cst.Integer, cst.Ellipsis)):
+        return True  # ``Literal["a", 1]``
+    dotted = dotted_name(annotation)
+    return dotted is not None and dotted.rsplit(".", 1)[-1] in ops.PLAIN_ANNOTATIONS
 
 
 #: Facts of ``self.<name>`` attributes, by name, for the class of a method.
@@ -282,7 +318,11 @@ class FactEvaluator:
         if passed is not None:
             facts = facts | passed
         boundary = self.scope.boundary.get(name)
-        if boundary is not None and not facts & {NDARRAY, OTHER}:
+        if (
+            boundary is not None
+            and not facts & {NDARRAY, OTHER}
+            and not is_plain_annotation(self.scope.params[name])
+        ):
             facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
             if name not in ops.DATA_PARAMETER_NAMES:
                 facts = facts | {record(self.scope, "api-grad", boundary[0], boundary[1])}
@@ -318,13 +358,23 @@ class FactEvaluator:
     def call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         facts = self._call(node, env)
         callees = self.scope.module().callees
-        if callees:
-            callee = callees.of(node, self.scope)
-            if callee is not None and callee.summary.returns:
-                # what every ``return`` of the function proves (``t.detach().cpu()``)
-                proven = {_PROOFS[r] for r in callee.summary.returns if r in _PROOFS}
-                facts = settle(facts | proven)
-        return facts
+        callee = callees.of(node, self.scope) if callees else None
+        if callee is None:
+            return facts
+        summary = callee.summary
+        if summary.carries:
+            # the function returns what it computes from these parameters:
+            # their grad evidence, a public function's parameters included
+            # (not their device: a function may compute on tensors it makes)
+            passed = bind_arguments(node, summary.params, set(summary.params) | set(summary.kwonly))
+            for name in summary.carries:
+                value = passed.get(name)
+                if value is not None:
+                    facts = facts | {t for t in self.expr(value, env) if t.startswith(GRAD)}
+        if summary.returns:
+            # what every ``return`` of the function proves (``t.detach().cpu()``)
+            facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
+        return settle(facts)
 
     def _call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
         func = node.func

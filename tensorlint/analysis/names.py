@@ -12,7 +12,7 @@ reach a use of the missing module, so they do not count as a disagreement.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Optional, Union
 
 import libcst as cst
@@ -137,6 +137,26 @@ def target_names(node: cst.BaseExpression) -> Iterator[str]:
             yield from target_names(element.value)
     elif isinstance(node, cst.StarredElement):
         yield from target_names(node.value)
+
+
+def bind_arguments(
+    call: cst.Call, positional: Sequence[str], names: set[str]
+) -> dict[str, cst.BaseExpression]:
+    passed: dict[str, cst.BaseExpression] = {}
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            if arg.star == "*":
+                index = len(positional)  # what follows a ``*xs`` is unknown
+            continue
+        if arg.keyword is not None:
+            if arg.keyword.value in names:
+                passed[arg.keyword.value] = arg.value
+            continue
+        if index < len(positional):
+            passed[positional[index]] = arg.value
+        index += 1
+    return passed
 
 
 def _import_alias_name(alias: cst.ImportAlias) -> str:

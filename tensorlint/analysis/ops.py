@@ -248,3 +248,13 @@ MODULE_USE_METHODS = frozenset(
 )
 #: Module methods whose items are (parts of) the module's own tensors.
 PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
+
+#: Annotation names that are never a tensor (a parameter annotated with only
+#: these gives no boundary evidence).
+PLAIN_ANNOTATIONS = frozenset(
+    {
+        "int", "float", "str", "bool", "bytes", "complex", "None", "Optional", "Union",
+        "Literal", "Collection", "Sequence", "List", "list", "Tuple", "tuple", "Dict",
+        "dict", "Set", "set", "FrozenSet", "frozenset", "Iterable", "Mapping", "Hashable",
+    }
+)  # fmt: skip

@@ -27,13 +27,10 @@ from typing import Optional
 
 import libcst as cst
 
+from tensorlint.analysis.pytree import python_tree
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-class TooDeep(Exception):
-    """Nesting deeper than CPython's own parser accepts: not parsed at all
-    (LibCST's parser takes minutes on it, or crashes the process)."""
 
 
 @dataclass(frozen=True)
@@ -43,22 +40,6 @@ class Piece:
     module: cst.Module
     text: str
     line_offset: int
-
-
-def python_tree(source: str) -> Optional[ast.Module]:
-    """CPython's tree of ``source``; None when CPython cannot parse it (newer
-    syntax than ours, or an error LibCST will report); TooDeep when nesting
-    would crash LibCST's parser."""
-    try:
-        return ast.parse(source)
-    except SyntaxError as error:
-        if "too many nested" in str(error.msg):
-            raise TooDeep from None  # LibCST's native parser would crash on it
-        return None
-    except ValueError:
-        return None
-    except (RecursionError, MemoryError):
-        raise TooDeep from None
 
 
 def parse_relevant(

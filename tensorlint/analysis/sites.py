@@ -55,7 +55,7 @@ class ModuleAnalysis:
         torch_imported: bool = False,
         library: bool = True,
         summary: Optional[ModuleSummary] = None,
-        lookup: Optional[Lookup] = None,
+        tree: Optional[Lookup] = None,
         helpers: frozenset[str] = frozenset(),
     ) -> None:
         self.module = module
@@ -78,7 +78,7 @@ class ModuleAnalysis:
         # from the text: the selective parse leaves most ``def`` blocks out
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
-        module_scope.callees = Callees(summary or EMPTY_SUMMARY, lookup)
+        module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}

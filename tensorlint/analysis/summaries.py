@@ -64,6 +64,8 @@ class FunctionSummary:
     alias: Optional[tuple[str, str, int]] = None
     writes: Mapping[str, Write] = field(default_factory=dict)
     returns: frozenset[str] = frozenset()
+    #: parameters whose values flow into what it returns (through any computation)
+    carries: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +76,7 @@ class FunctionSummary:
             "alias": list(self.alias) if self.alias is not None else None,
             "writes": {k: [w.line, w.what, w.via] for k, w in sorted(self.writes.items())},
             "returns": sorted(self.returns),
+            "carries": list(self.carries),
         }
 
     @classmethod
@@ -94,6 +97,7 @@ class FunctionSummary:
                 for k, v in data["writes"].items()
             },
             frozenset(_text(r) for r in data["returns"]),
+            tuple(_text(c) for c in data["carries"]),
         )
 
 
@@ -112,15 +116,29 @@ def _int(value: Any) -> int:
 @dataclass(frozen=True)
 class ModuleSummary:
     functions: Mapping[str, FunctionSummary] = field(default_factory=dict)
+    #: module-level aliases of a name (``MappedTriples = LongTensor``): name -> target
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: f.to_json() for name, f in sorted(self.functions.items())}
+        return {
+            "functions": {name: f.to_json() for name, f in sorted(self.functions.items())},
+            "aliases": dict(sorted(self.aliases.items())),
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> ModuleSummary:
-        if not isinstance(data, dict):
-            raise ValueError("not an object")
-        return cls({_text(k): FunctionSummary.from_json(v) for k, v in data.items()})
+        if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
+            raise ValueError("not a module summary")
+        functions = {_text(k): FunctionSummary.from_json(v) for k, v in data["functions"].items()}
+        return cls(functions, {_text(k): _text(v) for k, v in data["aliases"].items()})
+
+    def alias_chain(self, name: str) -> list[str]:
+        """``MappedTriples`` -> [``LongTensor``, ``torch.Tensor``] (at most 3 steps)."""
+        chain: list[str] = []
+        while name in self.aliases and len(chain) < 3:
+            name = self.aliases[name]
+            chain.append(name)
+        return chain
 
     def alias_names(self) -> frozenset[str]:
         """How the module calls its functions that return an alias of an
@@ -137,7 +155,11 @@ def summarize(tree: ast.Module) -> ModuleSummary:
     """The summaries of a module's functions and of its top-level classes' methods."""
     imports = _imports(tree)
     functions: list[tuple[str, _FunctionNode, bool]] = []
+    aliases: dict[str, str] = {}
     for node in tree.body:
+        alias = _type_alias(node)
+        if alias is not None:
+            aliases[alias[0]] = alias[1]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((node.name, node, False))
         elif isinstance(node, ast.ClassDef):
@@ -145,14 +167,29 @@ def summarize(tree: ast.Module) -> ModuleSummary:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     functions.append((f"{node.name}.{item.name}", item, True))
     if not functions:
-        return EMPTY_SUMMARY
+        return ModuleSummary({}, aliases) if aliases else EMPTY_SUMMARY
     found: dict[str, FunctionSummary] = {}
     for _ in range(2):  # the second round sees the first round's callees
         for name, node, method in functions:
             found[name] = _Summarizer(imports, found, name).run(node, method)
     return ModuleSummary(
-        {k: v for k, v in found.items() if v.alias is not None or v.writes or v.returns}
+        {k: v for k, v in found.items() if v.alias or v.writes or v.returns or v.carries},
+        aliases,
     )
+
+
+def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:
+    """``X = a.B`` or ``X: TypeAlias = B`` at module level: (``X``, ``a.B``)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    dotted = _dotted(value)
+    if not isinstance(target, ast.Name) or dotted is None or dotted == target.id:
+        return None
+    return target.id, dotted
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
@@ -221,6 +258,9 @@ class _Summarizer:
         self.optimizers: set[str] = set()  #: local names bound to a torch optimizer
         self.step: Optional[int] = None  #: line of an optimizer step
         self.me: Optional[str] = None
+        #: name -> the parameters whose values flow into it
+        self.flows: dict[str, set[str]] = {}
+        self.carries: set[str] = set()
 
     # -- the walk ------------------------------------------------------------
 
@@ -236,6 +276,7 @@ class _Summarizer:
         kwonly = [a.arg for a in args.kwonlyargs]
         for param in (*positional, *kwonly):
             self.env[param] = {(param, "view")}
+            self.flows[param] = {param}
         for statement in node.body:
             self.statement(statement)
         if self.step is not None:
@@ -250,6 +291,7 @@ class _Summarizer:
             alias,
             {k: v for k, v in self.writes.items() if k in self.env and not k.startswith("*")},
             self.returns or frozenset(),
+            tuple(p for p in (*positional, *kwonly) if p in self.carries),
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -258,6 +300,10 @@ class _Summarizer:
         for call in _calls(node):
             self.call(call)
         if isinstance(node, ast.Assign):
+            flow = self.flow(node.value)
+            for target in node.targets:
+                for name in _target_names(target):
+                    self.flows[name] = flow
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
             optimizer = self._is_optimizer_ctor(node.value)
@@ -267,12 +313,16 @@ class _Summarizer:
             self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
         elif isinstance(node, ast.AugAssign):
             self.write(node.target, node.lineno)
+            for name in _target_names(node.target):
+                self.flows[name] = self.flows.get(name, set()) | self.flow(node.value)
         elif isinstance(node, ast.Return):
             self.on_return(node)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             if isinstance(node.target, ast.Name):
                 self.env[node.target.id] = self._iterated(node.iter)
                 self.proofs.pop(node.target.id, None)
+            for name in _target_names(node.target):
+                self.flows[name] = self.flow(node.iter)
             self.body(node.body, node.orelse)
         elif isinstance(node, (ast.While, ast.If)):
             self.body(node.body, node.orelse)
@@ -481,6 +531,15 @@ class _Summarizer:
                 self.aliases.append((param, kind, node.lineno))
         proofs = self.prove(value)
         self.returns = proofs if self.returns is None else self.returns & proofs
+        self.carries |= self.flow(value)
+
+    def flow(self, node: ast.expr) -> set[str]:
+        """The parameters whose values flow into ``node``'s value."""
+        found: set[str] = set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name):
+                found |= self.flows.get(child.id, set())
+        return found
 
     def prove(self, node: ast.expr) -> frozenset[str]:
         """What holds of ``node``'s value: on the CPU, without grad."""
@@ -505,6 +564,16 @@ class _Summarizer:
 
 
 _MATCH: Optional[type] = getattr(ast, "Match", None)
+
+
+def _target_names(node: ast.expr) -> Iterator[str]:
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for element in node.elts:
+            yield from _target_names(element)
+    elif isinstance(node, ast.Starred):
+        yield from _target_names(node.value)
 
 
 def _converted(aliases: set[Alias], kind: str) -> set[Alias]:

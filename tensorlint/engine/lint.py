@@ -107,6 +107,9 @@ class TreeView(Protocol):
     def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
         """The summary of an imported function, and where it is defined."""
 
+    def type_alias(self, qual: str) -> list[str]:
+        """What an imported name is an alias of (``MappedTriples`` -> ``LongTensor``)."""
+
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions returning an
         alias of their argument (``to_tensor``, or ``u.to_tensor``)."""
@@ -156,7 +159,7 @@ def _helpers(
         return None
     # a function of this file may return a conversion (``np.asarray(t.cpu())``)
     # to a caller in the file: CPython's parser answers that cheaply
-    from tensorlint.analysis.parse import TooDeep, python_tree
+    from tensorlint.analysis.pytree import TooDeep, python_tree
     from tensorlint.analysis.summaries import summarize
 
     try:
@@ -224,7 +227,8 @@ def _lint_parsed(
 ) -> list[Diagnostic]:
     import libcst as cst  # only once a file passes the prefilter
 
-    from tensorlint.analysis.parse import TooDeep, parse_relevant, python_tree
+    from tensorlint.analysis.parse import parse_relevant
+    from tensorlint.analysis.pytree import TooDeep, python_tree
     from tensorlint.analysis.sites import ModuleAnalysis
     from tensorlint.analysis.summaries import EMPTY_SUMMARY, summarize
 
@@ -247,7 +251,7 @@ def _lint_parsed(
         torch_imported=imports_torch(source),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
-        lookup=tree.lookup if tree is not None else None,
+        tree=tree,
         helpers=helpers,
     )
     ctx = RuleContext(analysis, source, settings)

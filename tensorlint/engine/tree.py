@@ -126,6 +126,15 @@ class FileView:
             return found, f"{self._display(module)}:{found.line}"
         return None
 
+    def type_alias(self, qual: str) -> list[str]:
+        for module, name in self._candidates(qual):
+            summary, dependency = self.tree.summary(module)
+            if dependency is None:
+                continue
+            self.deps[dependency[0]] = dependency
+            return summary.alias_chain(name)
+        return []
+
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions of the tree
         returning a conversion of their argument."""
