@@ -24,6 +24,7 @@ runs or imports anything.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -143,6 +144,8 @@ class ModuleSummary:
     def alias_names(self) -> frozenset[str]:
         """How the module calls its functions that return an alias of an
         argument: ``f`` for a function, ``m`` for a method (``self.m``)."""
+        if isinstance(self.functions, _Lazy):
+            return self.functions.alias_names()
         return frozenset(
             name.rsplit(".", 1)[-1] for name, f in self.functions.items() if f.alias is not None
         )
@@ -151,8 +154,10 @@ class ModuleSummary:
 EMPTY_SUMMARY = ModuleSummary()
 
 
-def summarize(tree: ast.Module) -> ModuleSummary:
-    """The summaries of a module's functions and of its top-level classes' methods."""
+def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
+    """The summaries of a module's functions and of its top-level classes' methods
+    (computed on demand); ``source`` lets ``alias_names`` skip functions
+    whose text has no conversion."""
     imports = _imports(tree)
     functions: list[tuple[str, _FunctionNode, bool]] = []
     aliases: dict[str, str] = {}
@@ -168,14 +173,81 @@ def summarize(tree: ast.Module) -> ModuleSummary:
                     functions.append((f"{node.name}.{item.name}", item, True))
     if not functions:
         return ModuleSummary({}, aliases) if aliases else EMPTY_SUMMARY
-    found: dict[str, FunctionSummary] = {}
-    for _ in range(2):  # the second round sees the first round's callees
-        for name, node, method in functions:
-            found[name] = _Summarizer(imports, found, name).run(node, method)
-    return ModuleSummary(
-        {k: v for k, v in found.items() if v.alias or v.writes or v.returns or v.carries},
-        aliases,
-    )
+    return ModuleSummary(_Lazy(imports, functions, source), aliases)
+
+
+class _Lazy(Mapping[str, FunctionSummary]):
+    """A module's function summaries, each computed when first asked for
+    (a check asks for the few its calls resolve to). A function's summary
+    asks for its callees' in turn; a cycle sees no summary for the callee."""
+
+    def __init__(
+        self,
+        imports: Mapping[str, str],
+        functions: list[tuple[str, _FunctionNode, bool]],
+        source: Optional[str],
+    ) -> None:
+        self.imports = imports
+        self.nodes = {name: (node, method) for name, node, method in functions}
+        #: lines where the text holds a conversion (None: not known)
+        self.conversion_lines: Optional[list[int]] = None
+        if source is not None:
+            starts = [m.start() for m in _CONVERSION_TEXT.finditer(source)]
+            self.conversion_lines = [source.count("\n", 0, s) + 1 for s in starts[:1]]
+            if len(starts) > 1:  # one pass over the text for the rest
+                line, last = self.conversion_lines[0], starts[0]
+                for start in starts[1:]:
+                    line += source.count("\n", last, start)
+                    last = start
+                    self.conversion_lines.append(line)
+        self.done: dict[str, Optional[FunctionSummary]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.nodes)  # without computing every summary
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self.done:
+            found = self.done[name]
+            return default if found is None else found
+        entry = self.nodes.get(name)
+        if entry is None:
+            return default
+        self.done[name] = None  # in progress: a recursive call sees nothing
+        summary = _Summarizer(self.imports, self, name).run(*entry)
+        if summary.alias or summary.writes or summary.returns or summary.carries:
+            self.done[name] = summary
+            return summary
+        return default
+
+    def __getitem__(self, name: str) -> FunctionSummary:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name in self.nodes if self.get(name) is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def alias_names(self) -> frozenset[str]:
+        """Functions whose text holds a conversion and that return one."""
+        found = set()
+        lines = self.conversion_lines
+        for name, (node, _) in self.nodes.items():
+            if lines is not None:
+                first = bisect.bisect_left(lines, node.lineno)
+                if first >= len(lines) or lines[first] > (node.end_lineno or node.lineno):
+                    continue
+            summary = self.get(name)
+            if summary is not None and summary.alias is not None:
+                found.add(name.rsplit(".", 1)[-1])
+        return frozenset(found)
+
+
+#: A function whose text has none of these returns no conversion.
+_CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
 
 
 def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:
@@ -245,6 +317,7 @@ def _basic_index(node: ast.expr) -> bool:
 class _Summarizer:
     def __init__(self, imports: Mapping[str, str], known: Mapping[str, FunctionSummary],
                  name: str) -> None:  # fmt: skip
+        # ``known.get`` computes a callee's summary on demand (``_Lazy``)
         self.imports = imports
         self.known = known
         self.name = name

@@ -152,8 +152,9 @@ def _helpers(
     that are imported functions returning a conversion of their argument."""
     if not plan.follows_helpers:
         return frozenset() if plan.may_match(source, settings) else None
+    matches = plan.may_match(source, settings)
     helpers = tree.helpers(source) if tree is not None else frozenset()
-    if helpers or plan.may_match(source, settings):
+    if helpers or matches:
         return helpers
     if not _CONVERSION_TEXT.search(source):
         return None
@@ -168,7 +169,7 @@ def _helpers(
         return frozenset()  # the full check reports it
     if python is None:
         return None
-    return helpers if summarize(python).alias_names() else None
+    return helpers if summarize(python, source).alias_names() else None
 
 
 #: for valid but deeply nested code (a 500-term sum): the analysis recurses
@@ -234,7 +235,7 @@ def _lint_parsed(
 
     try:
         python = python_tree(source)
-        summary = summarize(python) if python is not None else EMPTY_SUMMARY
+        summary = summarize(python, source) if python is not None else EMPTY_SUMMARY
         helpers = helpers | summary.alias_names()
         module, pieces = parse_relevant(source, plan.blocks, tree=python, keep_calls=helpers)
     except cst.ParserSyntaxError as error:

@@ -13,7 +13,7 @@ from tensorlint.config import Config, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover
-from tensorlint.engine.lint import LintError, TreeView, lint_source, may_lint, plan_for
+from tensorlint.engine.lint import LintError, TreeView, lint_source, may_lint
 from tensorlint.engine.tree import Tree
 from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
@@ -328,8 +328,6 @@ def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, i
     try:
         text = read_source(path).text
     except SourceReadError:
-        return True, ()
-    if plan_for(settings).may_match(text, settings):
         return True, ()
     # a call of a function of the tree that returns a conversion of its argument
     view = _TREE.view(path)

@@ -40,6 +40,8 @@ _FROM_IMPORT = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE
 )
 _IMPORT_AS = re.compile(r"^[ \t]*import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+)", re.MULTILINE)
+#: Modules whose summaries (and trees) a process keeps, the oldest dropped first.
+_KEPT = 64
 #: Summaries bigger than this are not computed (generated code).
 _MAX_BYTES = 2 * 1024 * 1024
 
@@ -50,6 +52,8 @@ class Tree:
     def __init__(self) -> None:
         self._summaries: dict[str, tuple[int, int, Optional[ModuleSummary]]] = {}
         self._roots: dict[str, Path] = {}
+        #: (folder of the importing file, qualified name) -> module files
+        self.modules: dict[tuple[str, str], list[tuple[Path, str]]] = {}
 
     def view(self, path: Path) -> FileView:
         return FileView(self, Path(os.path.abspath(path)))
@@ -81,10 +85,12 @@ class Tree:
                 if aliases_only and not _CONVERSION.search(text):
                     summary = None  # not computed yet
                 else:
-                    summary = summarize(ast.parse(text))
+                    summary = summarize(ast.parse(text), text)
             except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
                 summary = EMPTY_SUMMARY
         self._summaries[key] = (stat.st_size, stat.st_mtime_ns, summary)
+        if len(self._summaries) > _KEPT:  # summaries hold their module's tree
+            del self._summaries[next(iter(self._summaries))]
         return summary or EMPTY_SUMMARY, dependency
 
     def import_root(self, folder: Path) -> Path:
@@ -149,13 +155,26 @@ class FileView:
         imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(source))
         found: set[str] = set()
         for local, qual in imported:
-            name = re.escape(local)
-            if re.search(rf"(?<![\w.]){name}\s*\(", source) and self._returns_alias(qual):
-                found.add(local)  # ``from .io import to_tensor``; ``to_tensor(x)``
-            for attr in set(re.findall(rf"(?<![\w.]){name}\.(\w+)\s*\(", source)):
-                if self._returns_alias(f"{qual}.{attr}"):
-                    found.add(f"{local}.{attr}")  # ``from . import io``; ``io.to_tensor(x)``
+            if self._returns_alias(qual):  # ``from .io import to_tensor``
+                if re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", source):
+                    found.add(local)
+                continue
+            names = self._alias_functions(qual)  # ``from . import io``: ``io.to_tensor(x)``
+            if names:
+                pattern = rf"(?<![\w.]){re.escape(local)}\s*\.\s*(\w+)\s*\("
+                found.update(f"{local}.{a}" for a in re.findall(pattern, source) if a in names)
         return frozenset(found)
+
+    def _alias_functions(self, qual: str) -> frozenset[str]:
+        """The functions of module ``qual`` that return a conversion."""
+        level = len(qual) - len(qual.lstrip("."))
+        parts = qual[level:].split(".")
+        for module, _ in self._candidates(f"{qual}.x") if all(parts) else []:
+            summary, dependency = self.tree.summary(module, aliases_only=True)
+            if dependency is not None:
+                self.deps[dependency[0]] = dependency
+                return summary.alias_names()
+        return frozenset()
 
     def _returns_alias(self, qual: str) -> bool:
         found = self.lookup(qual, aliases_only=True)
@@ -164,6 +183,13 @@ class FileView:
     # -- finding modules -------------------------------------------------------
 
     def _candidates(self, qual: str) -> list[tuple[Path, str]]:
+        key = (str(self.path.parent), qual)
+        found = self.tree.modules.get(key)
+        if found is None:
+            found = self.tree.modules[key] = self._find(qual)
+        return found
+
+    def _find(self, qual: str) -> list[tuple[Path, str]]:
         """(module file, name in it) pairs ``qual`` may mean, most likely first."""
         level = len(qual) - len(qual.lstrip("."))
         parts = qual[level:].split(".")
