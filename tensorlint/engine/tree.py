@@ -52,6 +52,7 @@ class Tree:
     def __init__(self) -> None:
         self._summaries: dict[str, tuple[int, int, Optional[ModuleSummary]]] = {}
         self._roots: dict[str, Path] = {}
+        self._tops: dict[tuple[str, str], bool] = {}
         #: (folder of the importing file, qualified name) -> module files
         self.modules: dict[tuple[str, str], list[tuple[Path, str]]] = {}
 
@@ -92,6 +93,15 @@ class Tree:
         if len(self._summaries) > _KEPT:  # summaries hold their module's tree
             del self._summaries[next(iter(self._summaries))]
         return summary or EMPTY_SUMMARY, dependency
+
+    def has_top(self, root: Path, name: str) -> bool:
+        """Is there a package or module ``name`` directly in ``root``?"""
+        key = (str(root), name)
+        found = self._tops.get(key)
+        if found is None:
+            found = (root / name).is_dir() or (root / f"{name}.py").is_file()
+            self._tops[key] = found
+        return found
 
     def import_root(self, folder: Path) -> Path:
         """The folder above the top package that holds ``folder``."""
@@ -206,6 +216,8 @@ class FileView:
             return found
         roots = [self.tree.import_root(self.path.parent), self.path.parent]
         for root in dict.fromkeys(roots):
+            if not self.tree.has_top(root, parts[0]):
+                continue  # ``typing``, ``torch``: not a module of this tree
             for split in range(len(parts) - 1, 0, -1):
                 found.extend(_module_files(root, parts[:split], ".".join(parts[split:])))
         return found
