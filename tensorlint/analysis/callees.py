@@ -64,7 +64,7 @@ class Callees:
     def _resolve(self, func: cst.BaseExpression, scope: Scope) -> Optional[Callee]:
         if isinstance(func, cst.Name):
             name = func.value
-            owner = _binding_scope(scope, name)
+            owner = scope.binding_scope(name)
             if owner is None:
                 return None
             if owner.kind == "module":
@@ -119,24 +119,6 @@ class Callees:
         return self._own(f"{cls.node.name.value}.{func.attr.value}")
 
 
-def _binding_scope(scope: Scope, name: str) -> Optional[Scope]:
-    """The scope whose binding of ``name`` is in effect here (Python's lookup)."""
-    current: Optional[Scope] = scope
-    first = True
-    while current is not None:
-        if name in current.global_names and current.parent is not None:
-            current, first = current.module(), False
-            continue
-        if current.kind == "class" and not first:
-            current = current.parent
-            continue
-        if name in current.bindings:
-            return current
-        current, first = current.parent, False
-    return None
-
-
 def bind_arguments(call: cst.Call, summary: FunctionSummary) -> dict[str, cst.BaseExpression]:
     """Which argument expression each of the callee's parameters receives."""
-    names = set(summary.params) | set(summary.kwonly)
-    return names_bind(call, summary.params, names)
+    return names_bind(call, summary.params, summary.names)

@@ -366,7 +366,7 @@ class FactEvaluator:
             # the function returns what it computes from these parameters:
             # their grad evidence, a public function's parameters included
             # (not their device: a function may compute on tensors it makes)
-            passed = bind_arguments(node, summary.params, set(summary.params) | set(summary.kwonly))
+            passed = bind_arguments(node, summary.params, summary.names)
             for name in summary.carries:
                 value = passed.get(name)
                 if value is not None:

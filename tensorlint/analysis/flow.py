@@ -648,14 +648,16 @@ class EventsWalker:
         sid, through, key = self.root(target)
         if sid is None:
             return
-        storages = {sid}
-        if by and key is not None:  # a call that updates ``net`` updates ``net.w`` too
-            prefix = key + "."
-            storages.update(s for k, s in self.keys.items() if k.startswith(prefix))
+        # a call that updates ``net`` updates ``net.w`` too
+        storages = self._with_parts(sid, key) if by and key is not None else frozenset({sid})
         self.log.events.append(
-            Event(idx, "write", frozenset(storages), node, key or _root_key(target), kind,
-                  through, by=by)
-        )  # fmt: skip
+            Event(idx, "write", storages, node, key or _root_key(target), kind, through, by=by)
+        )
+
+    def _with_parts(self, sid: int, key: str) -> frozenset[int]:
+        """``net``'s storage and those of the attributes the walk knows (``net.w``)."""
+        prefix = key + "."
+        return frozenset({sid, *(s for k, s in self.keys.items() if k.startswith(prefix))})
 
     def parameters_of(self, node: cst.BaseExpression) -> Optional[int]:
         """``net.parameters()``: the storage of ``net`` (its items are parts of it)."""
@@ -699,12 +701,10 @@ class EventsWalker:
             stepped = self.optimizers.get(receiver or "")
             if stepped is not None and method in ops.OPTIMIZER_STEP_METHODS:
                 sid, name = stepped
-                storages = {sid}
-                storages.update(s for k, s in self.keys.items() if k.startswith(name + "."))
+                by = f"`{receiver}.{method}()` steps an optimizer over `{name}`"
                 self.log.events.append(
-                    Event(idx, "write", frozenset(storages), call, name, "any",
-                          by=f"`{receiver}.{method}()` steps an optimizer over `{name}`")
-                )  # fmt: skip
+                    Event(idx, "write", self._with_parts(sid, name), call, name, "any", by=by)
+                )
                 return
         callee = self.callees.of(call, self.scope) if self.callees else None
         if callee is None or not callee.summary.writes:

@@ -13,6 +13,7 @@ reach a use of the missing module, so they do not count as a disagreement.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Optional, Union
 
 import libcst as cst
@@ -69,6 +70,11 @@ class Scope:
 
     def lookup(self, name: str) -> Optional[set[str]]:
         """The bindings of ``name`` in effect here, the way Python looks it up."""
+        scope = self.binding_scope(name)
+        return scope.bindings[name] if scope is not None else None
+
+    def binding_scope(self, name: str) -> Optional[Scope]:
+        """The scope whose binding of ``name`` is in effect here."""
         scope: Optional[Scope] = self
         first = True
         while scope is not None:
@@ -78,9 +84,8 @@ class Scope:
             if scope.kind == "class" and not first:
                 scope = scope.parent
                 continue
-            values = scope.bindings.get(name)
-            if values is not None:
-                return values
+            if name in scope.bindings:
+                return scope
             scope, first = scope.parent, False
         return None
 
@@ -140,7 +145,7 @@ def target_names(node: cst.BaseExpression) -> Iterator[str]:
 
 
 def bind_arguments(
-    call: cst.Call, positional: Sequence[str], names: set[str]
+    call: cst.Call, positional: Sequence[str], names: AbstractSet[str]
 ) -> dict[str, cst.BaseExpression]:
     passed: dict[str, cst.BaseExpression] = {}
     index = 0

@@ -302,24 +302,33 @@ def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
     )
 
 
-def _grad_disabled(ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
-    """Is grad disabled where a node with these ancestors runs (its own function's
-    ``with torch.no_grad():`` blocks and decorators; one level)?"""
+def _grad_context(
+    ancestors: tuple[cst.CSTNode, ...], scope: Scope, *, lambdas: bool = False
+) -> tuple[Optional[bool], Optional[cst.FunctionDef]]:
+    """(the grad mode a ``with`` block or decorator sets where a node with these
+    ancestors runs, else None; the function reached first, if no class or
+    with ``lambdas``, lambda, comes before it)."""
     for node in reversed(ancestors):
         if isinstance(node, cst.With):
             for item in node.items:
                 verdict = grad_mode(item.item, scope)
                 if verdict is not None:
-                    return verdict
+                    return verdict, None
         elif isinstance(node, cst.FunctionDef):
             for decorator in node.decorators:
                 verdict = grad_mode(decorator.decorator, scope)
                 if verdict is not None:
-                    return verdict
-            return False
-        elif isinstance(node, (cst.ClassDef, cst.Lambda)):
-            return False
-    return False
+                    return verdict, None
+            return None, node
+        elif isinstance(node, cst.ClassDef) or (lambdas and isinstance(node, cst.Lambda)):
+            return None, None
+    return None, None
+
+
+def _grad_disabled(ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
+    """Is grad disabled where a call with these ancestors runs (its own
+    function's ``with torch.no_grad():`` blocks and decorators; one level)?"""
+    return _grad_context(ancestors, scope, lambdas=True)[0] is True
 
 
 def _owner(candidate: Candidate) -> Owner:
@@ -518,24 +527,10 @@ class Site:
     # -- contexts ------------------------------------------------------------
 
     def in_no_grad(self) -> bool:
-        for node in reversed(self.candidate.ancestors):
-            if isinstance(node, cst.With):
-                for item in node.items:
-                    verdict = self._grad_mode(item.item)
-                    if verdict is not None:
-                        return verdict
-            elif isinstance(node, cst.FunctionDef):
-                for decorator in node.decorators:
-                    verdict = self._grad_mode(decorator.decorator)
-                    if verdict is not None:
-                        return verdict
-                return self.analysis.called_only_without_grad(node)
-            elif isinstance(node, cst.ClassDef):
-                return False
-        return False
-
-    def _grad_mode(self, expr: cst.BaseExpression) -> Optional[bool]:
-        return grad_mode(expr, self.scope)
+        verdict, function = _grad_context(self.candidate.ancestors, self.scope)
+        if verdict is not None:
+            return verdict
+        return function is not None and self.analysis.called_only_without_grad(function)
 
     # -- where the result goes -------------------------------------------------
 

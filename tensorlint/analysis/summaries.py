@@ -68,6 +68,11 @@ class FunctionSummary:
     #: parameters whose values flow into what it returns (through any computation)
     carries: tuple[str, ...] = ()
 
+    @property
+    def names(self) -> frozenset[str]:
+        """Every parameter a caller can pass by keyword."""
+        return frozenset(self.params) | frozenset(self.kwonly)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -192,7 +197,7 @@ class _Lazy(Mapping[str, FunctionSummary]):
         #: lines where the text holds a conversion (None: not known)
         self.conversion_lines: Optional[list[int]] = None
         if source is not None:
-            starts = [m.start() for m in _CONVERSION_TEXT.finditer(source)]
+            starts = [m.start() for m in CONVERSION_TEXT.finditer(source)]
             self.conversion_lines = [source.count("\n", 0, s) + 1 for s in starts[:1]]
             if len(starts) > 1:  # one pass over the text for the rest
                 line, last = self.conversion_lines[0], starts[0]
@@ -246,8 +251,8 @@ class _Lazy(Mapping[str, FunctionSummary]):
         return frozenset(found)
 
 
-#: A function whose text has none of these returns no conversion.
-_CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
+#: A text without any of these holds no function that returns a conversion.
+CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
 
 
 def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:
@@ -696,8 +701,7 @@ def bind_arguments(call: ast.Call, callee: FunctionSummary) -> dict[str, ast.exp
         if index < len(callee.params):
             passed[callee.params[index]] = arg
         index += 1
-    names = set(callee.params) | set(callee.kwonly)
     for keyword in call.keywords:
-        if keyword.arg is not None and keyword.arg in names:
+        if keyword.arg is not None and keyword.arg in callee.names:
             passed[keyword.arg] = keyword.value
     return passed

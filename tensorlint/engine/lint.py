@@ -138,11 +138,10 @@ def lint_source(
 
 def may_lint(source: str, settings: Settings, tree: Optional[TreeView] = None) -> bool:
     """The prefilter: can this text produce any finding?"""
-    return _helpers(source, settings, plan_for(settings), tree) is not None
-
-
-#: A text without any of these holds no function that returns a conversion.
-_CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
+    plan = plan_for(settings)
+    if plan.may_match(source, settings):
+        return True  # (the helpers it calls are found when it is checked)
+    return _helpers(source, settings, plan, tree) is not None
 
 
 def _helpers(
@@ -156,12 +155,13 @@ def _helpers(
     helpers = tree.helpers(source) if tree is not None else frozenset()
     if helpers or matches:
         return helpers
-    if not _CONVERSION_TEXT.search(source):
+    from tensorlint.analysis.summaries import CONVERSION_TEXT, summarize
+
+    if not CONVERSION_TEXT.search(source):
         return None
     # a function of this file may return a conversion (``np.asarray(t.cpu())``)
     # to a caller in the file: CPython's parser answers that cheaply
     from tensorlint.analysis.pytree import TooDeep, python_tree
-    from tensorlint.analysis.summaries import summarize
 
     try:
         python = python_tree(source)

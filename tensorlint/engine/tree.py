@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from tensorlint.analysis.summaries import (
+    CONVERSION_TEXT,
     EMPTY_SUMMARY,
     FunctionSummary,
     ModuleSummary,
@@ -33,8 +34,6 @@ from tensorlint.fix.io import SourceReadError, read_source
 #: (path, size, mtime_ns) of a module a result depends on
 Dependency = tuple[str, int, int]
 
-#: A module with none of these cannot return a conversion of its argument.
-_CONVERSION = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
 #: ``from x import a, b as c`` (parenthesised lists may span lines)
 _FROM_IMPORT = re.compile(
     r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE
@@ -83,7 +82,7 @@ class Tree:
         if stat.st_size <= _MAX_BYTES:
             try:
                 text = read_source(path).text
-                if aliases_only and not _CONVERSION.search(text):
+                if aliases_only and not CONVERSION_TEXT.search(text):
                     summary = None  # not computed yet
                 else:
                     summary = summarize(ast.parse(text), text)
@@ -232,10 +231,8 @@ class FileView:
 def _module_files(base: Path, parts: list[str], name: str) -> list[tuple[Path, str]]:
     folder = base.joinpath(*parts) if parts else base
     found: list[tuple[Path, str]] = []
-    if parts:
-        module = folder.with_suffix(".py") if parts else folder
-        if module.is_file():
-            found.append((module, name))
+    if parts and folder.with_suffix(".py").is_file():
+        found.append((folder.with_suffix(".py"), name))
     init = folder / "__init__.py"
     if init.is_file():
         found.append((init, name))

@@ -16,7 +16,10 @@ class FromNumpyWriteThrough(Rule):
     side (the array or the tensor, or a view of either) while the other side
     is still used afterwards, or belongs to the caller (a parameter, an
     attribute, a global). Loops count: a write at the top of the next
-    iteration follows the conversion.
+    iteration follows the conversion. Functions count too, in the file and
+    in the modules it imports: a call of a function that returns
+    `torch.from_numpy` of its argument is a conversion, and a call of a
+    function that writes its argument in place is a write.
 
     ## Why is this bad?
     `torch.from_numpy` does not copy: the tensor and the array are one

@@ -15,7 +15,13 @@ class NumpyWriteThrough(Rule):
     Checks for `t.numpy()` (after any `.cpu()` or `.detach()`) followed by an
     in-place write to one side (the array or the tensor, or a view of either)
     while the other side is still used afterwards, or belongs to the caller
-    (a parameter, an attribute, a global).
+    (a parameter, an attribute, a global). A write includes an update the
+    code proves: `opt.step()` of an optimizer built over the module,
+    `model.load_state_dict(...)`, or a call of a function (in the file or a
+    module it imports) that steps an optimizer over the module it is given,
+    so a snapshot `w0 = net.fc.weight.data.numpy()` taken before
+    `train(net, opt, data)` is reported. A function that returns
+    `np.asarray(t.cpu())` of its argument counts as the conversion.
 
     ## Why is this bad?
     On a CPU tensor `.numpy()`, `.cpu().numpy()` and
