@@ -8,7 +8,12 @@ per (site, hazard) with the verdict of a person who read the code:
     package,version,path,line,code,verdict,reason
 
 ``line`` is ``12`` in a ``.py`` file and ``3:12`` (code cell 3, line 12) in a
-notebook. ``code`` names the hazard: TL101 (may be on an accelerator), TL102
+notebook. Besides the packages, ``bench/cross/`` holds cases we wrote in
+the shape of real bugs that cross a function or file boundary (a helper
+returning an alias that the caller writes, a snapshot followed by a call
+that steps an optimizer, and the negatives a caller or callee decides),
+scored as the package ``cross`` and labelled in ``cross-function.csv``.
+``code`` names the hazard: TL101 (may be on an accelerator), TL102
 (may require grad), TL103, TL2xx. ``verdict`` is REAL (the finding would be a
 bug a maintainer fixes), WEAK (possible, in unusual use), or FP (cannot
 happen). A finding of a strict "unknown provenance" rule is scored against
@@ -17,7 +22,8 @@ the label of the hazard it stands for (TL111 against TL101, ...).
 The report gives, per rule and per kind of file (library, test, example,
 notebook, ...), how many findings there are, how many of them are labelled
 REAL/WEAK/FP, the precision ((REAL + WEAK) / labelled findings) and the
-recall (REAL labels found / REAL labels), then lists every disagreement:
+recall (REAL labels found / REAL labels), per label file (``set``: the
+cross-function cases apart from the rest), then lists every disagreement:
 findings labelled FP, REAL labels not found, findings with no label.
 """
 
@@ -70,6 +76,9 @@ PACKAGES: tuple[Package, ...] = (
             "b50d3760d13fd138dcceac651f4b80396f44fefcebd037a033fecfeaa9cc12e7", sdist=True),
 )  # fmt: skip
 
+#: Cases we wrote (not downloaded): name -> folder, scored like a package.
+LOCAL: dict[str, Path] = {"cross": Path(__file__).resolve().parent / "cross"}
+
 VERDICTS = ("REAL", "WEAK", "FP")
 #: strict "unknown provenance" codes, scored against the hazard they stand for
 HAZARD_OF = {"TL111": "TL101", "TL112": "TL102", "TL113": "TL103"}
@@ -113,6 +122,8 @@ class Label:
     version: str
     verdict: str
     reason: str
+    #: the label file's name (``cross-function``, ``pykeen``, ...)
+    group: str = ""
 
 
 # ----------------------------------------------------------------------- corpus
@@ -127,6 +138,12 @@ def prepare(cache_dir: Path) -> Path:
 
 def _package_dir(root: Path, package: Package) -> Path:
     return root / package.label
+
+
+def _suites(root: Path) -> list[tuple[str, str, Path]]:
+    """(name, version, folder) of every package and local suite."""
+    suites = [(p.name, p.version, _package_dir(root, p)) for p in PACKAGES]
+    return suites + [(name, "local", folder) for name, folder in LOCAL.items()]
 
 
 def _sources(directory: Path) -> Iterator[tuple[str, str]]:
@@ -166,16 +183,16 @@ def _lines(rel: str, text: str) -> Iterator[tuple[str, str]]:
 def sites(root: Path) -> list[dict[str, str]]:
     """Every conversion site of the corpus (files that import torch)."""
     found: list[dict[str, str]] = []
-    for package in PACKAGES:
-        for rel, text in _sources(_package_dir(root, package)):
+    for name, version, directory in _suites(root):
+        for rel, text in _sources(directory):
             if not _TORCH_IMPORT.search(text) and "import torch" not in text:
                 continue
             for key, line in _lines(rel, text):
                 if _SITE.search(line):
                     found.append(
                         {
-                            "package": package.name,
-                            "version": package.version,
+                            "package": name,
+                            "version": version,
                             "path": rel,
                             "line": key,
                             "kind": kind_of(rel),
@@ -197,8 +214,7 @@ def findings(root: Path, strict: bool) -> dict[Key, str]:
     """
     found: dict[Key, str] = {}
     labelled = {(k.package, k.path, k.line) for k in load_labels()}
-    for package in PACKAGES:
-        directory = _package_dir(root, package)
+    for name, _version, directory in _suites(root):
         # named files: the corpus lives under a ``.gitignore`` of ``*``
         files = [str(directory / rel) for rel, _text in _sources(directory)]
         command = [sys.executable, "-m", "tensorlint", "check", *files, "--no-cache",
@@ -215,8 +231,8 @@ def findings(root: Path, strict: bool) -> dict[Key, str]:
             rel = Path(item["file"]).resolve().relative_to(directory.resolve()).as_posix()
             prefix = f"{item['cell']}:" if item.get("cell") else ""
             lines = [f"{prefix}{n}" for n in range(item["line"], item["end_line"] + 1)]
-            line = next((n for n in lines if (package.name, rel, n) in labelled), lines[0])
-            found[Key(package.name, rel, line, item["code"])] = item["message"]
+            line = next((n for n in lines if (name, rel, n) in labelled), lines[0])
+            found[Key(name, rel, line, item["code"])] = item["message"]
     return found
 
 
@@ -234,7 +250,8 @@ def load_labels(directory: Path = _LABELS) -> dict[Key, Label]:
                 key = Key(row["package"], row["path"], row["line"].strip(), row["code"].strip())
                 if key in labels:
                     raise SystemExit(f"{path}:{number}: {key} labelled twice")
-                labels[key] = Label(key, row["version"], verdict, row.get("reason", "").strip())
+                reason = row.get("reason", "").strip()
+                labels[key] = Label(key, row["version"], verdict, reason, path.stem)
     return labels
 
 
@@ -268,15 +285,19 @@ def hazard(code: str) -> str:
 
 def score(
     found: dict[Key, str], labels: dict[Key, Label]
-) -> tuple[dict[str, Tally], dict[str, Tally], list[str]]:
+) -> tuple[dict[str, Tally], dict[str, Tally], dict[str, Tally], list[str]]:
+    """Tallies by rule, by kind of file and by label set; the disagreements."""
     by_rule: dict[str, Tally] = {}
     by_kind: dict[str, Tally] = {}
+    by_set: dict[str, Tally] = {}
     disagreements: list[str] = []
     found_hazards = {Key(k.package, k.path, k.line, hazard(k.code)) for k in found}
     for key, message in sorted(found.items(), key=lambda kv: _order(kv[0])):
         label = labels.get(Key(key.package, key.path, key.line, hazard(key.code)))
+        group = label.group if label is not None else "(no label)"
         for tally in (_get(by_rule, key.code), _get(by_kind, kind_of(key.path)),
-                      _get(by_rule, "all"), _get(by_kind, "all")):  # fmt: skip
+                      _get(by_set, group), _get(by_rule, "all"), _get(by_kind, "all"),
+                      _get(by_set, "all")):  # fmt: skip
             tally.findings += 1
             if label is None:
                 tally.unlabelled += 1
@@ -299,14 +320,15 @@ def score(
         hit = key in found_hazards
         codes = [code for code in by_rule if code != "all" and hazard(code) == key.code]
         for tally in [_get(by_rule, c) for c in codes or [key.code]] + [
-            _get(by_kind, kind_of(key.path)), _get(by_rule, "all"), _get(by_kind, "all")
+            _get(by_kind, kind_of(key.path)), _get(by_set, label.group), _get(by_rule, "all"),
+            _get(by_kind, "all"), _get(by_set, "all"),
         ]:  # fmt: skip
             tally.real_labels += 1
             tally.real_found += hit
         if not hit:
             where = f"{key.package} {key.path}:{key.line} {key.code}"
             disagreements.append(f"MISSED      {where}: {label.reason}")
-    return by_rule, by_kind, disagreements
+    return by_rule, by_kind, by_set, disagreements
 
 
 def _get(table: dict[str, Tally], name: str) -> Tally:
@@ -318,7 +340,11 @@ def _order(key: Key) -> tuple[str, str, tuple[int, ...], str]:
 
 
 def render(
-    title: str, by_rule: dict[str, Tally], by_kind: dict[str, Tally], labels: dict[Key, Label]
+    title: str,
+    by_rule: dict[str, Tally],
+    by_kind: dict[str, Tally],
+    by_set: dict[str, Tally],
+    labels: dict[Key, Label],
 ) -> str:
     out = [f"## {title}", ""]
     verdicts = Counter(label.verdict for label in labels.values())
@@ -327,7 +353,7 @@ def render(
         f"{len(labels)} labels on {site_count} sites "
         f"({verdicts['REAL']} REAL, {verdicts['WEAK']} WEAK, {verdicts['FP']} FP)"
     )
-    for heading, table in (("rule", by_rule), ("kind", by_kind)):
+    for heading, table in (("rule", by_rule), ("kind", by_kind), ("set", by_set)):
         columns = "findings | REAL | WEAK | FP | unlabelled | precision | recall"
         out += ["", f"| {heading} | {columns} |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for name in sorted(table, key=lambda n: (n == "all", n)):
@@ -376,8 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = load_labels()
     profiles = [("default profile", False)] + ([("strict profile", True)] if args.strict else [])
     for title, strict in profiles:
-        by_rule, by_kind, disagreements = score(findings(root, strict), labels)
-        print(render(title, by_rule, by_kind, labels))
+        by_rule, by_kind, by_set, disagreements = score(findings(root, strict), labels)
+        print(render(title, by_rule, by_kind, by_set, labels))
         print()
         if not args.quiet and disagreements:
             print(f"### Disagreements ({title})\n")

@@ -146,14 +146,16 @@ class ModuleSummary:
             chain.append(name)
         return chain
 
+    def alias_functions(self) -> frozenset[str]:
+        """The functions (``f``, ``Class.m``) that return an alias of an argument."""
+        if isinstance(self.functions, _Lazy):
+            return self.functions.alias_functions()
+        return frozenset(name for name, f in self.functions.items() if f.alias is not None)
+
     def alias_names(self) -> frozenset[str]:
         """How the module calls its functions that return an alias of an
         argument: ``f`` for a function, ``m`` for a method (``self.m``)."""
-        if isinstance(self.functions, _Lazy):
-            return self.functions.alias_names()
-        return frozenset(
-            name.rsplit(".", 1)[-1] for name, f in self.functions.items() if f.alias is not None
-        )
+        return frozenset(name.rsplit(".", 1)[-1] for name in self.alias_functions())
 
 
 EMPTY_SUMMARY = ModuleSummary()
@@ -236,7 +238,7 @@ class _Lazy(Mapping[str, FunctionSummary]):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
-    def alias_names(self) -> frozenset[str]:
+    def alias_functions(self) -> frozenset[str]:
         """Functions whose text holds a conversion and that return one."""
         found = set()
         lines = self.conversion_lines
@@ -247,12 +249,30 @@ class _Lazy(Mapping[str, FunctionSummary]):
                     continue
             summary = self.get(name)
             if summary is not None and summary.alias is not None:
-                found.add(name.rsplit(".", 1)[-1])
+                found.add(name)
         return frozenset(found)
 
 
 #: A text without any of these holds no function that returns a conversion.
 CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
+_CONVERSION_WORDS = ("from_numpy", "asarray", "as_tensor", "asanyarray")
+_NUMPY_CALL = re.compile(r"\.numpy\s*\(")
+
+
+def has_conversion(text: str) -> bool:
+    """``CONVERSION_TEXT.search(text)``, answered by substring tests first
+    (an alternation without a literal prefix is slow to scan for)."""
+    if any(word in text for word in _CONVERSION_WORDS):
+        return True
+    return ".numpy" in text and _NUMPY_CALL.search(text) is not None
+
+
+def alias_functions_of(source: str) -> frozenset[str]:
+    """``summarize(ast.parse(source)).alias_functions()``; a text without a
+    conversion is not parsed. Raises what ``ast.parse`` raises."""
+    if not has_conversion(source):
+        return frozenset()
+    return summarize(ast.parse(source), source).alias_functions()
 
 
 def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
+from tensorlint.engine.literals import required_words
 from tensorlint.registry import ALL_RULES
 from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
@@ -35,6 +36,8 @@ class Plan:
     by_kind: dict[str, tuple[Rule, ...]]
     #: any enabled rule's trigger: a ``def``/``class`` without one is not parsed
     blocks: re.Pattern[str]
+    #: words every trigger match contains (None: not known)
+    words: Optional[frozenset[str]] = None
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Plan:
@@ -50,8 +53,10 @@ class Plan:
         for rule in rules:
             for kind in rule.KINDS:
                 kinds.setdefault(kind, []).append(rule)
-        blocks = re.compile("|".join(t for rule in rules for t in rule.TRIGGERS) or "(?!)")
-        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()}, blocks)
+        triggers = list(dict.fromkeys(t for rule in rules for t in rule.TRIGGERS))
+        blocks = re.compile("|".join(triggers) or "(?!)")
+        words = required_words(triggers)
+        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()}, blocks, words)
 
     def may_match(self, source: str, settings: Settings) -> bool:
         """Can this text produce any finding? (No parse: a scan of the text.)
@@ -60,6 +65,8 @@ class Plan:
         only then, unless ``assume-torch``; conversions must resolve to
         ``torch.*``), and one of the enabled rules' trigger strings.
         """
+        if self.words is not None and not any(word in source for word in self.words):
+            return False  # substring tests: far faster than the pattern's scan
         if not self.blocks.search(source):  # one pass for the common "no" answer
             return False
         if not any(
@@ -114,6 +121,10 @@ class TreeView(Protocol):
         """Names ``source`` calls that are imported functions returning an
         alias of their argument (``to_tensor``, or ``u.to_tensor``)."""
 
+    def aliases(self, source: str) -> frozenset[str]:
+        """The functions of the file (its text is ``source``) that return an
+        alias of an argument; raises what ``ast.parse`` raises."""
+
 
 def lint_source(
     source: str, settings: Settings, tree: Optional[TreeView] = None
@@ -141,35 +152,41 @@ def may_lint(source: str, settings: Settings, tree: Optional[TreeView] = None) -
     plan = plan_for(settings)
     if plan.may_match(source, settings):
         return True  # (the helpers it calls are found when it is checked)
-    return _helpers(source, settings, plan, tree) is not None
+    return _helpers(source, settings, plan, tree, matches=False) is not None
 
 
 def _helpers(
-    source: str, settings: Settings, plan: Plan, tree: Optional[TreeView]
+    source: str,
+    settings: Settings,
+    plan: Plan,
+    tree: Optional[TreeView],
+    matches: Optional[bool] = None,
 ) -> Optional[frozenset[str]]:
     """None when the text cannot produce a finding; else the names it calls
-    that are imported functions returning a conversion of their argument."""
+    that are imported functions returning a conversion of their argument.
+    ``matches``: the prefilter's answer, when known."""
+    if matches is None:
+        matches = plan.may_match(source, settings)
     if not plan.follows_helpers:
-        return frozenset() if plan.may_match(source, settings) else None
-    matches = plan.may_match(source, settings)
+        return frozenset() if matches else None
     helpers = tree.helpers(source) if tree is not None else frozenset()
     if helpers or matches:
         return helpers
-    from tensorlint.analysis.summaries import CONVERSION_TEXT, summarize
+    from tensorlint.analysis.summaries import alias_functions_of
 
-    if not CONVERSION_TEXT.search(source):
-        return None
     # a function of this file may return a conversion (``np.asarray(t.cpu())``)
     # to a caller in the file: CPython's parser answers that cheaply
-    from tensorlint.analysis.pytree import TooDeep, python_tree
-
     try:
-        python = python_tree(source)
-    except TooDeep:
-        return frozenset()  # the full check reports it
-    if python is None:
+        own = tree.aliases(source) if tree is not None else alias_functions_of(source)
+        return helpers if own else None
+    except SyntaxError as error:
+        if "too many nested" in str(error.msg):
+            return frozenset()  # the full check reports it
         return None
-    return helpers if summarize(python, source).alias_names() else None
+    except ValueError:
+        return None
+    except (RecursionError, MemoryError):
+        return frozenset()  # the full check reports it
 
 
 #: for valid but deeply nested code (a 500-term sum): the analysis recurses

@@ -292,6 +292,7 @@ def run(
     their text; the rest go to a process pool once there are enough of them.
     """
     files = discover(paths, config.exclude, config.root)
+    _TREE.refresh()  # what the file system says is kept for this run only
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
     pending: list[int] = []

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Optional
 
 from tensorlint.analysis.summaries import (
-    CONVERSION_TEXT,
     EMPTY_SUMMARY,
     FunctionSummary,
     ModuleSummary,
+    alias_functions_of,
     summarize,
 )
 from tensorlint.fix.io import SourceReadError, read_source
@@ -49,69 +49,152 @@ class Tree:
     """Module summaries of one checked tree, cached for the process."""
 
     def __init__(self) -> None:
-        self._summaries: dict[str, tuple[int, int, Optional[ModuleSummary]]] = {}
-        self._roots: dict[str, Path] = {}
+        self._summaries: dict[str, tuple[int, int, ModuleSummary]] = {}
+        #: per module, the functions that return a conversion of an argument:
+        #: what the prefilter asks of every import, kept for every module (no tree)
+        self._aliases: dict[str, tuple[int, int, frozenset[str]]] = {}
+        # What the file system says, kept for one run (``refresh``):
+        self._stats: dict[str, Optional[Dependency]] = {}
+        self._roots: dict[str, str] = {}
         self._tops: dict[tuple[str, str], bool] = {}
-        #: (folder of the importing file, qualified name) -> module files
-        self.modules: dict[tuple[str, str], list[tuple[Path, str]]] = {}
+        #: (base folder or import roots, qualified name) -> module files
+        self._modules: dict[tuple[object, ...], list[tuple[Path, str]]] = {}
+        #: (importing folder, qualified name) -> what ``FileView.helpers`` needs
+        self.imported: dict[tuple[str, str], tuple[bool, frozenset[str], tuple[Dependency, ...]]]
+        self.imported = {}
+
+    def refresh(self) -> None:
+        """Forget what the file system said (a new run); summaries stay,
+        keyed by size and modification time."""
+        self._stats.clear()
+        self._roots.clear()
+        self._tops.clear()
+        self._modules.clear()
+        self.imported.clear()
+
+    def stat(self, path: Path) -> Optional[Dependency]:
+        key = str(path)
+        if key in self._stats:
+            return self._stats[key]
+        found = self._stats[key] = _stat(key)
+        return found
 
     def view(self, path: Path) -> FileView:
         return FileView(self, Path(os.path.abspath(path)))
 
-    def summary(
-        self, path: Path, *, aliases_only: bool = False
-    ) -> tuple[ModuleSummary, Optional[Dependency]]:
-        """The module's summary (empty when it cannot be read or parsed).
-
-        With ``aliases_only`` a module whose text holds no conversion is not
-        parsed: none of its functions can return a conversion.
-        """
-        key = str(path)
-        try:
-            stat = path.stat()
-        except OSError:
+    def summary(self, path: Path) -> tuple[ModuleSummary, Optional[Dependency]]:
+        """The module's summary (empty when it cannot be read or parsed)."""
+        dependency = self.stat(path)
+        if dependency is None:
             return EMPTY_SUMMARY, None
-        dependency = (key, stat.st_size, stat.st_mtime_ns)
+        return self._summary(path, dependency, None), dependency
+
+    def _summary(self, path: Path, dependency: Dependency, text: Optional[str]) -> ModuleSummary:
+        key, size, mtime = dependency
         known = self._summaries.get(key)
-        if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
-            if known[2] is not None:
-                return known[2], dependency
-            if aliases_only:
-                return EMPTY_SUMMARY, dependency
-        summary: Optional[ModuleSummary] = EMPTY_SUMMARY
-        if stat.st_size <= _MAX_BYTES:
+        if known is not None and known[:2] == (size, mtime):
+            return known[2]
+        summary = EMPTY_SUMMARY
+        if size <= _MAX_BYTES:
             try:
-                text = read_source(path).text
-                if aliases_only and not CONVERSION_TEXT.search(text):
-                    summary = None  # not computed yet
-                else:
-                    summary = summarize(ast.parse(text), text)
+                text = read_source(path).text if text is None else text
+                summary = summarize(ast.parse(text), text)
             except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
-                summary = EMPTY_SUMMARY
-        self._summaries[key] = (stat.st_size, stat.st_mtime_ns, summary)
+                pass
+        self._summaries[key] = (size, mtime, summary)
         if len(self._summaries) > _KEPT:  # summaries hold their module's tree
             del self._summaries[next(iter(self._summaries))]
-        return summary or EMPTY_SUMMARY, dependency
+        return summary
 
-    def has_top(self, root: Path, name: str) -> bool:
+    def alias_functions(
+        self, path: Path, text: Optional[str] = None
+    ) -> tuple[frozenset[str], Optional[Dependency]]:
+        """The module's functions (``f``, ``Class.m``) that return a conversion
+        of an argument. A module whose text holds no conversion is not parsed.
+
+        ``text``: the module's text, already read (the checked file itself);
+        then a text CPython cannot parse raises what ``ast.parse`` raises.
+        """
+        dependency = self.stat(path)
+        if dependency is None:
+            return (frozenset() if text is None else alias_functions_of(text)), None
+        key, size, mtime = dependency
+        known = self._aliases.get(key)
+        if known is not None and known[:2] == (size, mtime):
+            return known[2], dependency
+        names: frozenset[str] = frozenset()
+        if text is not None:
+            names = alias_functions_of(text)
+        elif size <= _MAX_BYTES:
+            known_summary = self._summaries.get(key)
+            try:
+                if known_summary is not None and known_summary[:2] == (size, mtime):
+                    names = known_summary[2].alias_functions()
+                else:
+                    names = alias_functions_of(read_source(path).text)
+            except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+        self._aliases[key] = (size, mtime, names)
+        return names, dependency
+
+    def has_top(self, root: str, name: str) -> bool:
         """Is there a package or module ``name`` directly in ``root``?"""
-        key = (str(root), name)
+        key = (root, name)
         found = self._tops.get(key)
         if found is None:
-            found = (root / name).is_dir() or (root / f"{name}.py").is_file()
+            base = os.path.join(root, name)
+            found = os.path.isdir(base) or os.path.isfile(base + ".py")
             self._tops[key] = found
         return found
 
-    def import_root(self, folder: Path) -> Path:
+    def import_root(self, folder: str) -> str:
         """The folder above the top package that holds ``folder``."""
-        key = str(folder)
-        root = self._roots.get(key)
+        root = self._roots.get(folder)
         if root is None:
             root = folder
-            while (root / "__init__.py").is_file() and root.parent != root:
-                root = root.parent
-            self._roots[key] = root
+            while os.path.isfile(os.path.join(root, "__init__.py")):
+                parent = os.path.dirname(root)
+                if parent == root:
+                    break
+                root = parent
+            self._roots[folder] = root
         return root
+
+    def modules(self, folder: str, qual: str) -> list[tuple[Path, str]]:
+        """(module file, name in it) pairs ``qual``, imported by a module in
+        ``folder``, may mean, most likely first."""
+        level = len(qual) - len(qual.lstrip("."))
+        parts = qual[level:].split(".")
+        if not all(parts):
+            return []
+        if level:
+            base = folder
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            key: tuple[object, ...] = (base, qual[level:])
+            found = self._modules.get(key)
+            if found is None:
+                found = _module_files(base, parts[:-1], parts[-1])
+                if len(parts) >= 3:  # ``Class.method`` imported as ``mod.Class``
+                    found += _module_files(base, parts[:-2], ".".join(parts[-2:]))
+                self._modules[key] = found
+            return found
+        roots = tuple(
+            root
+            for root in dict.fromkeys((self.import_root(folder), folder))
+            if self.has_top(root, parts[0])  # ``typing``, ``torch``: not of this tree
+        )
+        if not roots:
+            return []
+        key = (roots, qual)
+        found = self._modules.get(key)
+        if found is None:
+            found = []
+            for root in roots:
+                for split in range(len(parts) - 1, 0, -1):
+                    found += _module_files(root, parts[:split], ".".join(parts[split:]))
+            self._modules[key] = found
+        return found
 
 
 class FileView:
@@ -120,6 +203,7 @@ class FileView:
     def __init__(self, tree: Tree, path: Path) -> None:
         self.tree = tree
         self.path = path
+        self.folder = os.path.dirname(path)
         self.deps: dict[str, Dependency] = {}
 
     def dependencies(self) -> tuple[Dependency, ...]:
@@ -127,11 +211,9 @@ class FileView:
 
     # -- for the analysis ------------------------------------------------------
 
-    def lookup(
-        self, qual: str, *, aliases_only: bool = False
-    ) -> Optional[tuple[FunctionSummary, str]]:
+    def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
         for module, name in self._candidates(qual):
-            summary, dependency = self.tree.summary(module, aliases_only=aliases_only)
+            summary, dependency = self.tree.summary(module)
             if dependency is None:
                 continue
             self.deps[dependency[0]] = dependency
@@ -150,6 +232,11 @@ class FileView:
             return summary.alias_chain(name)
         return []
 
+    def aliases(self, source: str) -> frozenset[str]:
+        """The functions of this file (its text is ``source``) that return a
+        conversion of an argument: shared with the files that import it."""
+        return self.tree.alias_functions(self.path, source)[0]
+
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions of the tree
         returning a conversion of their argument."""
@@ -164,62 +251,47 @@ class FileView:
         imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(source))
         found: set[str] = set()
         for local, qual in imported:
-            if self._returns_alias(qual):  # ``from .io import to_tensor``
+            function, names = self._imported_aliases(qual)
+            if function:  # ``from .io import to_tensor``
                 if re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", source):
                     found.add(local)
-                continue
-            names = self._alias_functions(qual)  # ``from . import io``: ``io.to_tensor(x)``
-            if names:
+            elif names:  # ``from . import io``: ``io.to_tensor(x)``
                 pattern = rf"(?<![\w.]){re.escape(local)}\s*\.\s*(\w+)\s*\("
                 found.update(f"{local}.{a}" for a in re.findall(pattern, source) if a in names)
         return frozenset(found)
 
-    def _alias_functions(self, qual: str) -> frozenset[str]:
-        """The functions of module ``qual`` that return a conversion."""
-        level = len(qual) - len(qual.lstrip("."))
-        parts = qual[level:].split(".")
-        for module, _ in self._candidates(f"{qual}.x") if all(parts) else []:
-            summary, dependency = self.tree.summary(module, aliases_only=True)
-            if dependency is not None:
-                self.deps[dependency[0]] = dependency
-                return summary.alias_names()
-        return frozenset()
-
-    def _returns_alias(self, qual: str) -> bool:
-        found = self.lookup(qual, aliases_only=True)
-        return found is not None and found[0].alias is not None
+    def _imported_aliases(self, qual: str) -> tuple[bool, frozenset[str]]:
+        """Is ``qual`` a function of the tree returning a conversion of its
+        argument; else, if ``qual`` is a module of the tree, how it calls its
+        functions that do. Answered once per folder and name in a run."""
+        key = (self.folder, qual)
+        known = self.tree.imported.get(key)
+        if known is None:
+            deps: list[Dependency] = []
+            function, names = False, frozenset[str]()
+            for module, name in self._candidates(qual):
+                found, dependency = self.tree.alias_functions(module)
+                if dependency is not None:
+                    deps.append(dependency)
+                    function = name in found
+                    break
+            level = len(qual) - len(qual.lstrip("."))
+            if not function and all(qual[level:].split(".")):
+                for module, _ in self._candidates(f"{qual}.x"):
+                    found, dependency = self.tree.alias_functions(module)
+                    if dependency is not None:
+                        deps.append(dependency)
+                        names = frozenset(name.rsplit(".", 1)[-1] for name in found)
+                        break
+            known = self.tree.imported[key] = (function, names, tuple(deps))
+        for dependency in known[2]:
+            self.deps[dependency[0]] = dependency
+        return known[0], known[1]
 
     # -- finding modules -------------------------------------------------------
 
     def _candidates(self, qual: str) -> list[tuple[Path, str]]:
-        key = (str(self.path.parent), qual)
-        found = self.tree.modules.get(key)
-        if found is None:
-            found = self.tree.modules[key] = self._find(qual)
-        return found
-
-    def _find(self, qual: str) -> list[tuple[Path, str]]:
-        """(module file, name in it) pairs ``qual`` may mean, most likely first."""
-        level = len(qual) - len(qual.lstrip("."))
-        parts = qual[level:].split(".")
-        if not parts or not all(parts):
-            return []
-        found: list[tuple[Path, str]] = []
-        if level:
-            base = self.path.parent
-            for _ in range(level - 1):
-                base = base.parent
-            found.extend(_module_files(base, parts[:-1], parts[-1]))
-            if len(parts) >= 3:  # ``Class.method`` imported as ``mod.Class``
-                found.extend(_module_files(base, parts[:-2], ".".join(parts[-2:])))
-            return found
-        roots = [self.tree.import_root(self.path.parent), self.path.parent]
-        for root in dict.fromkeys(roots):
-            if not self.tree.has_top(root, parts[0]):
-                continue  # ``typing``, ``torch``: not a module of this tree
-            for split in range(len(parts) - 1, 0, -1):
-                found.extend(_module_files(root, parts[:split], ".".join(parts[split:])))
-        return found
+        return self.tree.modules(self.folder, qual)
 
     def _display(self, module: Path) -> str:
         try:
@@ -228,14 +300,22 @@ class FileView:
             return str(module)
 
 
-def _module_files(base: Path, parts: list[str], name: str) -> list[tuple[Path, str]]:
-    folder = base.joinpath(*parts) if parts else base
+def _stat(path: str) -> Optional[Dependency]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return path, stat.st_size, stat.st_mtime_ns
+
+
+def _module_files(base: str, parts: list[str], name: str) -> list[tuple[Path, str]]:
+    folder = os.path.join(base, *parts)
     found: list[tuple[Path, str]] = []
-    if parts and folder.with_suffix(".py").is_file():
-        found.append((folder.with_suffix(".py"), name))
-    init = folder / "__init__.py"
-    if init.is_file():
-        found.append((init, name))
+    if parts and os.path.isfile(folder + ".py"):
+        found.append((Path(folder + ".py"), name))
+    init = os.path.join(folder, "__init__.py")
+    if os.path.isfile(init):
+        found.append((Path(init), name))
     return found
 
 

@@ -1,0 +1,62 @@
+"""The prefilter's substring screen: words every trigger match contains."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tensorlint.engine.literals import required_words
+from tensorlint.registry import ALL_RULES
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    ("patterns", "words"),
+    [
+        ([r"\.numpy\s*\("], {".numpy"}),
+        ([r"\b(?:as|asany|ascontiguous|asfortran)?array\s*\("], {"array"}),
+        (["from_numpy|as_tensor|asarray"], {"from_numpy", "as_tensor", "asarray"}),
+        ([r"\.data\b", "from_numpy"], {".data", "from_numpy"}),
+        (["(numpy)x"], {"numpy"}),  # a group matched once
+    ],
+)
+def test_words_of_patterns(patterns: list[str], words: set[str]) -> None:
+    assert required_words(patterns) == words
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?i)numpy",  # case-insensitive: a substring test would miss NUMPY
+        "(?i:numpy)x",
+        r"numpy|\d+",  # a branch with no literal run
+        "ab",  # too short to screen with
+        "(?:numpy)?x",  # an optional group is not required
+        "[",  # not a pattern
+    ],
+)
+def test_unknown_is_none(pattern: str) -> None:
+    assert required_words([pattern]) is None
+
+
+def test_every_rule_trigger_has_words() -> None:
+    """Every shipped trigger gets the fast screen (a new trigger that does not
+    falls back to the slow scan: this test says so)."""
+    for rule in ALL_RULES:
+        assert required_words(rule.TRIGGERS), rule.CODE
+
+
+def test_screen_never_drops_a_match_in_the_fixtures() -> None:
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in FIXTURES.rglob("*.py")]
+    assert texts
+    for rule in ALL_RULES:
+        words = required_words(rule.TRIGGERS)
+        assert words is not None
+        for pattern in rule.TRIGGERS:
+            compiled = re.compile(pattern)
+            for text in texts:
+                for match in compiled.finditer(text):
+                    assert any(word in match.group() for word in words), (rule.CODE, match)
