@@ -36,15 +36,28 @@ def _codes(value: str) -> list[str]:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
 
 
+def _workers(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {value!r}")
+    return count
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tensorlint",
         description="Precise lint rules and fixes for PyTorch <-> NumPy conversion bugs.",
+        allow_abbrev=False,  # ``--sel`` is not ``--select``: options are spelled out
     )
     parser.add_argument("--version", action="version", version=f"tensorlint {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    check = commands.add_parser("check", help="check files (and fix them with --fix)")
+    check = commands.add_parser(
+        "check", help="check files (and fix them with --fix)", allow_abbrev=False
+    )
     check.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument(
@@ -53,9 +66,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
     )
-    check.add_argument("--select", type=_codes, help="comma-separated codes or prefixes")
-    check.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes")
-    check.add_argument("--extend-select", type=_codes, help="codes or prefixes to add")
+    # repeated, they add up: ``--select TL101 --select TL102`` is ``--select TL101,TL102``
+    check.add_argument(
+        "--select", type=_codes, action="extend", help="comma-separated codes or prefixes"
+    )
+    check.add_argument(
+        "--ignore", type=_codes, action="extend", help="comma-separated codes or prefixes"
+    )
+    check.add_argument(
+        "--extend-select", type=_codes, action="extend", help="codes or prefixes to add"
+    )
     check.add_argument(
         "--strict", action="store_true", default=None, help="enable the strict rules"
     )
@@ -77,14 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument(
-        "--jobs", type=int, metavar="N", help="worker processes (default: one per CPU)"
+        "--jobs", type=_workers, metavar="N", help="worker processes (default: one per CPU)"
     )
     check.add_argument(
         "--output-format", choices=sorted(FORMATS), default="text", help="how to print findings"
     )
 
     harness = commands.add_parser(
-        "harness", help="run fixed code on real tensors and check the fixes (needs torch)"
+        "harness",
+        help="run fixed code on real tensors and check the fixes (needs torch)",
+        allow_abbrev=False,
     )
     harness.add_argument(
         "paths",
@@ -96,9 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     harness.add_argument("--report", type=Path, help="write a JSON report here")
     harness.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, default="cpu-detach")
 
-    rule = commands.add_parser("rule", help="explain a rule")
+    rule = commands.add_parser("rule", help="explain a rule", allow_abbrev=False)
     rule.add_argument("code", help="a rule code, e.g. TL201")
-    commands.add_parser("rules", help="list every rule")
+    commands.add_parser("rules", help="list every rule", allow_abbrev=False)
     return parser
 
 
@@ -149,6 +171,11 @@ def check(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if not results:
+        # Ruff's wording; a machine format still gets its (empty) report
+        print("warning: No Python files found under the given paths", file=sys.stderr)
+        if args.output_format == "text":
+            return EXIT_OK
     return report(results, args)
 
 
@@ -185,7 +212,9 @@ def check_stdin(
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(render_diff(results))
-    options = ReportOptions(fixing=args.fix or args.diff, unsafe=args.unsafe_fixes)
+    options = ReportOptions(
+        fixing=args.fix or args.diff, unsafe=args.unsafe_fixes, dry_run=args.diff
+    )
     output = FORMATS[args.output_format](results, options)
     (sys.stderr if args.diff else sys.stdout).write(output)
     if any(r.error for r in results):

@@ -96,20 +96,18 @@ class ConfigError(Exception):
 # --------------------------------------------------------------------------- discovery
 
 
-_OUR_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*tensorlint\b", re.MULTILINE)
-
-
 def _has_tensorlint_table(pyproject: Path) -> bool:
+    # A file that cannot be read or is not TOML may hold our table: it is
+    # ours, and load_config() reports it (exit 2); a silent fallback to the
+    # defaults, or to a parent's settings, would hide the user's settings.
     try:
         text = pyproject.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return False  # unreadable: not ours to judge
+        return True
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        # broken TOML that names our table is ours: load_config() reports it
-        # (a silent fallback to defaults would hide the user's settings)
-        return _OUR_TABLE.search(text) is not None
+        return True
     tool = data.get("tool")
     return isinstance(tool, dict) and "tensorlint" in tool
 

@@ -95,3 +95,6 @@ class FileResult:
     #: (path, size, mtime_ns) of the other modules whose summaries the
     #: findings used (the cache reuses them only while these are unchanged)
     deps: tuple[tuple[str, int, int], ...] = ()
+    #: how the result was had: "parsed", "skipped" (the prefilter found no
+    #: conversion: not parsed, so a syntax error there is not seen) or "cached"
+    how: str = "parsed"

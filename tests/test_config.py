@@ -84,11 +84,15 @@ def test_find_config_file_returns_none_when_no_file_has_the_table(tmp_path: Path
     assert found is None or not found.is_relative_to(tmp_path.resolve())
 
 
-def test_find_config_file_skips_a_broken_pyproject_that_is_not_ours(tmp_path: Path) -> None:
-    outer = write(tmp_path / "pyproject.toml", TABLE)
-    write(tmp_path / "pkg" / "pyproject.toml", "[project\n")
+def test_a_broken_pyproject_is_found_not_skipped(tmp_path: Path) -> None:
+    """Broken TOML may hold our table: it is reported (exit 2), never skipped
+    for a parent's settings or the defaults."""
+    write(tmp_path / "pyproject.toml", TABLE)
+    inner = write(tmp_path / "pkg" / "pyproject.toml", "[project\n")
 
-    assert find_config_file([tmp_path / "pkg"]) == outer.resolve()
+    assert find_config_file([tmp_path / "pkg"]) == inner.resolve()
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(inner)
 
 
 def test_a_broken_pyproject_naming_our_table_is_found_and_reported(tmp_path: Path) -> None:

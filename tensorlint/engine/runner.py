@@ -301,12 +301,12 @@ def run(
         file_settings = settings_for(path, config, settings)
         cached = cache.get(path, file_settings) if cache is not None else None
         if cached is not None and not (fixing and cached):
-            results[index] = FileResult(str(path), cached)
+            results[index] = FileResult(str(path), cached, how="cached")
             continue
         if not fixing:
             matches, deps = _may_match(path, file_settings)
             if not matches:
-                results[index] = FileResult(str(path))
+                results[index] = FileResult(str(path), how="skipped")
                 if cache is not None:
                     cache.put(path, file_settings, (), deps)
                 continue

@@ -251,6 +251,8 @@ class FileView:
         imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(source))
         found: set[str] = set()
         for local, qual in imported:
+            if f"{local}(" not in source and f"{local}." not in source:
+                continue  # not called here (an annotation, a re-export): not read
             function, names = self._imported_aliases(qual)
             if function:  # ``from .io import to_tensor``
                 if re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", source):

@@ -19,6 +19,7 @@ from tensorlint.diagnostics import FileResult
 class ReportOptions:
     fixing: bool = False  #: ``--fix`` or ``--diff`` ran
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
+    dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written
 
 
 Renderer = Callable[[Sequence[FileResult], ReportOptions], str]
@@ -27,7 +28,9 @@ Renderer = Callable[[Sequence[FileResult], ReportOptions], str]
 def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
     from tensorlint.reporters import text
 
-    return text.render(results, fixing=options.fixing, unsafe=options.unsafe)
+    return text.render(
+        results, fixing=options.fixing, unsafe=options.unsafe, dry_run=options.dry_run
+    )
 
 
 def _json(results: Sequence[FileResult], options: ReportOptions) -> str:

@@ -18,7 +18,13 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool = False) -> str:
+def render(
+    results: Sequence[FileResult],
+    *,
+    fixing: bool = False,
+    unsafe: bool = False,
+    dry_run: bool = False,
+) -> str:
     lines: list[str] = []
     findings = safe = hidden = 0
     for result in results:
@@ -41,23 +47,40 @@ def render(results: Sequence[FileResult], *, fixing: bool = False, unsafe: bool 
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
     if fixing:
-        lines.extend(migration_summary(results, hidden, unsafe))
+        lines.extend(migration_summary(results, hidden, unsafe, dry_run))
     else:
         lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe, errors))
+        lines.append(checked(results))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def migration_summary(results: Sequence[FileResult], hidden: int, unsafe: bool) -> list[str]:
-    """What a fix run did: the report a codemod migration is judged by."""
+def checked(results: Sequence[FileResult]) -> str:
+    """How many files were checked, and how: ``Checked 12 files: 3 parsed, 9
+    without a conversion (not parsed).``"""
+    how = Counter(r.how for r in results)
+    parts = [
+        f"{how['parsed']} parsed" if how["parsed"] else "",
+        f"{how['skipped']} without a conversion (not parsed)" if how["skipped"] else "",
+        f"{how['cached']} unchanged since the last run (cached)" if how["cached"] else "",
+    ]
+    return f"Checked {_count(len(results), 'file')}: {', '.join(p for p in parts if p)}."
+
+
+def migration_summary(
+    results: Sequence[FileResult], hidden: int, unsafe: bool, dry_run: bool = False
+) -> list[str]:
+    """What a fix run did (with ``--diff``: would do): the report a codemod
+    migration is judged by."""
     per_rule = Counter(code for r in results for code in r.fixes_applied)
     changed = sum(1 for r in results if r.fixed_source is not None)
     remaining = sum(len(r.diagnostics) for r in results)
     errors = sum(1 for r in results if r.error)
     fixed = sum(per_rule.values())
-    out = [f"Scanned {_count(len(results), 'file')}; changed {_count(changed, 'file')}."]
+    changes, fixes = ("would change", "Would fix") if dry_run else ("changed", "Fixed")
+    out = [f"Scanned {_count(len(results), 'file')}; {changes} {_count(changed, 'file')}."]
     if fixed:
         detail = ", ".join(f"{code} {n}" for code, n in sorted(per_rule.items()))
-        out.append(f"Fixed {_count(fixed, 'finding')} ({detail}); {remaining} remaining.")
+        out.append(f"{fixes} {_count(fixed, 'finding')} ({detail}); {remaining} remaining.")
     elif remaining:
         out.append(f"Nothing fixed; {_count(remaining, 'finding')} remaining.")
     else:

@@ -1,0 +1,131 @@
+"""Rough edges a new user hit in the first hour, each through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensorlint.cli import main
+
+GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
+PLAIN = "def f(x):\n    return x + 1\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# -- 1: what is parsed, and the summary says so ---------------------------------
+
+
+def test_the_summary_says_how_many_files_were_parsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "model.py", GRAD)
+    write(tmp_path / "plain.py", PLAIN)
+    write(tmp_path / "broken.py", "def f(:\n")  # no conversion: not parsed
+    code, out, _ = run(["check", "--no-cache", str(tmp_path)], capsys)
+    assert code == 1
+    assert "Checked 3 files: 1 parsed, 2 without a conversion (not parsed)." in out
+
+
+def test_a_syntax_error_in_a_file_that_may_hold_a_finding_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "broken.py", "import torch\n\ndef f(t:\n    return t.numpy()\n")
+    code, out, _ = run(["check", "--no-cache", str(tmp_path)], capsys)
+    assert code == 2
+    assert "broken.py" in out and "syntax" in out.lower()
+
+
+def test_cached_files_are_counted_as_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "model.py", GRAD)
+    run(["check", "."], capsys)
+    _, out, _ = run(["check", "."], capsys)
+    assert "Checked 1 file: 1 unchanged since the last run (cached)." in out
+
+
+# -- 2: a configuration file that cannot be read --------------------------------
+
+
+def test_a_pyproject_that_is_not_toml_is_exit_2_even_without_our_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "pyproject.toml", "[project\nname = 'x'\n")
+    write(tmp_path / "model.py", GRAD)
+    code, _, err = run(["check", "--no-cache", str(tmp_path)], capsys)
+    assert code == 2
+    assert "pyproject.toml" in err and "invalid TOML" in err
+
+
+def test_flake8_reports_the_broken_pyproject_as_tl000(tmp_path: Path) -> None:
+    pytest.importorskip("flake8", reason="flake8 is in the test extra")
+    write(tmp_path / "pyproject.toml", "[project\n")
+    write(tmp_path / "model.py", GRAD)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TL", "model.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "TL000" in proc.stdout and "invalid TOML" in proc.stdout
+
+
+# -- 5: --diff writes nothing and says so ---------------------------------------
+
+
+def test_diff_says_would(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "model.py", GRAD)
+    code, out, err = run(["check", "--no-cache", "--diff", str(path)], capsys)
+    assert code == 1
+    assert "+    return model(x).cpu().detach().numpy()" in out
+    assert "would change 1 file." in err and "Would fix 2 findings (TL101 1, TL102 1)" in err
+    assert "changed 1 file" not in err.replace("would change", "")
+    assert path.read_text(encoding="utf-8") == GRAD
+
+
+# -- 10: options as Ruff users expect them ---------------------------------------
+
+
+def test_no_python_files_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "notes.txt", "nothing here")
+    code, out, err = run(["check", "--no-cache", str(tmp_path)], capsys)
+    assert code == 0
+    assert "No Python files found" in err
+    assert "All checks passed" not in out
+
+
+def test_repeated_select_adds_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(
+        tmp_path / "model.py",
+        "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n",
+    )
+    _, out, _ = run(
+        ["check", "--no-cache", "--select", "TL101", "--select", "TL102", str(tmp_path)], capsys
+    )
+    assert " TL101 " in out and " TL102 " in out
+    _, out, _ = run(["check", "--no-cache", "--select", "TL102", str(tmp_path)], capsys)
+    assert " TL101 " not in out and " TL102 " in out
+
+
+@pytest.mark.parametrize("args", [["--jobs", "-3"], ["--jobs", "0"], ["--sel", "TL1"]])
+def test_bad_options_are_refused(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", *args, str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
