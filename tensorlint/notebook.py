@@ -21,6 +21,7 @@ from typing import Any
 
 _MAGIC = re.compile(r"^\s*(%|!|\?)|\?\s*$")
 _MASK = "# tensorlint: ipython "
+_STATEMENT = "pass  "  #: before the first masked line of a run
 #: the line between two cells in the joined text
 _BOUNDARY = "# tensorlint: cell boundary\n"
 
@@ -51,8 +52,12 @@ class Notebook:
         for number, cell in enumerate(self.cells):
             if number:
                 parts.append(_BOUNDARY)
+            previous = False
             for line, masked in zip(cell.lines, cell.masked):
-                parts.append(_mask(line) if masked else line)
+                # the first line of a run of IPython lines becomes ``pass``, so a
+                # block whose only statement is ``!pip install x`` stays a block
+                parts.append(_mask(line, statement=not previous) if masked else line)
+                previous = masked
         return "".join(parts)
 
     def locate(self, line: int) -> tuple[int, int]:
@@ -108,7 +113,7 @@ def _restore(cell: Cell, new: list[str]) -> list[str] | None:
     ending = _same_ending(cell.lines[0], "") if cell.lines else "\n"
     out: list[str] = []
     for line in new:
-        if line.startswith(_MASK):
+        if line.lstrip().startswith((_MASK, _STATEMENT + _MASK)):
             magic = next(magics, None)
             if magic is None:
                 return None
@@ -120,9 +125,14 @@ def _restore(cell: Cell, new: list[str]) -> list[str] | None:
     return out
 
 
-def _mask(line: str) -> str:
+def _mask(line: str, statement: bool = False) -> str:
+    """An IPython line as a comment; with ``statement``, as ``pass`` and the
+    comment, at the line's indentation (the lines after it in the same run
+    stay comments: their indentation need not be a block's)."""
     body = line.rstrip("\r\n")
-    return _MASK + body.lstrip() + line[len(body) :]
+    stripped = body.lstrip()
+    lead = body[: len(body) - len(stripped)] + _STATEMENT if statement else ""
+    return lead + _MASK + stripped + line[len(body) :]
 
 
 def _same_ending(old: str, new: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,67 @@ def test_bad_options_are_refused(
         main(["check", *args, str(tmp_path)])
     assert exit_info.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+# -- 8: one meaning for noqa ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("comment", "left"),
+    [("# noqa: TL1", set()), ("# noqa: TL10", set()), ("# noqa: TL101", {"TL102"}),
+     ("# noqa: TL2", {"TL101", "TL102"}), ("# noqa", set())],
+)  # fmt: skip
+def test_noqa_codes_and_prefixes_as_flake8_reads_them(
+    comment: str, left: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = f"import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()  {comment}\n"
+    write(tmp_path / "model.py", source)
+    _, out, _ = run(["check", "--no-cache", "--output-format", "json", str(tmp_path)], capsys)
+    assert {f["code"] for f in json.loads(out)["findings"]} == left
+
+
+# -- 6 and 7: notebooks ----------------------------------------------------------
+
+
+def _notebook(path: Path, cells: list[str]) -> Path:
+    document = {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+             "source": source.splitlines(keepends=True)}
+            for source in cells
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    return path
+
+
+def test_notebook_messages_count_lines_in_cells(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _notebook(
+        tmp_path / "nb.ipynb",
+        ["import torch\nimport numpy as np\n", "a = np.zeros(3)\nx = 1\n",
+         "t = torch.from_numpy(a)\ny = 2\nt += 1\nprint(a)\n"],
+    )  # fmt: skip
+    _, out, _ = run(["check", "--no-cache", str(path)], capsys)
+    assert "nb.ipynb:cell 3:1:" in out and "TL201" in out
+    assert "at line 3" in out  # the line in cell 3, not of the joined cells (8)
+    assert "line 8" not in out
+
+
+def test_an_ipython_line_alone_in_a_block_keeps_the_notebook_parsable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (
+        "import torch\ntry:\n    import einops\nexcept ImportError:\n    !pip install einops\n"
+        "t = torch.ones(2).cuda()\nt.numpy()\n"
+    )
+    path = _notebook(tmp_path / "nb.ipynb", [source, "%%bash\n  echo indented\necho\n"])
+    code, out, _ = run(["check", "--no-cache", str(path)], capsys)
+    assert code == 1, out
+    assert "cell 1:7:1: TL101" in out
+    code, _, _ = run(["check", "--no-cache", "--fix", str(path)], capsys)
+    fixed = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert "".join(fixed[0]["source"]) == source.replace("t.numpy()", "t.cpu().numpy()")
+    assert "".join(fixed[1]["source"]) == "%%bash\n  echo indented\necho\n"

@@ -1,4 +1,4 @@
-"""The analysis layer answers RULES.md's questions, independent of any rule."""
+"""The analysis layer answers the rules' questions, independent of any rule."""
 
 from __future__ import annotations
 

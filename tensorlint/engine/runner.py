@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,10 @@ def check_text(
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
 
 
+#: "line 12" in a message: a line of the joined cells, told as a line of a cell
+_LINE_MENTION = re.compile(r"\bline (\d+)\b")
+
+
 def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> FileResult:
     """Findings at (cell, line in cell); fixes written back into the JSON."""
 
@@ -151,8 +156,18 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
                     cell=where_cell,
                 )
             )
+
+        def cell_line(match: re.Match[str]) -> str:
+            where_cell, where_line = notebook.locate(int(match.group(1)))
+            return (
+                f"line {where_line}"
+                if where_cell == cell
+                else f"cell {where_cell}, line {where_line}"
+            )
+
         return dataclasses.replace(
             diagnostic,
+            message=_LINE_MENTION.sub(cell_line, diagnostic.message),  # lines of the cell
             start=at(diagnostic.start),
             end=at(diagnostic.end),
             fix=fix,

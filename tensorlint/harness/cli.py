@@ -27,7 +27,11 @@ def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str)
         import numpy  # noqa: F401
         import torch  # noqa: F401
     except ImportError as error:
-        print(f"error: the harness needs torch and numpy: {error}", file=sys.stderr)
+        print(
+            f"error: the harness needs torch and numpy ({error}); install them with "
+            "`pip install 'tensorlint[harness]'`",
+            file=sys.stderr,
+        )
         return 2
     from tensorlint.harness.report import environment, render_matrix, to_json
     from tensorlint.harness.runner import load_case, run_case
@@ -37,7 +41,8 @@ def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str)
         if shipped is None:
             print(
                 "error: name the case files or folders to run (the harness executes them); "
-                "this installation ships no cases",
+                "an installed tensorlint ships no cases: its own are the fixtures/ folder of "
+                "a source checkout",
                 file=sys.stderr,
             )
             return 2

@@ -1,4 +1,4 @@
-"""The input matrix of HARNESS.md: every tensor and array a case may meet.
+"""The harness's input matrix: every tensor and array a case may meet.
 
 An input is built fresh for every run (original, rewritten, reference), so
 that a run that writes to its input cannot affect the next one.

@@ -163,7 +163,8 @@ def _run(function: Callable[[Any], Any], argument: Any) -> Outcome:
 
 
 def is_conversion_error(error: Optional[BaseException]) -> bool:
-    """The two errors the rules exist for (SEMANTICS.md: DEV and RG)."""
+    """The two errors the rules exist for: ``.numpy()`` on a CUDA tensor
+    (TypeError) and on a tensor that requires grad (RuntimeError)."""
     text = str(error)
     if isinstance(error, TypeError):
         return "device type tensor to numpy" in text

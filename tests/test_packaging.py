@@ -1,0 +1,64 @@
+"""What the wheel carries and says about itself (issue: packaging)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _setuptools_at_least(major: int) -> bool:
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    return int(setuptools.__version__.split(".")[0]) >= major
+
+
+@pytest.mark.skipif(
+    not _setuptools_at_least(77),
+    reason="building offline needs setuptools >= 77 (PEP 639 license expressions) installed",
+)
+def test_the_wheel_carries_license_types_and_urls(tmp_path: Path) -> None:
+    source = tmp_path / "src"  # a copy: the build writes build/ next to its sources
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "tensorlint", source / "tensorlint", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(source)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    (wheel,) = (tmp_path / "dist").glob("tensorlint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode("utf-8")
+    assert "tensorlint/py.typed" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in text
+    assert "Project-URL: Homepage" in text
+    assert "Classifier: Typing :: Typed" in text
+    assert not [n for n in names if n.startswith(("tests/", "fixtures/", "bench/"))]
+
+
+def test_the_harness_without_torch_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # ``import torch`` raises ImportError
+        "from tensorlint.cli import main\n"
+        "sys.exit(main(['harness']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2
+    assert "pip install 'tensorlint[harness]'" in done.stderr
