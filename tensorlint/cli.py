@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="read the source from stdin and report it as PATH (with --fix: fixed code to stdout)",
     )
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply `exclude` to files named on the command line too (for pre-commit)",
+    )
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     check.add_argument(
         "--jobs", type=_workers, metavar="N", help="worker processes (default: one per CPU)"
@@ -228,7 +234,10 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
 
 def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
     changes: dict[str, object] = {}
-    for name in ("select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch"):
+    for name in (
+        "select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch",
+        "force_exclude",
+    ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:
             changes[name] = tuple(value) if isinstance(value, list) else value

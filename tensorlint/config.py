@@ -58,6 +58,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "numpy-idiom",
     "assume-torch",
     "exclude",
+    "force-exclude",
     "per-file-ignores",
 )
 
@@ -76,6 +77,9 @@ class Config:
     numpy_idiom: str = "cpu-detach"
     assume_torch: bool = False
     exclude: tuple[str, ...] = ()
+    #: apply ``exclude`` (and the default excludes) to files named on the
+    #: command line too, as pre-commit names them (Ruff's ``force-exclude``)
+    force_exclude: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     root: Path | None = None
     source: Path | None = None
@@ -275,6 +279,8 @@ def load_config(path: Path | None) -> Config:
         changes["numpy_idiom"] = idiom
     if "exclude" in table:
         changes["exclude"] = _strings(path, "exclude", table["exclude"])
+    if "force-exclude" in table:
+        changes["force_exclude"] = _bool(path, "force-exclude", table["force-exclude"])
     if "per-file-ignores" in table:
         changes["per_file_ignores"] = _per_file_ignores(
             path, "per-file-ignores", table["per-file-ignores"]

@@ -194,3 +194,30 @@ def test_an_ipython_line_alone_in_a_block_keeps_the_notebook_parsable(
     fixed = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert "".join(fixed[0]["source"]) == source.replace("t.numpy()", "t.cpu().numpy()")
     assert "".join(fixed[1]["source"]) == "%%bash\n  echo indented\necho\n"
+
+
+# -- 3: --force-exclude ----------------------------------------------------------
+
+
+def test_force_exclude_applies_exclude_to_named_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\nexclude = ["legacy/**", "gen_*.py"]\n')
+    named = [
+        str(write(tmp_path / "legacy" / "deep" / "old.py", GRAD)),
+        str(write(tmp_path / "src" / "gen_model.py", GRAD)),
+        str(write(tmp_path / ".venv" / "lib" / "dep.py", GRAD)),  # a default exclude
+        str(write(tmp_path / "src" / "model.py", GRAD)),
+    ]
+    _, out, _ = run(["check", "--no-cache", *named], capsys)
+    assert "old.py" in out and "gen_model.py" in out  # named files are checked
+    _, out, _ = run(["check", "--no-cache", "--force-exclude", *named], capsys)
+    assert "src/model.py" in out
+    assert "old.py" not in out and "gen_model.py" not in out and "dep.py" not in out
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.tensorlint]\nexclude = ["legacy"]\nforce-exclude = true\n',
+    )
+    _, out, _ = run(["check", "--no-cache", *named[:1], *named[3:]], capsys)
+    assert "old.py" not in out and "src/model.py" in out

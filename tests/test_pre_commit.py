@@ -111,6 +111,7 @@ def project(tmp_path: Path, hook_repo: HookRepo) -> Path:
 
 def _stage(project: Path, env: dict[str, str], files: dict[str, str]) -> None:
     for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text, encoding="utf-8")
     _git(["add", "--", *files], project, env)
 
@@ -205,3 +206,15 @@ def test_a_commit_without_python_files_passes_quietly(hook_repo: HookRepo, proje
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("(no files to check)Skipped") == 2
     assert "TL1" not in proc.stdout and "Failed" not in proc.stdout
+
+
+def test_the_hooks_honour_exclude_for_the_files_pre_commit_names(
+    hook_repo: HookRepo, project: Path
+) -> None:
+    pyproject = '[tool.tensorlint]\nexclude = ["legacy"]\n'
+    _stage(project, hook_repo.env, {"pyproject.toml": pyproject, "legacy/old.py": GRAD,
+                                     "new.py": GRAD})  # fmt: skip
+    proc = _run(hook_repo, project, "tensorlint", "--all-files")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "new.py:5:12: TL101 " in proc.stdout
+    assert "legacy/old.py" not in proc.stdout

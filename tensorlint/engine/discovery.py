@@ -284,17 +284,32 @@ def _walk(
     return found
 
 
+def _force_excluded(path: Path, exclude: Sequence[str], root: Path | None) -> bool:
+    """Would a walk from ``root`` (or the current directory) skip ``path``?"""
+    base = root if root is not None else Path.cwd()
+    parts = _relative_parts(path, base)
+    if parts is None:
+        parts = path.parts[1:]  # outside the base: match what can be matched
+    if any(part in _DEFAULT_EXCLUDES for part in parts[:-1]):
+        return True
+    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    return any(path_matches(p, prefix) for p in exclude for prefix in prefixes)
+
+
 def discover(
     paths: Sequence[Path],
     exclude: Sequence[str] = (),
     root: Path | None = None,
+    force_exclude: bool = False,
 ) -> list[Path]:
     """The files to check for ``paths``: sorted, without duplicates.
 
     Directories are walked; files and paths that do not exist are returned as
-    given. ``exclude`` patterns match paths relative to ``root`` (or to the
-    walked directory when there is no root or it is outside root). Returned
-    paths are joined from the given ones, not resolved.
+    given, unless ``force_exclude`` and the default excludes or ``exclude``
+    name them or a folder above them (relative to ``root``, or to the current
+    directory without one). ``exclude`` patterns match paths relative to
+    ``root`` (or to the walked directory when there is no root or it is
+    outside root). Returned paths are joined from the given ones, not resolved.
     """
     _inherited_rules.cache_clear()
     resolved_root = root.resolve() if root is not None else None
@@ -315,5 +330,8 @@ def discover(
                 add(found, base / found.relative_to(path))
         else:
             # named files (pre-commit passes hundreds): a cheap absolute key
-            add(path, Path(os.path.abspath(path)))
+            key = Path(os.path.abspath(path))
+            if force_exclude and _force_excluded(key, exclude, resolved_root):
+                continue
+            add(path, key)
     return sorted(result, key=lambda path: (path.as_posix(), str(path)))

@@ -306,7 +306,7 @@ def run(
     files cached as clean); files that cannot match are settled here from
     their text; the rest go to a process pool once there are enough of them.
     """
-    files = discover(paths, config.exclude, config.root)
+    files = discover(paths, config.exclude, config.root, config.force_exclude)
     _TREE.refresh()  # what the file system says is kept for this run only
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
