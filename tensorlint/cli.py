@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from tensorlint.engine.runner import (
     run,
     settings_for,
 )
+from tensorlint.file_settings import apply_overrides
 from tensorlint.notebook import NotebookError
 from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
@@ -171,8 +171,17 @@ def check(args: argparse.Namespace) -> int:
     if (args.fix or args.diff) and args.output_format == "text" and wanted(sys.stderr):
         progress = Progress(sys.stderr)
     try:
+        # without --config, every file gets its nearest configuration
+        overrides = None if args.config else _overrides(args)
         results = run(
-            paths, config, settings, options, jobs=args.jobs, cache=cache, progress=progress
+            paths,
+            config,
+            settings,
+            options,
+            jobs=args.jobs,
+            cache=cache,
+            progress=progress,
+            overrides=overrides,
         )
     finally:
         if progress is not None:
@@ -232,7 +241,8 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_OK
 
 
-def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The configuration values given on the command line."""
     changes: dict[str, object] = {}
     for name in (
         "select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch",
@@ -241,14 +251,11 @@ def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
         value = getattr(args, name)
         if value is not None:
             changes[name] = tuple(value) if isinstance(value, list) else value
-    if "ignore" in changes:
-        changes["ignore"] = (*config.ignore, *changes["ignore"])  # type: ignore[misc]
-    if "extend_select" in changes:
-        changes["extend_select"] = (
-            *config.extend_select,
-            *changes["extend_select"],  # type: ignore[misc]
-        )
-    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+    return changes
+
+
+def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
+    return apply_overrides(config, _overrides(args))
 
 
 def render_diff(results: Sequence[FileResult]) -> str:

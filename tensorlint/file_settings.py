@@ -1,9 +1,11 @@
-"""Settings for one file, for tools that hand tensorlint one file at a time.
+"""Settings for one file: the nearest configuration, then the overrides.
 
-The flake8 plugin and the LibCST codemod are given a file name, not a run:
-they find the ``pyproject.toml`` from the file itself, as ``tensorlint check``
-does from its paths, and apply its ``per-file-ignores``. Configurations are
-cached per directory, so a tool that calls this once per file reads each
+Every front end uses this one code path (Ruff's hierarchical model):
+``tensorlint check`` for each file it checks (unless ``--config`` names one
+file for all), the flake8 plugin and the LibCST codemod for the file they are
+given. The ``pyproject.toml`` with a ``[tool.tensorlint]`` table nearest to
+the file applies, with its ``per-file-ignores``; command-line options
+override it. Configurations are cached per directory, so a run reads each
 ``pyproject.toml`` once.
 """
 
@@ -11,15 +13,24 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional
 
-from tensorlint.config import Config, find_config_file, load_config, per_file_ignored_codes
+from tensorlint.config import (
+    CONFIG_FILENAME,
+    Config,
+    _has_tensorlint_table,
+    find_config_file,
+    load_config,
+    per_file_ignored_codes,
+)
 from tensorlint.registry import matches, select
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
-__all__ = ["config_for", "settings_for_file"]
+__all__ = ["Resolver", "apply_overrides", "config_for", "settings_for_file"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -33,29 +44,101 @@ def config_for(path: Optional[Path]) -> Config:
     Raises :class:`tensorlint.config.ConfigError` for a configuration that
     cannot be used.
     """
-    start = Path.cwd() if path is None else path.resolve().parent
+    if path is None:
+        return _config_in(Path.cwd())
+    try:
+        start = path.resolve().parent
+    except (OSError, RuntimeError):  # a symlink loop: start from where it sits
+        start = Path(os.path.abspath(path)).parent
     return _config_in(start)
+
+
+def apply_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
+    """``config`` with command-line values: ``ignore`` and ``extend_select``
+    add to the file's, the others replace them (None: not given)."""
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    for name in ("ignore", "extend_select"):
+        if name in changes:
+            changes[name] = (*getattr(config, name), *changes[name])  # type: ignore[misc]
+    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=256)
+def _enabled(config: Config) -> frozenset[str]:
+    return select(config.select, config.ignore, config.extend_select, config.strict)
+
+
+def settings_in(config: Config, path: Optional[Path]) -> Settings:
+    """The settings ``config`` gives ``path``: its rules less the file's
+    ``per-file-ignores``, and whether the file is library code."""
+    enabled = _enabled(config)
+    if path is not None:
+        ignored = per_file_ignored_codes(config, path)
+        if ignored:
+            enabled = frozenset(c for c in enabled if not any(matches(c, i) for i in ignored))
+    library = path_role(path, config.root)
+    return Settings(enabled, config.numpy_idiom, config.assume_torch, library)
 
 
 def settings_for_file(
     path: Optional[Path],
+    overrides: Optional[Mapping[str, object]] = None,
     *,
     numpy_idiom: Optional[str] = None,
     strict: Optional[bool] = None,
 ) -> Settings:
-    """The effective settings for ``path``: its configuration, then the overrides.
+    """The effective settings for ``path``: its nearest configuration, then
+    the overrides (``overrides`` maps Config field names to values).
 
     Raises :class:`tensorlint.config.ConfigError` for a bad configuration and
     :class:`tensorlint.registry.SelectionError` for an unknown rule code.
     """
-    config = config_for(path)
-    if numpy_idiom is not None:
-        config = dataclasses.replace(config, numpy_idiom=numpy_idiom)
-    if strict is not None:
-        config = dataclasses.replace(config, strict=strict)
-    enabled = select(config.select, config.ignore, config.extend_select, config.strict)
-    if path is not None:
-        ignored = per_file_ignored_codes(config, path)
-        enabled = frozenset(c for c in enabled if not any(matches(c, i) for i in ignored))
-    library = path_role(path, config.root)
-    return Settings(enabled, config.numpy_idiom, config.assume_torch, library)
+    given = dict(overrides or {})
+    given.setdefault("numpy_idiom", numpy_idiom)
+    given.setdefault("strict", strict)
+    return settings_in(apply_overrides(config_for(path), given), path)
+
+
+class Resolver:
+    """Per-file settings for one run of ``tensorlint check``: the nearest
+    configuration with the command line's ``overrides`` on top. Each folder
+    is looked at once and each configuration read once; a new run gets a new
+    resolver, so an edited ``pyproject.toml`` is read again."""
+
+    def __init__(self, overrides: Mapping[str, object]) -> None:
+        self.overrides = dict(overrides)
+        self._nearest: dict[str, Optional[Path]] = {}  #: folder -> its config file
+        self._configs: dict[Optional[Path], Config] = {}
+
+    def config(self, path: Path) -> Config:
+        """Raises ConfigError (and SelectionError) like ``load_config``."""
+        source = self._nearest_file(os.path.dirname(os.path.abspath(path)))
+        found = self._configs.get(source)
+        if found is None:
+            found = apply_overrides(load_config(source), self.overrides)
+            _enabled(found)  # an unknown code is an error here, once
+            self._configs[source] = found
+        return found
+
+    def settings(self, path: Path) -> Settings:
+        return settings_in(self.config(path), path)
+
+    def _nearest_file(self, folder: str) -> Optional[Path]:
+        walked: list[str] = []
+        found: Optional[Path] = None
+        while True:
+            if folder in self._nearest:
+                found = self._nearest[folder]
+                break
+            walked.append(folder)
+            candidate = Path(folder, CONFIG_FILENAME)
+            if candidate.is_file() and _has_tensorlint_table(candidate):
+                found = candidate
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        for name in walked:
+            self._nearest[name] = found
+        return found

@@ -221,3 +221,45 @@ def test_force_exclude_applies_exclude_to_named_files(
     )
     _, out, _ = run(["check", "--no-cache", *named[:1], *named[3:]], capsys)
     assert "old.py" not in out and "src/model.py" in out
+
+
+# -- 4: the nearest configuration per file ----------------------------------------
+
+
+def test_each_file_gets_its_nearest_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    both = "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n"
+    write(tmp_path / "pyproject.toml", "[tool.tensorlint]\n")
+    write(tmp_path / "a" / "pyproject.toml", '[tool.tensorlint]\nignore = ["TL101"]\n')
+    write(tmp_path / "b" / "pyproject.toml", '[tool.tensorlint]\nexclude = ["gen"]\n')
+    write(tmp_path / "a" / "m.py", both)
+    write(tmp_path / "b" / "m.py", both)
+    write(tmp_path / "b" / "gen" / "m.py", both)
+    write(tmp_path / "c" / "m.py", both)
+    _, out, _ = run(["check", "--no-cache", "a", "b", "c"], capsys)
+    found = {line.split(": ")[0].split(":")[0] + " " + line.split()[1] for line in
+             out.splitlines() if ": TL" in line}  # fmt: skip
+    assert found == {"a/m.py TL102", "b/m.py TL101", "b/m.py TL102", "c/m.py TL101",
+                     "c/m.py TL102"}  # fmt: skip
+    # the command line overrides every file's configuration
+    _, out, _ = run(["check", "--no-cache", "--select", "TL102", "b", "c"], capsys)
+    assert "b/m.py" in out and "c/m.py" in out and " TL101 " not in out
+    # --config names one file for all
+    _, out, _ = run(["check", "--no-cache", "--config", "pyproject.toml", "a"], capsys)
+    assert " TL101 " in out
+
+
+def test_a_broken_nested_configuration_is_an_error_for_its_files_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", "[tool.tensorlint]\n")
+    write(tmp_path / "a" / "pyproject.toml", '[tool.tensorlint]\nselect = ["XX9"]\n')
+    write(tmp_path / "a" / "m.py", GRAD)
+    write(tmp_path / "b" / "m.py", GRAD)
+    code, out, _ = run(["check", "--no-cache", "."], capsys)
+    assert code == 2
+    assert "a/m.py: configuration:" in out and "XX9" in out
+    assert "b/m.py:5:12: TL102" in out

@@ -284,8 +284,9 @@ def _walk(
     return found
 
 
-def _force_excluded(path: Path, exclude: Sequence[str], root: Path | None) -> bool:
-    """Would a walk from ``root`` (or the current directory) skip ``path``?"""
+def is_excluded(path: Path, exclude: Sequence[str], root: Path | None) -> bool:
+    """Would a walk from ``root`` (or the current directory) skip the file
+    ``path`` (absolute), for a default exclude or an ``exclude`` pattern?"""
     base = root if root is not None else Path.cwd()
     parts = _relative_parts(path, base)
     if parts is None:
@@ -331,7 +332,7 @@ def discover(
         else:
             # named files (pre-commit passes hundreds): a cheap absolute key
             key = Path(os.path.abspath(path))
-            if force_exclude and _force_excluded(key, exclude, resolved_root):
+            if force_exclude and is_excluded(key, exclude, resolved_root):
                 continue
             add(path, key)
     return sorted(result, key=lambda path: (path.as_posix(), str(path)))

@@ -5,22 +5,23 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from tensorlint.config import Config, per_file_ignored_codes
+from tensorlint.config import Config, ConfigError, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
-from tensorlint.engine.discovery import discover
+from tensorlint.engine.discovery import discover, is_excluded
 from tensorlint.engine.lint import LintError, TreeView, lint_source, may_lint
 from tensorlint.engine.tree import Tree
+from tensorlint.file_settings import Resolver
 from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
 from tensorlint.notebook import Notebook, NotebookError
 from tensorlint.notebook import load as load_notebook
-from tensorlint.registry import matches
+from tensorlint.registry import SelectionError, matches
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
@@ -299,21 +300,37 @@ def run(
     jobs: Optional[int] = None,
     cache: Optional[Cache] = None,
     progress: Optional[Callback] = None,
+    overrides: Optional[Mapping[str, object]] = None,
 ) -> list[FileResult]:
     """Check every file under ``paths``; results in discovery order.
 
-    Cached findings are reused for unchanged files (a fix run only skips the
-    files cached as clean); files that cannot match are settled here from
-    their text; the rest go to a process pool once there are enough of them.
+    With ``overrides`` (the command line's values), each file gets the
+    settings of its nearest configuration with the overrides on top, and the
+    ``exclude`` of a configuration below ``config``'s applies to the files
+    the walk found under it; without, ``config`` and ``settings`` apply to
+    every file. Cached findings are reused for unchanged files (a fix run
+    only skips the files cached as clean); files that cannot match are
+    settled here from their text; the rest go to a process pool once there
+    are enough of them.
     """
     files = discover(paths, config.exclude, config.root, config.force_exclude)
+    resolver = Resolver(overrides) if overrides is not None else None
+    if resolver is not None:
+        files = _nested_excludes(files, paths, config, resolver)
     _TREE.refresh()  # what the file system says is kept for this run only
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
     pending: list[int] = []
     dispatcher = _Dispatcher(jobs)
     for index, path in enumerate(files):
-        file_settings = settings_for(path, config, settings)
+        if resolver is None:
+            file_settings = settings_for(path, config, settings)
+        else:
+            try:
+                file_settings = resolver.settings(path)
+            except (ConfigError, SelectionError) as error:
+                results[index] = FileResult(str(path), error=f"{path}: configuration: {error}")
+                continue
         cached = cache.get(path, file_settings) if cache is not None else None
         if cached is not None and not (fixing and cached):
             results[index] = FileResult(str(path), cached, how="cached")
@@ -334,6 +351,31 @@ def run(
     if cache is not None:
         cache.save()
     return [results[index] for index in range(len(files))]
+
+
+def _nested_excludes(
+    files: list[Path], paths: Sequence[Path], config: Config, resolver: Resolver
+) -> list[Path]:
+    """``files`` less those a nested configuration's ``exclude`` covers (named
+    files only with ``force-exclude``)."""
+    named = {os.path.abspath(p) for p in paths if not p.is_dir()}
+    kept = []
+    for path in files:
+        absolute = os.path.abspath(path)
+        try:
+            nearest = resolver.config(Path(absolute))
+        except (ConfigError, SelectionError):
+            kept.append(path)  # reported when the file is checked
+            continue
+        if (
+            nearest.root != config.root
+            and nearest.exclude
+            and (absolute not in named or nearest.force_exclude)
+            and is_excluded(Path(absolute), nearest.exclude, nearest.root)
+        ):
+            continue
+        kept.append(path)
+    return kept
 
 
 def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, int, int], ...]]:
