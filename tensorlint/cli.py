@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     check.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add `# noqa: CODE` to the line of every current finding (a baseline), and exit",
+    )
+    check.add_argument(
         "--stdin-filename",
         metavar="PATH",
         help="read the source from stdin and report it as PATH (with --fix: fixed code to stdout)",
@@ -162,6 +167,10 @@ def check(args: argparse.Namespace) -> int:
     options = RunOptions(
         fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff, within=within
     )
+    if args.add_noqa and (args.fix or args.diff or args.stdin_filename):
+        print("error: --add-noqa cannot be combined with --fix, --diff or --stdin-filename",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_ERROR
     if args.stdin_filename:
         return check_stdin(Path(args.stdin_filename), config, settings, options, args)
     cache = None
@@ -186,12 +195,50 @@ def check(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if args.add_noqa:
+        return write_baseline(results, options)
     if not results:
         # Ruff's wording; a machine format still gets its (empty) report
         print("warning: No Python files found under the given paths", file=sys.stderr)
         if args.output_format == "text":
             return EXIT_OK
     return report(results, args)
+
+
+def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
+    """``--add-noqa``: write the comments, say what was done, exit 2 on errors."""
+    from tensorlint.baseline import add_noqa
+    from tensorlint.fix.io import SourceReadError, read_source, write_atomic
+
+    added = left = files = errors = 0
+    for result in results:
+        if result.error:
+            print(f"error: {result.error}", file=sys.stderr)
+            errors += 1
+            continue
+        if not result.diagnostics:
+            continue
+        if result.path.endswith(".ipynb"):
+            left += len(result.diagnostics)  # cells are not edited line by line
+            continue
+        path = Path(result.path)
+        try:
+            source = read_source(path)
+            baseline = add_noqa(source.text, result.diagnostics)
+            if write_atomic(path, source, baseline.text, within=options.within):
+                files += 1
+        except (SourceReadError, OSError) as error:
+            print(f"error: {path}: not written: {error}", file=sys.stderr)
+            errors += 1
+            continue
+        added += baseline.added
+        left += baseline.left
+    noun = "directive" if added == 1 else "directives"
+    print(f"Added {added} noqa {noun} to {files} file{'s' if files != 1 else ''}.", file=sys.stderr)
+    if left:
+        print(f"{left} finding{'s' if left != 1 else ''} left without one (notebooks, and "
+              "lines ending in a backslash).", file=sys.stderr)  # fmt: skip
+    return EXIT_ERROR if errors else EXIT_OK
 
 
 def check_stdin(

@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def _section(title: str) -> str:
-    part = README.split(f"## {title}\n", 1)[1]
-    return part.split("\n## ", 1)[0]
+def _section(title: str, heading: str = "##", until: str = "") -> str:
+    """The text under a heading, up to the next heading of its level or above
+    (``until="###"``: or a subsection)."""
+    part = README.split(f"{heading} {title}\n", 1)[1]
+    return re.split(rf"\n#{{2,{len(until or heading)}}} ", part, maxsplit=1)[0]
 
 
 def _commands(text: str) -> list[str]:
@@ -53,7 +55,7 @@ def test_the_migration_walkthrough_runs_in_order(
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     monkeypatch.chdir(tmp_path)
-    commands = _commands(_section("Migrating legacy code"))
+    commands = _commands(_section("Migrating legacy code", until="###"))  # (not the baseline)
     assert len(commands) == 5
     codes = []
     for command in commands:
@@ -79,6 +81,24 @@ def test_the_migration_walkthrough_runs_in_order(
     )
     if "No module named" not in done.stderr:
         assert done.returncode == 0, done.stderr
+
+
+def test_the_baseline_walkthrough_silences_todays_findings_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "src")
+    monkeypatch.chdir(tmp_path)
+    commands = _commands(_section("A baseline: adopt the hook today, burn the list down", "###"))
+    baseline = [c for c in commands if c.startswith("tensorlint")]
+    assert baseline == ["tensorlint check --add-noqa src/"]
+    assert main(["check", "--no-cache", "src/"]) == 1
+    assert main([*shlex.split(baseline[0])[1:], "--no-cache"]) == 0
+    assert main(["check", "--no-cache", "src/"]) == 0
+    capsys.readouterr()
+    new = tmp_path / "src" / "new.py"
+    new.write_text("import torch\n\n\ndef f(m, x):\n    return m(x.cuda()).numpy()\n")
+    assert main(["check", "--no-cache", "src/"]) == 1
+    assert "new.py:5:12: TL101" in capsys.readouterr().out
 
 
 def _yaml_blocks(text: str) -> list[Any]:

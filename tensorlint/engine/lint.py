@@ -294,7 +294,7 @@ def _syntax_message(source: str, error: cst.ParserSyntaxError) -> str:
 
 
 _LINES = re.compile(r"\r\n|\r|\n")
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 
 
 def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnostic]:
@@ -310,7 +310,7 @@ def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnost
     for diagnostic in diagnostics:
         index = diagnostic.start.line - 1
         line = lines[index] if index < len(lines) else ""
-        match = _NOQA.search(line)
+        match = NOQA.search(line)
         if match is None:
             kept.append(diagnostic)
             continue
