@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +27,7 @@ from tensorlint.notebook import NotebookError
 from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
+from tensorlint.reporters.text import printable
 from tensorlint.rule import Rule, Settings
 
 EXIT_OK = 0
@@ -34,6 +37,10 @@ EXIT_ERROR = 2
 
 def _codes(value: str) -> list[str]:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+def _patterns(value: str) -> list[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
 
 
 def _workers(value: str) -> int:
@@ -106,7 +113,35 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="apply `exclude` to files named on the command line too (for pre-commit)",
     )
+    check.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        action="extend",
+        metavar="PATTERNS",
+        help="comma-separated path patterns to exclude on top of `exclude`",
+    )
     check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"where the cache lives (default: $TENSORLINT_CACHE_DIR, else {CACHE_DIR}/ "
+        "next to the configuration)",
+    )
+    check.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per rule"
+    )
+    check.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings, nothing else"
+    )
+    check.add_argument(
+        "--show-files", action="store_true", help="print the files that would be checked, and exit"
+    )
+    check.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the settings each named file gets, and exit",
+    )
     check.add_argument(
         "--jobs", type=_workers, metavar="N", help="worker processes (default: one per CPU)"
     )
@@ -173,15 +208,21 @@ def check(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     if args.stdin_filename:
         return check_stdin(Path(args.stdin_filename), config, settings, options, args)
+    if args.extend_exclude:
+        config = dataclasses.replace(config, exclude=(*config.exclude, *args.extend_exclude))
+    overrides = None if args.config else _overrides(args)
+    if args.show_files:
+        return show_files(paths, config, overrides)
+    if args.show_settings:
+        return show_settings(paths, config, settings, overrides)
     cache = None
     if not args.no_cache:
-        cache = Cache((config.root or Path.cwd()) / CACHE_DIR)
+        cache = Cache(_cache_dir(args, config))
     progress = None
     if (args.fix or args.diff) and args.output_format == "text" and wanted(sys.stderr):
         progress = Progress(sys.stderr)
     try:
         # without --config, every file gets its nearest configuration
-        overrides = None if args.config else _overrides(args)
         results = run(
             paths,
             config,
@@ -203,6 +244,60 @@ def check(args: argparse.Namespace) -> int:
         if args.output_format == "text":
             return EXIT_OK
     return report(results, args)
+
+
+def _cache_dir(args: argparse.Namespace, config: Config) -> Path:
+    if args.cache_dir is not None:
+        return Path(args.cache_dir)
+    from_env = os.environ.get("TENSORLINT_CACHE_DIR")
+    if from_env:
+        return Path(from_env)
+    return (config.root or Path.cwd()) / CACHE_DIR
+
+
+def show_files(
+    paths: Sequence[Path], config: Config, overrides: Optional[dict[str, object]]
+) -> int:
+    """``--show-files``: the files a check would read, one per line."""
+    from tensorlint.engine.runner import files_to_check
+
+    for path in files_to_check(paths, config, overrides):
+        print(printable(str(path)))
+    return EXIT_OK
+
+
+def show_settings(
+    paths: Sequence[Path],
+    config: Config,
+    settings: Settings,
+    overrides: Optional[dict[str, object]],
+) -> int:
+    """``--show-settings``: what each named file (or the first file found) gets."""
+    from tensorlint.engine.runner import files_to_check
+    from tensorlint.file_settings import Resolver
+
+    files = [p for p in paths if not p.is_dir()] or files_to_check(paths, config, overrides)[:1]
+    resolver = Resolver(overrides) if overrides is not None else None
+    for path in files:
+        try:
+            chosen = resolver.config(path) if resolver is not None else config
+            if resolver is not None:
+                effective = resolver.settings(path)
+            else:
+                effective = settings_for(path, config, settings)
+        except (ConfigError, SelectionError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        role = {True: "library", False: "script", None: "decided by the text"}
+        print(f"{printable(str(path))}:")
+        print(f"  configuration: {chosen.source or '(defaults)'}")
+        print(f"  rules: {', '.join(sorted(effective.enabled)) or '(none)'}")
+        print(f"  numpy-idiom: {effective.numpy_idiom}")
+        print(f"  assume-torch: {str(effective.assume_torch).lower()}")
+        print(f"  role: {role[effective.library]}")
+        print(f"  exclude: {list(chosen.exclude)}")
+        print(f"  force-exclude: {str(chosen.force_exclude).lower()}")
+    return EXIT_OK
 
 
 def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
@@ -274,11 +369,18 @@ def check_stdin(
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(render_diff(results))
+    if args.statistics or args.quiet:
+        sys.stdout.write(statistics(results) if args.statistics else findings_only(results))
+        return exit_code(results, args)
     options = ReportOptions(
         fixing=args.fix or args.diff, unsafe=args.unsafe_fixes, dry_run=args.diff
     )
     output = FORMATS[args.output_format](results, options)
     (sys.stderr if args.diff else sys.stdout).write(output)
+    return exit_code(results, args)
+
+
+def exit_code(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if any(r.error for r in results):
         return EXIT_ERROR
     if args.exit_zero:
@@ -286,6 +388,43 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         return EXIT_FINDINGS if any(r.fixed_source is not None for r in results) else EXIT_OK
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_OK
+
+
+def statistics(results: Sequence[FileResult]) -> str:
+    """``--statistics``: findings per rule, most frequent first (Ruff's layout)."""
+    from collections import Counter
+
+    from tensorlint.diagnostics import Applicability
+
+    counts = Counter(d.code for r in results for d in r.diagnostics)
+    fixable = {
+        d.code
+        for r in results
+        for d in r.diagnostics
+        if d.fix is not None and d.fix.applicability is Applicability.SAFE
+    }
+    lines = [f"error: {printable(r.error)}" for r in results if r.error]
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        marker = "[*]" if code in fixable else "[ ]"
+        lines.append(f"{count:>5}\t{code}\t{marker} {BY_CODE[code].NAME}")
+    return "".join(line + "\n" for line in lines)
+
+
+def findings_only(results: Sequence[FileResult]) -> str:
+    """``--quiet``: the findings and file errors of the text output, no summary."""
+    from tensorlint.diagnostics import Applicability
+
+    lines = [f"error: {printable(r.error)}" for r in results if r.error]
+    for result in results:
+        for d in result.diagnostics:
+            path = printable(result.path)
+            where = f"{path}:cell {d.cell}" if d.cell is not None else path
+            safe = d.fix is not None and d.fix.applicability is Applicability.SAFE
+            marker = " [*]" if safe else ""
+            lines.append(
+                f"{where}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}{marker}"
+            )
+    return "".join(line + "\n" for line in lines)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:

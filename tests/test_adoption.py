@@ -263,3 +263,77 @@ def test_a_broken_nested_configuration_is_an_error_for_its_files_only(
     assert code == 2
     assert "a/m.py: configuration:" in out and "XX9" in out
     assert "b/m.py:5:12: TL102" in out
+
+
+# -- conventions Ruff users expect -------------------------------------------------
+
+BOTH = "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n"
+
+
+def test_statistics_and_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "a.py", BOTH)
+    write(tmp_path / "b.py", GRAD)
+    code, out, _ = run(["check", "--no-cache", "--statistics", str(tmp_path)], capsys)
+    assert code == 1
+    assert out.splitlines() == [  # most frequent first, then by code
+        "    2\tTL101\t[*] numpy-on-accelerator-tensor",
+        "    2\tTL102\t[*] numpy-on-grad-tensor",
+    ]
+    code, out, _ = run(["check", "--no-cache", "-q", str(tmp_path)], capsys)
+    assert code == 1
+    assert len(out.splitlines()) == 4 and all(": TL10" in line for line in out.splitlines())
+    assert "Found" not in out and "Checked" not in out
+
+
+def test_extend_exclude_and_show_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\nexclude = ["old"]\n')
+    for name in ("old/a.py", "gen/b.py", "src/c.py"):
+        write(tmp_path / name, GRAD)
+    _, out, _ = run(["check", "--show-files", "."], capsys)
+    assert sorted(out.split()) == ["gen/b.py", "src/c.py"]
+    _, out, _ = run(["check", "--show-files", "--extend-exclude", "gen", "."], capsys)
+    assert out.split() == ["src/c.py"]
+    code, out, _ = run(["check", "--no-cache", "--extend-exclude", "gen", "."], capsys)
+    assert code == 1 and "src/c.py" in out and "gen/b.py" not in out
+
+
+def test_show_settings_names_the_configuration_a_file_gets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", "[tool.tensorlint]\nstrict = true\n")
+    write(tmp_path / "a" / "pyproject.toml", '[tool.tensorlint]\nselect = ["TL2"]\n')
+    write(tmp_path / "a" / "m.py", GRAD)
+    code, out, _ = run(["check", "--show-settings", "a/m.py"], capsys)
+    assert code == 0
+    assert f"configuration: {(tmp_path / 'a' / 'pyproject.toml').resolve()}" in out
+    assert "rules: TL201, TL202, TL204" in out
+
+
+def test_cache_dir_option_and_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "src" / "m.py", GRAD)
+    run(["check", "--cache-dir", str(tmp_path / "c1"), "src"], capsys)
+    assert (tmp_path / "c1").is_dir() and not (tmp_path / ".tensorlint_cache").exists()
+    monkeypatch.setenv("TENSORLINT_CACHE_DIR", str(tmp_path / "c2"))
+    run(["check", "src"], capsys)
+    _, out, _ = run(["check", "src"], capsys)
+    assert (tmp_path / "c2").is_dir() and "cached" in out
+
+
+@pytest.mark.parametrize(
+    ("comment", "left"),
+    [("# tensorlint: noqa", set()), ("# tensorlint: noqa: TL101", {"TL102"}),
+     ("#tensorlint:noqa:TL1", set()), ("x = 1  # tensorlint: noqa", {"TL101", "TL102"})],
+)  # fmt: skip
+def test_file_level_noqa(
+    comment: str, left: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "m.py", f"{comment}\n{BOTH}")  # (not on a line of its own: no effect)
+    _, out, _ = run(["check", "--no-cache", "--output-format", "json", str(tmp_path)], capsys)
+    assert {f["code"] for f in json.loads(out)["findings"]} == left

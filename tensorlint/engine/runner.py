@@ -313,10 +313,8 @@ def run(
     settled here from their text; the rest go to a process pool once there
     are enough of them.
     """
-    files = discover(paths, config.exclude, config.root, config.force_exclude)
     resolver = Resolver(overrides) if overrides is not None else None
-    if resolver is not None:
-        files = _nested_excludes(files, paths, config, resolver)
+    files = files_to_check(paths, config, overrides, resolver)
     _TREE.refresh()  # what the file system says is kept for this run only
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
@@ -351,6 +349,20 @@ def run(
     if cache is not None:
         cache.save()
     return [results[index] for index in range(len(files))]
+
+
+def files_to_check(
+    paths: Sequence[Path],
+    config: Config,
+    overrides: Optional[Mapping[str, object]] = None,
+    resolver: Optional[Resolver] = None,
+) -> list[Path]:
+    """The files a run checks: discovery from ``config``, then (with
+    ``overrides``: per-file configurations) the nested ``exclude``s."""
+    files = discover(paths, config.exclude, config.root, config.force_exclude)
+    if overrides is None:
+        return files
+    return _nested_excludes(files, paths, config, resolver or Resolver(overrides))
 
 
 def _nested_excludes(
