@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     harness.add_argument("--report", type=Path, help="write a JSON report here")
     harness.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, default="cpu-detach")
 
+    commands.add_parser(
+        "server",
+        help="run the editor server (Language Server Protocol over stdio; needs pygls)",
+        allow_abbrev=False,
+    )
     rule = commands.add_parser("rule", help="explain a rule", allow_abbrev=False)
     rule.add_argument("code", help="a rule code, e.g. TL201")
     commands.add_parser("rules", help="list every rule", allow_abbrev=False)
@@ -177,6 +182,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "rules":
         sys.stdout.write(rules_table())
         return EXIT_OK
+    if args.command == "server":
+        from tensorlint.server import run_server  # imports pygls: only here
+
+        return run_server()
     if args.command == "harness":
         from tensorlint.harness.cli import run_harness  # imports torch: only here
 

@@ -62,3 +62,16 @@ def test_the_harness_without_torch_names_the_extra() -> None:
     )
     assert done.returncode == 2
     assert "pip install 'tensorlint[harness]'" in done.stderr
+
+
+def test_the_server_without_pygls_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['pygls'] = None\n"
+        "from tensorlint.cli import main\n"
+        "sys.exit(main(['server']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2
+    assert "pip install 'tensorlint[server]'" in done.stderr
