@@ -8,6 +8,7 @@ for tensorlint's version.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import os
@@ -158,7 +159,7 @@ def _validate_sarif(document: object) -> None:
 
 
 def test_every_ci_format_is_registered() -> None:
-    assert {"text", "json", "sarif", "github", "junit"} <= set(FORMATS)
+    assert {"text", "json", "sarif", "github", "junit", "gitlab"} <= set(FORMATS)
 
 
 # --------------------------------------------------------------------------- json
@@ -392,3 +393,66 @@ def test_cli_output_format(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixtu
         assert out.startswith(f"::error file={str(path).replace(':', '%3A')},line=6,col=9,")
     else:
         assert ET.fromstring(out.encode("utf-8")).find("testsuite/testcase/failure") is not None
+
+
+# -- gitlab ------------------------------------------------------------------------
+
+#: GitLab's Code Quality report: the fields GitLab reads (its documented subset of
+#: the Code Climate spec), as a JSON schema
+GITLAB_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string"},
+            "check_name": {"type": "string"},
+            "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    "path": {"type": "string"},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {"begin": {"type": "integer", "minimum": 1}},
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def test_gitlab_code_quality_report() -> None:
+    document = json.loads(FORMATS["gitlab"](RESULTS, OPTIONS))
+    jsonschema.validate(document, GITLAB_SCHEMA)
+    findings = sum(len(r.diagnostics) for r in RESULTS)
+    errors = sum(1 for r in RESULTS if r.error)
+    assert len(document) == findings + errors
+    fingerprints = [issue["fingerprint"] for issue in document]
+    assert len(set(fingerprints)) == len(fingerprints)
+    notebook = [i for i in document if i["location"]["path"] == "nb.ipynb"]
+    assert notebook and notebook[0]["description"].startswith("TL101 cell 3: ")
+
+
+def test_gitlab_fingerprints_survive_moving_code() -> None:
+    moved = tuple(
+        dataclasses.replace(
+            r,
+            diagnostics=tuple(
+                dataclasses.replace(
+                    d,
+                    start=Position(d.start.line + 7, d.start.column),
+                    end=Position(d.end.line + 7, d.end.column),
+                )
+                for d in r.diagnostics
+            ),
+        )
+        for r in RESULTS
+    )
+    before = [i["fingerprint"] for i in json.loads(FORMATS["gitlab"](RESULTS, OPTIONS))]
+    after = [i["fingerprint"] for i in json.loads(FORMATS["gitlab"](moved, OPTIONS))]
+    assert before == after

@@ -1,8 +1,8 @@
 """Reporters are pure functions of the results: ``render(results, options) -> str``.
 
 ``FORMATS`` is the one list of output formats; ``--output-format`` offers its
-keys. ``text`` is for people; ``json``, ``sarif``, ``github`` and ``junit`` are
-for CI (see the README, section *CI output formats*). Each is imported only
+keys. ``text`` is for people; ``json``, ``sarif``, ``github``, ``junit`` and
+``gitlab`` are for CI (see the README, section *CI output formats*). Each is imported only
 when used.
 """
 
@@ -57,10 +57,17 @@ def _junit(results: Sequence[FileResult], options: ReportOptions) -> str:
     return junit.render(results, options)
 
 
+def _gitlab(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import gitlab
+
+    return gitlab.render(results, options)
+
+
 FORMATS: dict[str, Renderer] = {
     "text": _text,
     "json": _json,
     "sarif": _sarif,
     "github": _github,
     "junit": _junit,
+    "gitlab": _gitlab,
 }
