@@ -6,9 +6,9 @@ import argparse
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from tensorlint import __version__
 from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_file, load_config
@@ -130,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--statistics", action="store_true", help="print the number of findings per rule"
+    )
+    check.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output (auto: on a terminal, unless NO_COLOR is set)",
     )
     check.add_argument(
         "-q", "--quiet", action="store_true", help="print the findings, nothing else"
@@ -381,12 +387,29 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.statistics or args.quiet:
         sys.stdout.write(statistics(results) if args.statistics else findings_only(results))
         return exit_code(results, args)
+    stream = sys.stderr if args.diff else sys.stdout
     options = ReportOptions(
-        fixing=args.fix or args.diff, unsafe=args.unsafe_fixes, dry_run=args.diff
+        fixing=args.fix or args.diff,
+        unsafe=args.unsafe_fixes,
+        dry_run=args.diff,
+        color=use_color(args.color, stream, os.environ),
     )
     output = FORMATS[args.output_format](results, options)
     (sys.stderr if args.diff else sys.stdout).write(output)
     return exit_code(results, args)
+
+
+def use_color(choice: str, stream: Any, environ: Mapping[str, str]) -> bool:
+    """``--color``: ``always``/``never``; ``auto`` colours a terminal unless
+    ``NO_COLOR`` is set (https://no-color.org), and ``FORCE_COLOR`` forces it."""
+    if choice != "auto":
+        return choice == "always"
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and environ.get("TERM") != "dumb"
 
 
 def exit_code(results: Sequence[FileResult], args: argparse.Namespace) -> int:

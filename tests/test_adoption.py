@@ -337,3 +337,30 @@ def test_file_level_noqa(
     write(tmp_path / "m.py", f"{comment}\n{BOTH}")  # (not on a line of its own: no effect)
     _, out, _ = run(["check", "--no-cache", "--output-format", "json", str(tmp_path)], capsys)
     assert {f["code"] for f in json.loads(out)["findings"]} == left
+
+
+def test_color(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "m.py", BOTH)
+    _, out, _ = run(["check", "--no-cache", "--color", "always", str(tmp_path)], capsys)
+    assert "\x1b[1m\x1b[31mTL101\x1b[0m" in out and "\x1b[36m [*]\x1b[0m" in out
+    for choice in ("never", "auto"):  # (capsys is not a terminal)
+        _, out, _ = run(["check", "--no-cache", "--color", choice, str(tmp_path)], capsys)
+        assert "\x1b[" not in out and " TL101 " in out
+
+
+class _Terminal:
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("choice", "environ", "expected"),
+    [("auto", {}, True), ("auto", {"NO_COLOR": "1"}, False), ("auto", {"TERM": "dumb"}, False),
+     ("never", {}, False), ("always", {"NO_COLOR": "1"}, True)],
+)  # fmt: skip
+def test_use_color(choice: str, environ: dict[str, str], expected: bool) -> None:
+    from tensorlint.cli import use_color
+
+    assert use_color(choice, _Terminal(), environ) is expected
+    assert use_color("auto", object(), {"FORCE_COLOR": "1"}) is True
+    assert use_color("auto", object(), {}) is False

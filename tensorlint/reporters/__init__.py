@@ -20,6 +20,7 @@ class ReportOptions:
     fixing: bool = False  #: ``--fix`` or ``--diff`` ran
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
     dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written
+    color: bool = False  #: ANSI colours in the text output (``--color``)
 
 
 Renderer = Callable[[Sequence[FileResult], ReportOptions], str]
@@ -29,7 +30,11 @@ def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
     from tensorlint.reporters import text
 
     return text.render(
-        results, fixing=options.fixing, unsafe=options.unsafe, dry_run=options.dry_run
+        results,
+        fixing=options.fixing,
+        unsafe=options.unsafe,
+        dry_run=options.dry_run,
+        color=options.color,
     )
 
 

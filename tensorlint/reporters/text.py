@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tensorlint.diagnostics import Applicability, FileResult
+from tensorlint.registry import BY_CODE
 
 #: control characters (newlines, ANSI escapes): a file name may hold them
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -18,12 +19,20 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
+_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
+
+
+def _paint(text: str, *styles: str) -> str:
+    return "".join(styles) + text + _RESET
+
+
 def render(
     results: Sequence[FileResult],
     *,
     fixing: bool = False,
     unsafe: bool = False,
     dry_run: bool = False,
+    color: bool = False,
 ) -> str:
     lines: list[str] = []
     findings = safe = hidden = 0
@@ -42,7 +51,13 @@ def render(
                     marker = " [*]" if unsafe else ""
             path = printable(result.path)
             where = f"{path}:cell {d.cell}" if d.cell is not None else path
-            line = f"{where}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}"
+            code = d.code
+            if color:
+                where = _paint(where, _BOLD)
+                strict = BY_CODE.get(d.code) is not None and not BY_CODE[d.code].DEFAULT
+                code = _paint(code, _BOLD, _YELLOW if strict else _RED)
+                marker = _paint(marker, _CYAN) if marker else ""
+            line = f"{where}:{d.start.line}:{d.start.column + 1}: {code} {d.message}"
             lines.append(line + marker)
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
