@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,6 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes, report only what was fixed, exit 0 unless a file failed",
+    )
+    check.add_argument(
+        "--show-fixes", action="store_true", help="with --fix, list the fixes applied per file"
+    )
     check.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes"
     )
@@ -200,6 +209,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
+    if args.fix_only:
+        args.fix = True
     paths: list[Path] = args.paths or [Path(".")]
     try:
         config_file = args.config or find_config_file(paths)
@@ -395,8 +406,32 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
         color=use_color(args.color, stream, os.environ),
     )
     output = FORMATS[args.output_format](results, options)
+    if args.fix_only and args.output_format == "text":  # the summary, no remaining findings
+        output = "".join(line + "\n" for line in output.splitlines() if not _FINDING.match(line))
     (sys.stderr if args.diff else sys.stdout).write(output)
+    if args.show_fixes and (args.fix or args.diff):
+        stream.write(fixes_listing(results, args.diff))
+    if args.fix_only:
+        return EXIT_ERROR if any(r.error for r in results) else EXIT_OK
     return exit_code(results, args)
+
+
+#: a finding line of the text output: ``path:12:5: TL101 ...``
+_FINDING = re.compile(r"^.+:\d+:\d+: TL\d{3} ")
+
+
+def fixes_listing(results: Sequence[FileResult], dry_run: bool) -> str:
+    """``--show-fixes``: ``path: TL101 x2, TL102`` per file changed."""
+    from collections import Counter
+
+    lines = ["Fixes that would be applied:" if dry_run else "Fixes applied:"]
+    for result in results:
+        if not result.fixes_applied:
+            continue
+        counts = Counter(result.fixes_applied)
+        listed = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in sorted(counts.items()))
+        lines.append(f"  {printable(result.path)}: {listed}")
+    return "".join(line + "\n" for line in lines) if len(lines) > 1 else ""
 
 
 def use_color(choice: str, stream: Any, environ: Mapping[str, str]) -> bool:

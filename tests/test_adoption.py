@@ -364,3 +364,17 @@ def test_use_color(choice: str, environ: dict[str, str], expected: bool) -> None
     assert use_color(choice, _Terminal(), environ) is expected
     assert use_color("auto", object(), {"FORCE_COLOR": "1"}) is True
     assert use_color("auto", object(), {}) is False
+
+
+def test_fix_only_and_show_fixes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fixable = write(tmp_path / "a.py", BOTH)
+    write(
+        tmp_path / "b.py",
+        "import torch\n\n\ndef f(a):\n    t = torch.from_numpy(a)\n    t += 1\n    return a\n",
+    )
+    code, out, _ = run(["check", "--no-cache", "--fix-only", "--show-fixes", str(tmp_path)], capsys)
+    assert code == 0  # a finding remains (TL201, unsafe), but --fix-only exits 0
+    assert "Fixed 2 findings (TL101 1, TL102 1); 1 remaining." in out
+    assert ": TL201 " not in out  # remaining findings are not listed
+    assert "Fixes applied:" in out and f"{fixable}: TL101, TL102" in out
+    assert ".cpu().detach().numpy()" in fixable.read_text(encoding="utf-8")
