@@ -102,7 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="treat .numpy() receivers as torch tensors even without `import torch`",
     )
-    check.add_argument("--config", type=Path, help="pyproject.toml to use (default: found)")
+    check.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE | KEY=VALUE",
+        help="the pyproject.toml to use for every file (default: each file's nearest), or a "
+        "setting in TOML overriding the files' (`--config 'numpy-idiom = \"force\"'`); repeatable",
+    )
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
@@ -213,6 +219,7 @@ def check(args: argparse.Namespace) -> int:
         args.fix = True
     paths: list[Path] = args.paths or [Path(".")]
     try:
+        args.config, args.inline = _config_arguments(args.config or [])
         config_file = args.config or find_config_file(paths)
         config = load_config(config_file)
         config = _apply_overrides(config, args)
@@ -494,9 +501,26 @@ def findings_only(results: Sequence[FileResult]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def _config_arguments(values: Sequence[str]) -> tuple[Optional[Path], dict[str, object]]:
+    """``--config`` values: at most one file, and ``KEY = VALUE`` settings
+    (TOML, as in ``[tool.tensorlint]``), validated like the file's (Ruff's
+    ``--config`` takes both). Raises ConfigError."""
+    from tensorlint.config import inline_setting
+
+    files = [Path(v) for v in values if "=" not in v or Path(v).exists()]
+    if len(files) > 1:
+        raise ConfigError(files[1], "--config names more than one file")
+    inline: dict[str, object] = {}
+    for value in values:
+        if "=" in value and not Path(value).exists():
+            inline.update(inline_setting(value))
+    return (files[0] if files else None), inline
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
     """The configuration values given on the command line."""
-    changes: dict[str, object] = {}
+    changes: dict[str, object] = dict(getattr(args, "inline", {}))
+
     for name in (
         "select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch",
         "force_exclude",

@@ -218,38 +218,9 @@ def _per_file_ignores(
     return tuple(entries)
 
 
-def load_config(path: Path | None) -> Config:
-    """Read the ``[tool.tensorlint]`` table of ``path``; ``None`` gives ``Config()``.
-
-    A file without the table gives the default settings with ``root`` and
-    ``source`` set. Raises :class:`ConfigError` for anything that is not valid.
-    """
-    if path is None:
-        return Config()
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"invalid TOML: not UTF-8 ({exc.reason})") from exc
-    try:
-        data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, f"invalid TOML: {exc}") from exc
-
-    resolved = path.resolve()
-    base = Config(root=resolved.parent, source=resolved)
-    tool = data.get("tool", {})
-    if not isinstance(tool, dict):
-        raise ConfigError(path, f"'tool' must be a table, got {_type_name(tool)}")
-    table = tool.get("tensorlint")
-    if table is None:
-        return base
-    if not isinstance(table, dict):
-        raise ConfigError(
-            path, f"'tool.tensorlint' must be a table, got {_type_name(table)} {table!r}"
-        )
-
+def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
+    """The Config fields a ``[tool.tensorlint]`` table sets, validated;
+    ``path`` names where the table came from in errors."""
     unknown = [key for key in table if key not in KNOWN_KEYS]
     if unknown:
         plural = "s" if len(unknown) > 1 else ""
@@ -285,6 +256,53 @@ def load_config(path: Path | None) -> Config:
         changes["per_file_ignores"] = _per_file_ignores(
             path, "per-file-ignores", table["per-file-ignores"]
         )
+    return changes
+
+
+def inline_setting(text: str) -> dict[str, Any]:
+    """``--config 'numpy-idiom = "force"'``: the Config fields one TOML
+    ``KEY = VALUE`` sets, validated as in a file. Raises ConfigError."""
+    where = Path("--config")
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(where, f"{text!r} is not a TOML `key = value`: {exc}") from exc
+    return table_changes(where, table)
+
+
+def load_config(path: Path | None) -> Config:
+    """Read the ``[tool.tensorlint]`` table of ``path``; ``None`` gives ``Config()``.
+
+    A file without the table gives the default settings with ``root`` and
+    ``source`` set. Raises :class:`ConfigError` for anything that is not valid.
+    """
+    if path is None:
+        return Config()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML: not UTF-8 ({exc.reason})") from exc
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML: {exc}") from exc
+
+    resolved = path.resolve()
+    base = Config(root=resolved.parent, source=resolved)
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(path, f"'tool' must be a table, got {_type_name(tool)}")
+    table = tool.get("tensorlint")
+    if table is None:
+        return base
+    if not isinstance(table, dict):
+        raise ConfigError(
+            path, f"'tool.tensorlint' must be a table, got {_type_name(table)} {table!r}"
+        )
+
+    changes = table_changes(path, table)
     return Config(**changes, root=base.root, source=base.source)
 
 

@@ -378,3 +378,27 @@ def test_fix_only_and_show_fixes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert ": TL201 " not in out  # remaining findings are not listed
     assert "Fixes applied:" in out and f"{fixable}: TL101, TL102" in out
     assert ".cpu().detach().numpy()" in fixable.read_text(encoding="utf-8")
+
+
+def test_config_key_value_overrides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\nignore = ["TL101"]\n')
+    write(tmp_path / "m.py", BOTH)
+    _, out, _ = run(
+        ["check", "--no-cache", "--diff", "--config", 'numpy-idiom = "force"', "."], capsys
+    )
+    assert "numpy(force=True)" in out  # the inline setting applies, the file's ignore too
+    write(
+        tmp_path / "s.py",
+        "import torch\n\n\ndef f(src):\n    t = torch.from_numpy(src)\n    return t\n",
+    )
+    _, out, _ = run(["check", "--no-cache", "s.py"], capsys)
+    assert " TL211 " not in out
+    _, out, _ = run(["check", "--no-cache", "--config", "strict = true", "s.py"], capsys)
+    assert "s.py:5:" in out and " TL211 " in out
+    code, _, err = run(["check", "--config", "numpy-idiom = 3", "."], capsys)
+    assert code == 2 and "--config" in err and "numpy-idiom" in err
+    code, _, err = run(["check", "--config", "colour = true", "."], capsys)
+    assert code == 2 and "unknown key 'colour'" in err
