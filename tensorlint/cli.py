@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any, Optional
 
 from tensorlint import __version__
-from tensorlint.config import NUMPY_IDIOMS, Config, ConfigError, find_config_file, load_config
+from tensorlint.config import (
+    NUMPY_IDIOMS,
+    Config,
+    ConfigError,
+    check_compatible,
+    find_config_file,
+    load_config,
+    parse_version,
+)
 from tensorlint.diagnostics import FileResult
 from tensorlint.engine.cache import CACHE_DIR, Cache
 from tensorlint.engine.progress import Progress, wanted
@@ -96,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", default=None, help="enable the strict rules"
     )
     check.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, help="spelling of .numpy() fixes")
+    check.add_argument(
+        "--target-version",
+        metavar="X.Y",
+        help="the oldest torch the code runs on: fixes it lacks are refused (force needs 1.13)",
+    )
     check.add_argument(
         "--assume-torch",
         action="store_true",
@@ -223,6 +236,7 @@ def check(args: argparse.Namespace) -> int:
         config_file = args.config or find_config_file(paths)
         config = load_config(config_file)
         config = _apply_overrides(config, args)
+        check_compatible(config)
         enabled = select(config.select, config.ignore, config.extend_select, config.strict)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -528,6 +542,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
         value = getattr(args, name)
         if value is not None:
             changes[name] = tuple(value) if isinstance(value, list) else value
+    if getattr(args, "target_version", None) is not None:
+        changes["target_version"] = parse_version(Path("--target-version"), args.target_version)
     return changes
 
 

@@ -59,8 +59,12 @@ KNOWN_KEYS: tuple[str, ...] = (
     "assume-torch",
     "exclude",
     "force-exclude",
+    "target-version",
     "per-file-ignores",
 )
+
+#: the oldest torch each ``numpy-idiom`` runs on (``Tensor.numpy(force=True)``: 1.13)
+IDIOM_NEEDS: dict[str, tuple[int, int]] = {"force": (1, 13)}
 
 _CODE_RE = re.compile(r"^(TL\d{0,3}|ALL)$")
 _TABLE = "[tool.tensorlint]"
@@ -80,6 +84,8 @@ class Config:
     #: apply ``exclude`` (and the default excludes) to files named on the
     #: command line too, as pre-commit names them (Ruff's ``force-exclude``)
     force_exclude: bool = False
+    #: the oldest torch the code must run on (``None``: any), as (major, minor)
+    target_version: tuple[int, int] | None = None
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     root: Path | None = None
     source: Path | None = None
@@ -250,6 +256,8 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
         changes["numpy_idiom"] = idiom
     if "exclude" in table:
         changes["exclude"] = _strings(path, "exclude", table["exclude"])
+    if "target-version" in table:
+        changes["target_version"] = parse_version(path, table["target-version"])
     if "force-exclude" in table:
         changes["force_exclude"] = _bool(path, "force-exclude", table["force-exclude"])
     if "per-file-ignores" in table:
@@ -257,6 +265,29 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
             path, "per-file-ignores", table["per-file-ignores"]
         )
     return changes
+
+
+def parse_version(path: Path, value: object) -> tuple[int, int]:
+    """``"1.12"`` -> (1, 12); a ConfigError for anything else."""
+    match = re.fullmatch(r"(\d+)\.(\d+)", value) if isinstance(value, str) else None
+    if match is None:
+        raise ConfigError(
+            path, f"{_TABLE} 'target-version' must be a torch version such as \"1.13\", "
+            f"got {_type_name(value)} {value!r}",
+        )  # fmt: skip
+    return int(match.group(1)), int(match.group(2))
+
+
+def check_compatible(config: Config) -> None:
+    """The fixes a configuration asks for must run on its ``target-version``."""
+    needs = IDIOM_NEEDS.get(config.numpy_idiom)
+    target = config.target_version
+    if needs is not None and target is not None and target < needs:
+        raise ConfigError(
+            config.source or Path("--numpy-idiom"),
+            f"numpy-idiom {config.numpy_idiom!r} needs torch >= {needs[0]}.{needs[1]}, "
+            f"but target-version is {target[0]}.{target[1]}",
+        )
 
 
 def inline_setting(text: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from tensorlint.config import (
     CONFIG_FILENAME,
     Config,
     _has_tensorlint_table,
+    check_compatible,
     find_config_file,
     load_config,
     per_file_ignored_codes,
@@ -71,6 +72,7 @@ def _enabled(config: Config) -> frozenset[str]:
 def settings_in(config: Config, path: Optional[Path]) -> Settings:
     """The settings ``config`` gives ``path``: its rules less the file's
     ``per-file-ignores``, and whether the file is library code."""
+    check_compatible(config)
     enabled = _enabled(config)
     if path is not None:
         ignored = per_file_ignored_codes(config, path)
@@ -117,6 +119,7 @@ class Resolver:
         if found is None:
             found = apply_overrides(load_config(source), self.overrides)
             _enabled(found)  # an unknown code is an error here, once
+            check_compatible(found)
             self._configs[source] = found
         return found
 

@@ -402,3 +402,19 @@ def test_config_key_value_overrides(
     assert code == 2 and "--config" in err and "numpy-idiom" in err
     code, _, err = run(["check", "--config", "colour = true", "."], capsys)
     assert code == 2 and "unknown key 'colour'" in err
+
+
+def test_target_version_refuses_fixes_the_torch_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "m.py", BOTH)
+    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\ntarget-version = "1.12"\n')
+    code, _, err = run(["check", "--no-cache", "--numpy-idiom", "force", "."], capsys)
+    assert code == 2 and "needs torch >= 1.13" in err and "1.12" in err
+    code, out, _ = run(["check", "--no-cache", "--diff", "--target-version", "1.13",
+                        "--numpy-idiom", "force", "."], capsys)  # fmt: skip
+    assert code == 1 and "numpy(force=True)" in out
+    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\ntarget-version = "one"\n')
+    code, _, err = run(["check", "--no-cache", "."], capsys)
+    assert code == 2 and "'target-version' must be a torch version" in err
