@@ -420,7 +420,9 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
         sys.stdout.write(statistics(results) if args.statistics else findings_only(results))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
+    sources = _sources(results) if args.output_format == "full" else None
     options = ReportOptions(
+        sources=sources,
         fixing=args.fix or args.diff,
         unsafe=args.unsafe_fixes,
         dry_run=args.diff,
@@ -453,6 +455,20 @@ def fixes_listing(results: Sequence[FileResult], dry_run: bool) -> str:
         listed = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in sorted(counts.items()))
         lines.append(f"  {printable(result.path)}: {listed}")
     return "".join(line + "\n" for line in lines) if len(lines) > 1 else ""
+
+
+def _sources(results: Sequence[FileResult]) -> dict[str, str]:
+    """``--output-format full``: the text of each file with findings."""
+    from tensorlint.fix.io import SourceReadError, read_source
+
+    found = {}
+    for result in results:
+        if result.diagnostics and not result.path.endswith(".ipynb"):
+            try:
+                found[result.path] = result.original_source or read_source(Path(result.path)).text
+            except SourceReadError:
+                continue
+    return found
 
 
 def use_color(choice: str, stream: Any, environ: Mapping[str, str]) -> bool:

@@ -418,3 +418,17 @@ def test_target_version_refuses_fixes_the_torch_lacks(
     write(tmp_path / "pyproject.toml", '[tool.tensorlint]\ntarget-version = "one"\n')
     code, _, err = run(["check", "--no-cache", "."], capsys)
     assert code == 2 and "'target-version' must be a torch version" in err
+
+
+def test_output_format_full_and_concise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = "import torch\n\n\ndef f(model, x):\n    y = model(x.cuda())\n    return y.numpy()\n"
+    path = write(tmp_path / "m.py", source)
+    _, text, _ = run(["check", "--no-cache", str(path)], capsys)
+    _, concise, _ = run(["check", "--no-cache", "--output-format", "concise", str(path)], capsys)
+    assert concise == text
+    _, full, _ = run(["check", "--no-cache", "--output-format", "full", str(path)], capsys)
+    assert "6 |     return y.numpy()\n  |            ^^^^^^^^^\n" in full
+    assert "  = line 5: moved to a device that may be CUDA\n" in full
+    assert [line for line in full.splitlines() if ": TL" in line] == [
+        line for line in text.splitlines() if ": TL" in line
+    ]

@@ -8,9 +8,9 @@ when used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 from tensorlint.diagnostics import FileResult
 
@@ -21,6 +21,8 @@ class ReportOptions:
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
     dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written
     color: bool = False  #: ANSI colours in the text output (``--color``)
+    #: ``--output-format full``: each file's text, to show the lines of a finding
+    sources: Optional[Mapping[str, str]] = None
 
 
 Renderer = Callable[[Sequence[FileResult], ReportOptions], str]
@@ -35,6 +37,7 @@ def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
         unsafe=options.unsafe,
         dry_run=options.dry_run,
         color=options.color,
+        sources=options.sources,
     )
 
 
@@ -70,6 +73,8 @@ def _gitlab(results: Sequence[FileResult], options: ReportOptions) -> str:
 
 FORMATS: dict[str, Renderer] = {
     "text": _text,
+    "concise": _text,  # Ruff's name for the one-line form
+    "full": _text,  # with ``sources``: the lines of each finding and its evidence
     "json": _json,
     "sarif": _sarif,
     "github": _github,

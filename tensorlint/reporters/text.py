@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Optional
 
-from tensorlint.diagnostics import Applicability, FileResult
+from tensorlint.diagnostics import Applicability, Diagnostic, FileResult
 from tensorlint.registry import BY_CODE
 
 #: control characters (newlines, ANSI escapes): a file name may hold them
@@ -33,6 +34,7 @@ def render(
     unsafe: bool = False,
     dry_run: bool = False,
     color: bool = False,
+    sources: Optional[Mapping[str, str]] = None,
 ) -> str:
     lines: list[str] = []
     findings = safe = hidden = 0
@@ -59,6 +61,9 @@ def render(
                 marker = _paint(marker, _CYAN) if marker else ""
             line = f"{where}:{d.start.line}:{d.start.column + 1}: {code} {d.message}"
             lines.append(line + marker)
+            text = sources.get(result.path) if sources is not None else None
+            if text is not None and d.cell is None:
+                lines.extend(_context(text, d))
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
     if fixing:
@@ -79,6 +84,22 @@ def checked(results: Sequence[FileResult]) -> str:
         f"{how['cached']} unchanged since the last run (cached)" if how["cached"] else "",
     ]
     return f"Checked {_count(len(results), 'file')}: {', '.join(p for p in parts if p)}."
+
+
+def _context(text: str, d: Diagnostic) -> list[str]:
+    """The finding's first line with a caret under it, and its evidence."""
+    source_lines = text.splitlines()
+    if not 1 <= d.start.line <= len(source_lines):
+        return []
+    width = len(str(d.start.line))
+    body = printable(source_lines[d.start.line - 1])
+    end = d.end.column if d.end.line == d.start.line else len(body)
+    caret = " " * d.start.column + "^" * max(1, end - d.start.column)
+    out = [f"{' ' * width} |", f"{d.start.line} | {body}", f"{' ' * width} | {caret}"]
+    for related in d.related:
+        out.append(f"{' ' * width} = line {related.start.line}: {printable(related.message)}")
+    out.append("")
+    return out
 
 
 def migration_summary(
