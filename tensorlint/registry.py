@@ -18,6 +18,7 @@ from tensorlint.rules.tl211 import FromNumpySharedMemory
 from tensorlint.rules.tl212 import NumpySharedMemory
 from tensorlint.rules.tl213 import AsTensorSharedMemory
 from tensorlint.rules.tl301 import DataAttributeDetach
+from tensorlint.rules.tl900 import UnusedNoqa
 
 #: Every rule, in code order. The single source of truth for the catalog.
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -34,6 +35,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NumpySharedMemory,
     AsTensorSharedMemory,
     DataAttributeDetach,
+    UnusedNoqa,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.CODE: rule for rule in ALL_RULES}

@@ -72,3 +72,20 @@ def test_a_prefix_already_listed_covers_the_code() -> None:
     text = "y = t.numpy()  # noqa: TL1\n"
     done = add_noqa(text, [_finding(1, "TL101"), _finding(1, "TL102")])
     assert done.text == text and done.added == 0
+
+
+def test_burning_the_baseline_down_with_tl900(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "legacy.py"
+    path.write_text("import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n", "utf-8")
+    assert main(["check", "--no-cache", "--add-noqa", str(path)]) == 0
+    assert main(["check", "--no-cache", "--extend-select", "TL900", str(path)]) == 0
+    # the code is fixed by hand; the comment would now hide the next finding there
+    text = path.read_text("utf-8").replace("model(x).numpy()", "model(x).detach().cpu().numpy()")
+    path.write_text(text, "utf-8")
+    capsys.readouterr()
+    assert main(["check", "--no-cache", "--extend-select", "TL900", str(path)]) == 1
+    assert "TL900 unused `noqa` codes: TL101, TL102" in capsys.readouterr().out
+    assert main(["check", "--no-cache", "--extend-select", "TL900", "--fix", str(path)]) == 0
+    assert path.read_text("utf-8").endswith("return model(x).detach().cpu().numpy()\n")

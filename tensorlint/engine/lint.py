@@ -15,6 +15,7 @@ from tensorlint.engine.literals import required_words
 from tensorlint.registry import ALL_RULES
 from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
+from tensorlint.rules.tl900 import UnusedNoqa, unused_noqa
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -277,6 +278,8 @@ def _lint_parsed(
         for rule in plan.by_kind.get(site.kind, ()):
             rule.check(site, ctx)
     diagnostics = filter_noqa(ctx.diagnostics, source)
+    if UnusedNoqa.CODE in settings.enabled:
+        diagnostics += filter_noqa(unused_noqa(source, ctx.diagnostics, settings.enabled), source)
     return sorted(diagnostics, key=lambda d: (d.start, d.code))
 
 
