@@ -27,12 +27,13 @@ def _setuptools_at_least(major: int) -> bool:
 )
 def test_the_wheel_carries_license_types_and_urls(tmp_path: Path) -> None:
     source = tmp_path / "src"  # a copy: the build writes build/ next to its sources
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(
-        ROOT / "tensorlint", source / "tensorlint", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    for folder in ("tensorlint", "fixtures"):
+        shutil.copytree(
+            ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(tmp_path / "dist"), str(source)],
@@ -49,6 +50,14 @@ def test_the_wheel_carries_license_types_and_urls(tmp_path: Path) -> None:
     assert "Project-URL: Homepage" in text
     assert "Classifier: Typing :: Typed" in text
     assert not [n for n in names if n.startswith(("tests/", "fixtures/", "bench/"))]
+    # the harness's runtime cases, copied from fixtures/, and nothing else of it
+    cases = [n for n in names if n.startswith("tensorlint/harness/cases/")]
+    expected = sorted(
+        "tensorlint/harness/cases/" + p.relative_to(ROOT / "fixtures").as_posix()
+        for p in (ROOT / "fixtures").rglob("*.py")
+        if not p.name.endswith(".fixed.py") and "HARNESS =" in p.read_text(encoding="utf-8")
+    )
+    assert expected and sorted(cases) == expected
 
 
 def test_the_harness_without_torch_names_the_extra() -> None:
@@ -75,3 +84,13 @@ def test_the_server_without_pygls_names_the_extra() -> None:
     )
     assert done.returncode == 2
     assert "pip install 'tensorlint[server]'" in done.stderr
+
+
+def test_an_installed_harness_runs_the_cases_the_wheel_carries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tensorlint.harness import cli
+
+    assert cli._shipped_cases() == cli.SHIPPED_CASES  # a checkout: its fixtures/
+    monkeypatch.setattr(cli, "PACKAGED_CASES", tmp_path)
+    assert cli._shipped_cases() == tmp_path  # a wheel: its copy

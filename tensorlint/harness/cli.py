@@ -15,7 +15,13 @@ from tensorlint.harness.runner import CaseError, CellResult, find_cases, harness
 SHIPPED_CASES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 
 
+#: the copy of the runtime cases a wheel carries (made by setup.py at build time)
+PACKAGED_CASES = Path(__file__).resolve().parent / "cases"
+
+
 def _shipped_cases() -> Optional[Path]:
+    if PACKAGED_CASES.is_dir():
+        return PACKAGED_CASES
     marker = SHIPPED_CASES.parent / "tensorlint" / "harness" / "cli.py"
     if SHIPPED_CASES.is_dir() and marker.resolve() == Path(__file__).resolve():
         return SHIPPED_CASES
@@ -41,8 +47,7 @@ def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str)
         if shipped is None:
             print(
                 "error: name the case files or folders to run (the harness executes them); "
-                "an installed tensorlint ships no cases: its own are the fixtures/ folder of "
-                "a source checkout",
+                "this installation has no cases of its own (a wheel built without fixtures/)",
                 file=sys.stderr,
             )
             return 2
