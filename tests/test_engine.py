@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +148,35 @@ def test_fix_runs_skip_files_cached_as_clean_but_fix_the_others(tree: Path, tmp_
     assert not [
         d for r in again for d in r.diagnostics if d.fix and d.fix.applicability.value == "safe"
     ]
+
+
+@pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork",
+    reason="the crash is injected by patching the module a forked worker inherits",
+)
+def test_a_worker_that_dies_is_one_error_line_and_the_rest_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tensorlint.engine import runner
+
+    source = "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n"
+    for n in range(20):
+        (tmp_path / f"m{n:02d}.py").write_text(source, encoding="utf-8")
+    (tmp_path / "crash.py").write_text(source, encoding="utf-8")
+    parent = os.getpid()
+    real = runner.check_file
+
+    def crashing(path: Path, *args: Any) -> Any:
+        if path.name == "crash.py" and os.getpid() != parent:
+            os._exit(139)  # as a segfault in a native parser would
+        return real(path, *args)
+
+    monkeypatch.setattr(runner, "check_file", crashing)
+    results = runner.run(
+        [tmp_path], Config(), Settings(enabled=select()), runner.RunOptions(), jobs=2
+    )
+    by_name = {Path(r.path).name: r for r in results}
+    assert len(by_name) == 21
+    crashed = by_name.pop("crash.py")
+    assert crashed.error is not None and "stopped abruptly" in crashed.error
+    assert all(r.error is None and len(r.diagnostics) == 2 for r in by_name.values())

@@ -229,18 +229,23 @@ class _Dispatcher:
     Tasks are submitted while discovery and the prefilter are still going, so
     workers parse while the parent reads the remaining files. Results come
     back in submission order; a pool that cannot start (a sandbox without
-    ``/dev/shm``) or breaks falls back to running the rest serially.
+    ``/dev/shm``) falls back to running the tasks serially. A pool that
+    breaks (a worker killed by a crash in a native parser, or by the kernel
+    for memory) runs the tasks that were in flight each in a worker of its
+    own, then the rest in a new pool: the file that kills a worker is one
+    error line and the others are still checked.
     """
 
-    def __init__(self, jobs: Optional[int]) -> None:
+    def __init__(self, jobs: Optional[int], threshold: int = 0) -> None:
         self.workers = jobs if jobs is not None else (os.cpu_count() or 1)
+        self.threshold = threshold or POOL_THRESHOLD
         self.tasks: list[Task] = []
         self.futures: list[Any] = []
         self.pool: Any = None
 
     def submit(self, task: Task) -> None:
         self.tasks.append(task)
-        if self.pool is None and self.workers > 1 and len(self.tasks) == POOL_THRESHOLD:
+        if self.pool is None and self.workers > 1 and len(self.tasks) == self.threshold:
             self._start_pool()
         elif self.pool is not None:
             self._submit(task)
@@ -275,20 +280,57 @@ class _Dispatcher:
         if self.pool is not None:
             from concurrent.futures.process import BrokenProcessPool
 
+            broken = False
             try:
                 for future in self.futures:
                     done.append(future.result())
                     if progress is not None:
                         progress(len(done), len(self.tasks))
-            except (OSError, BrokenProcessPool):
+            except BrokenProcessPool:
+                broken = True
+            except OSError:
                 pass  # finish the rest in-process
             finally:
                 self.pool.shutdown(wait=True, cancel_futures=True)
+            if broken:
+                # the pool runs tasks in order: the one that killed a worker is
+                # among the first unfinished ones (one per worker, and one queued)
+                remaining = self.tasks[len(done) :]
+                suspects = remaining[: self.workers + 1]
+                for task in suspects:
+                    done.append(_isolated(task))
+                    if progress is not None:
+                        progress(len(done), len(self.tasks))
+                again = _Dispatcher(self.workers, threshold=1)
+                for task in remaining[len(suspects) :]:
+                    again.submit(task)
+                done.extend(again.results())
         for task in self.tasks[len(done) :]:
             done.append(_check_task(task))
             if progress is not None:
                 progress(len(done), len(self.tasks))
         return done
+
+
+def _isolated(task: Task) -> FileResult:
+    """``task`` in a worker of its own: a crash there is this file's error."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(
+            max_workers=1, initializer=_remember_parent, initargs=(os.getpid(),)
+        ) as pool:
+            result: FileResult = pool.submit(_check_task, task).result()
+            return result
+    except BrokenProcessPool:
+        return FileResult(
+            str(task[0]),
+            error=f"{task[0]}: internal error: the worker checking it stopped abruptly "
+            "(a crash, or killed for memory); the other files were checked",
+        )
+    except OSError:
+        return _check_task(task)
 
 
 def run(
