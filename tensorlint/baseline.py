@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tensorlint.diagnostics import Diagnostic
-from tensorlint.engine.lint import NOQA
+from tensorlint.noqa import LINE_ENDS, NOQA, split_codes
 
-_LINE_ENDS = re.compile(r"(\r\n|\r|\n)")
+#: splits a text into line, ending, line, ending, ..., last line
+_LINES_AND_ENDS = re.compile(f"({LINE_ENDS.pattern})")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
     wanted: dict[int, set[str]] = {}
     for diagnostic in diagnostics:
         wanted.setdefault(diagnostic.start.line - 1, set()).add(diagnostic.code)
-    pieces = _LINE_ENDS.split(text)  # line, ending, line, ending, ..., last line
+    pieces = _LINES_AND_ENDS.split(text)  # line, ending, line, ending, ..., last line
     added = left = 0
     for index, codes in wanted.items():
         slot = 2 * index
@@ -50,7 +51,7 @@ def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
         if match is not None and match.group("codes") is None:
             continue  # a bare noqa comment silences every code already
         if match is not None:
-            listed = [c.upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
+            listed = [c.upper() for c in split_codes(match.group("codes"))]
             missing = sorted(c for c in codes if not c.startswith(tuple(listed)))
             if missing:
                 start, end = match.span("codes")

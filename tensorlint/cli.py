@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,6 +35,7 @@ from tensorlint.notebook import NotebookError
 from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
+from tensorlint.reporters import text as text_reporter
 from tensorlint.reporters.text import printable
 from tensorlint.rule import Rule, Settings
 
@@ -388,7 +388,16 @@ def check_stdin(
 ) -> int:
     """An editor's buffer: findings for it, or with ``--fix`` its fixed text on stdout."""
     text = sys.stdin.read()
-    file_settings = settings_for(name, config, settings)
+    if args.config:
+        file_settings = settings_for(name, config, settings)
+    else:  # the nearest configuration of the file the buffer stands for, as in a run
+        from tensorlint.file_settings import Resolver
+
+        try:
+            file_settings = Resolver(_overrides(args)).settings(name)
+        except (ConfigError, SelectionError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_ERROR
     notebook = None
     if name.suffix == ".ipynb":
         try:
@@ -416,8 +425,8 @@ def check_stdin(
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(render_diff(results))
-    if args.statistics or args.quiet:
-        sys.stdout.write(statistics(results) if args.statistics else findings_only(results))
+    if args.statistics:
+        sys.stdout.write(text_reporter.statistics(results))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
     sources = _sources(results) if args.output_format == "full" else None
@@ -427,34 +436,15 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
         unsafe=args.unsafe_fixes,
         dry_run=args.diff,
         color=use_color(args.color, stream, os.environ),
+        list_findings=not args.fix_only,  # --fix-only: what was fixed, not what is left
+        quiet=args.quiet,
     )
-    output = FORMATS[args.output_format](results, options)
-    if args.fix_only and args.output_format == "text":  # the summary, no remaining findings
-        output = "".join(line + "\n" for line in output.splitlines() if not _FINDING.match(line))
-    (sys.stderr if args.diff else sys.stdout).write(output)
+    stream.write(FORMATS[args.output_format](results, options))
     if args.show_fixes and (args.fix or args.diff):
-        stream.write(fixes_listing(results, args.diff))
+        stream.write(text_reporter.fixes_listing(results, args.diff))
     if args.fix_only:
         return EXIT_ERROR if any(r.error for r in results) else EXIT_OK
     return exit_code(results, args)
-
-
-#: a finding line of the text output: ``path:12:5: TL101 ...``
-_FINDING = re.compile(r"^.+:\d+:\d+: TL\d{3} ")
-
-
-def fixes_listing(results: Sequence[FileResult], dry_run: bool) -> str:
-    """``--show-fixes``: ``path: TL101 x2, TL102`` per file changed."""
-    from collections import Counter
-
-    lines = ["Fixes that would be applied:" if dry_run else "Fixes applied:"]
-    for result in results:
-        if not result.fixes_applied:
-            continue
-        counts = Counter(result.fixes_applied)
-        listed = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in sorted(counts.items()))
-        lines.append(f"  {printable(result.path)}: {listed}")
-    return "".join(line + "\n" for line in lines) if len(lines) > 1 else ""
 
 
 def _sources(results: Sequence[FileResult]) -> dict[str, str]:
@@ -492,43 +482,6 @@ def exit_code(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         return EXIT_FINDINGS if any(r.fixed_source is not None for r in results) else EXIT_OK
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_OK
-
-
-def statistics(results: Sequence[FileResult]) -> str:
-    """``--statistics``: findings per rule, most frequent first (Ruff's layout)."""
-    from collections import Counter
-
-    from tensorlint.diagnostics import Applicability
-
-    counts = Counter(d.code for r in results for d in r.diagnostics)
-    fixable = {
-        d.code
-        for r in results
-        for d in r.diagnostics
-        if d.fix is not None and d.fix.applicability is Applicability.SAFE
-    }
-    lines = [f"error: {printable(r.error)}" for r in results if r.error]
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        marker = "[*]" if code in fixable else "[ ]"
-        lines.append(f"{count:>5}\t{code}\t{marker} {BY_CODE[code].NAME}")
-    return "".join(line + "\n" for line in lines)
-
-
-def findings_only(results: Sequence[FileResult]) -> str:
-    """``--quiet``: the findings and file errors of the text output, no summary."""
-    from tensorlint.diagnostics import Applicability
-
-    lines = [f"error: {printable(r.error)}" for r in results if r.error]
-    for result in results:
-        for d in result.diagnostics:
-            path = printable(result.path)
-            where = f"{path}:cell {d.cell}" if d.cell is not None else path
-            safe = d.fix is not None and d.fix.applicability is Applicability.SAFE
-            marker = " [*]" if safe else ""
-            lines.append(
-                f"{where}:{d.start.line}:{d.start.column + 1}: {d.code} {d.message}{marker}"
-            )
-    return "".join(line + "\n" for line in lines)
 
 
 def _config_arguments(values: Sequence[str]) -> tuple[Optional[Path], dict[str, object]]:

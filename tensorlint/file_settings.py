@@ -23,7 +23,6 @@ from tensorlint.config import (
     Config,
     _has_tensorlint_table,
     check_compatible,
-    find_config_file,
     load_config,
     per_file_ignored_codes,
 )
@@ -34,24 +33,15 @@ from tensorlint.rule import Settings
 __all__ = ["Resolver", "apply_overrides", "config_for", "settings_for_file"]
 
 
-@functools.lru_cache(maxsize=256)
-def _config_in(directory: Path) -> Config:
-    return load_config(find_config_file([directory]))
-
-
 def config_for(path: Optional[Path]) -> Config:
-    """The configuration that applies to ``path`` (``None``: the current directory).
+    """The configuration that applies to ``path`` (``None``: the current
+    directory), for the front ends handed one file at a time (flake8, the
+    codemod): one resolver for the process, as a run of ``check`` has one.
 
     Raises :class:`tensorlint.config.ConfigError` for a configuration that
     cannot be used.
     """
-    if path is None:
-        return _config_in(Path.cwd())
-    try:
-        start = path.resolve().parent
-    except (OSError, RuntimeError):  # a symlink loop: start from where it sits
-        start = Path(os.path.abspath(path)).parent
-    return _config_in(start)
+    return _PROCESS.config(path if path is not None else Path.cwd() / "-")
 
 
 def apply_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
@@ -145,3 +135,7 @@ class Resolver:
         for name in walked:
             self._nearest[name] = found
         return found
+
+
+#: the configurations of a process that is handed files one at a time
+_PROCESS = Resolver({})

@@ -27,6 +27,7 @@ from tensorlint.engine.lint import LintError, lint_source
 from tensorlint.engine.tree import Tree
 from tensorlint.file_settings import Resolver
 from tensorlint.registry import BY_CODE, SelectionError
+from tensorlint.reporters._common import level
 
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
@@ -56,7 +57,14 @@ class _State:
 
     def __init__(self) -> None:
         self.tree = Tree()
+        self.resolver = Resolver({})  #: configurations, read once until a save
         self.findings: dict[str, tuple[Optional[int], list[Diagnostic]]] = {}
+
+    def refresh(self) -> None:
+        """A file was saved: another module or a pyproject.toml may have changed."""
+        self.tree.refresh()
+        self.resolver = Resolver({})
+        self.findings.clear()
 
 
 def build_server() -> LanguageServer:
@@ -94,8 +102,7 @@ def build_server() -> LanguageServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
-        state.tree.refresh()  # another module may have changed on disk
-        state.findings.pop(params.text_document.uri, None)
+        state.refresh()
         publish(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -167,10 +174,9 @@ def _lint(document: TextDocument, state: _State) -> list[Diagnostic]:
     path = _path_of(document)
     if path is None or path.suffix != ".py":
         return []
-    resolver = Resolver({})
     try:
-        config = resolver.config(path)
-        settings = resolver.settings(path)
+        config = state.resolver.config(path)
+        settings = state.resolver.settings(path)
     except (ConfigError, SelectionError) as error:
         raise _Unusable(f"tensorlint configuration: {error}") from None
     if is_excluded(path.absolute(), config.exclude, config.root):
@@ -200,8 +206,7 @@ def _server_range(start: Any, end: Any) -> Any:
 def _to_lsp(document: TextDocument, diagnostic: Diagnostic) -> lsp.Diagnostic:
     from lsprotocol import types as lsp
 
-    rule = BY_CODE.get(diagnostic.code)
-    strict = rule is not None and not rule.DEFAULT
+    strict = level(diagnostic.code) == "warning"
     return lsp.Diagnostic(
         range=document.range_to_client_units(_server_range(diagnostic.start, diagnostic.end)),
         message=diagnostic.message,

@@ -432,3 +432,16 @@ def test_output_format_full_and_concise(tmp_path: Path, capsys: pytest.CaptureFi
     assert [line for line in full.splitlines() if ": TL" in line] == [
         line for line in text.splitlines() if ": TL" in line
     ]
+
+
+def test_stdin_gets_the_nearest_configuration_of_its_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "pyproject.toml", "[tool.tensorlint]\n")
+    write(tmp_path / "a" / "pyproject.toml", '[tool.tensorlint]\nignore = ["TL101"]\n')
+    monkeypatch.setattr("sys.stdin", io.StringIO(BOTH))
+    _, out, _ = run(["check", "--stdin-filename", "a/m.py"], capsys)
+    assert " TL102 " in out and " TL101 " not in out

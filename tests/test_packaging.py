@@ -60,30 +60,21 @@ def test_the_wheel_carries_license_types_and_urls(tmp_path: Path) -> None:
     assert expected and sorted(cases) == expected
 
 
-def test_the_harness_without_torch_names_the_extra() -> None:
+@pytest.mark.parametrize(
+    ("command", "missing", "extra"),
+    [("harness", "torch", "harness"), ("server", "pygls", "server")],
+)
+def test_a_command_without_its_extra_names_it(command: str, missing: str, extra: str) -> None:
     code = (
-        "import sys; sys.modules['torch'] = None\n"  # ``import torch`` raises ImportError
+        f"import sys; sys.modules[{missing!r}] = None\n"  # its import raises ImportError
         "from tensorlint.cli import main\n"
-        "sys.exit(main(['harness']))\n"
+        f"sys.exit(main([{command!r}]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 2
-    assert "pip install 'tensorlint[harness]'" in done.stderr
-
-
-def test_the_server_without_pygls_names_the_extra() -> None:
-    code = (
-        "import sys; sys.modules['pygls'] = None\n"
-        "from tensorlint.cli import main\n"
-        "sys.exit(main(['server']))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 2
-    assert "pip install 'tensorlint[server]'" in done.stderr
+    assert f"pip install 'tensorlint[{extra}]'" in done.stderr
 
 
 def test_an_installed_harness_runs_the_cases_the_wheel_carries(

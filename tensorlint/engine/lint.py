@@ -6,12 +6,13 @@ import contextlib
 import gc
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.engine.literals import required_words
+from tensorlint.noqa import filter_noqa
 from tensorlint.registry import ALL_RULES
 from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
@@ -294,50 +295,3 @@ def _syntax_message(source: str, error: cst.ParserSyntaxError) -> str:
         pass
     message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
     return f"cannot parse at line {error.raw_line}, column {error.raw_column + 1}: {message}"
-
-
-_LINES = re.compile(r"\r\n|\r|\n")
-NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-
-
-#: ``# tensorlint: noqa`` or ``# tensorlint: noqa: TL201`` on a line of its own:
-#: for the whole file (as Ruff's file-level comment)
-FILE_NOQA = re.compile(
-    r"^[ \t]*#[ \t]*tensorlint:[ \t]*noqa"
-    r"(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[ \t,]+[A-Z]+[0-9]*)*))?[ \t]*$",
-    re.I | re.M,
-)
-
-
-def filter_noqa(diagnostics: Sequence[Diagnostic], source: str) -> list[Diagnostic]:
-    """Drop findings suppressed by ``# noqa`` or ``# noqa: TL201`` on their line,
-    or by ``# tensorlint: noqa[: TL201]`` on a line of its own (the whole file).
-
-    A listed code also matches the codes it is a prefix of (``# noqa: TL2``
-    silences TL201 and TL202), as flake8 reads it, so the plugin and
-    ``check`` agree."""
-    if "noqa" not in source:
-        return list(diagnostics)
-    file_codes: list[str] = []
-    for whole in FILE_NOQA.finditer(source):
-        if whole.group("codes") is None:
-            return []
-        file_codes += [c.upper() for c in re.split(r"[\s,]+", whole.group("codes")) if c]
-    if file_codes:
-        diagnostics = [d for d in diagnostics if not d.code.startswith(tuple(file_codes))]
-    lines = _LINES.split(source)
-    kept = []
-    for diagnostic in diagnostics:
-        index = diagnostic.start.line - 1
-        line = lines[index] if index < len(lines) else ""
-        match = NOQA.search(line)
-        if match is None:
-            kept.append(diagnostic)
-            continue
-        codes = match.group("codes")
-        if codes is None:
-            continue
-        listed = tuple(c.upper() for c in re.split(r"[\s,]+", codes) if c)
-        if not diagnostic.code.startswith(listed):
-            kept.append(diagnostic)
-    return kept

@@ -23,6 +23,8 @@ class ReportOptions:
     color: bool = False  #: ANSI colours in the text output (``--color``)
     #: ``--output-format full``: each file's text, to show the lines of a finding
     sources: Optional[Mapping[str, str]] = None
+    list_findings: bool = True  #: not with ``--fix-only``: the summary only
+    quiet: bool = False  #: ``--quiet``: the findings only, no summary
 
 
 Renderer = Callable[[Sequence[FileResult], ReportOptions], str]
@@ -38,6 +40,8 @@ def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
         dry_run=options.dry_run,
         color=options.color,
         sources=options.sources,
+        list_findings=options.list_findings,
+        quiet=options.quiet,
     )
 
 

@@ -9,6 +9,7 @@ from typing import Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, FileResult
 from tensorlint.registry import BY_CODE
+from tensorlint.reporters._common import level
 
 #: control characters (newlines, ANSI escapes): a file name may hold them
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -35,7 +36,11 @@ def render(
     dry_run: bool = False,
     color: bool = False,
     sources: Optional[Mapping[str, str]] = None,
+    list_findings: bool = True,
+    quiet: bool = False,
 ) -> str:
+    """The findings (unless not ``list_findings``: ``--fix-only``) and, unless
+    ``quiet``, the summary."""
     lines: list[str] = []
     findings = safe = hidden = 0
     for result in results:
@@ -51,13 +56,14 @@ def render(
                 elif d.fix.applicability is Applicability.UNSAFE:
                     hidden += 1
                     marker = " [*]" if unsafe else ""
+            if not list_findings:
+                continue
             path = printable(result.path)
             where = f"{path}:cell {d.cell}" if d.cell is not None else path
             code = d.code
             if color:
                 where = _paint(where, _BOLD)
-                strict = BY_CODE.get(d.code) is not None and not BY_CODE[d.code].DEFAULT
-                code = _paint(code, _BOLD, _YELLOW if strict else _RED)
+                code = _paint(code, _BOLD, _YELLOW if level(d.code) == "warning" else _RED)
                 marker = _paint(marker, _CYAN) if marker else ""
             line = f"{where}:{d.start.line}:{d.start.column + 1}: {code} {d.message}"
             lines.append(line + marker)
@@ -66,12 +72,42 @@ def render(
                 lines.extend(_context(text, d))
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
-    if fixing:
+    if quiet:
+        pass
+    elif fixing:
         lines.extend(migration_summary(results, hidden, unsafe, dry_run))
     else:
         lines.extend(summary(findings, safe, hidden, fixed, fixing, unsafe, errors))
         lines.append(checked(results))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def statistics(results: Sequence[FileResult]) -> str:
+    """``--statistics``: findings per rule, most frequent first (Ruff's layout)."""
+    counts = Counter(d.code for r in results for d in r.diagnostics)
+    fixable = {
+        d.code
+        for r in results
+        for d in r.diagnostics
+        if d.fix is not None and d.fix.applicability is Applicability.SAFE
+    }
+    lines = [f"error: {printable(r.error)}" for r in results if r.error]
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        marker = "[*]" if code in fixable else "[ ]"
+        lines.append(f"{count:>5}\t{code}\t{marker} {BY_CODE[code].NAME}")
+    return "".join(line + "\n" for line in lines)
+
+
+def fixes_listing(results: Sequence[FileResult], dry_run: bool) -> str:
+    """``--show-fixes``: ``path: TL101 x2, TL102`` per file changed."""
+    lines = ["Fixes that would be applied:" if dry_run else "Fixes applied:"]
+    for result in results:
+        if not result.fixes_applied:
+            continue
+        counts = Counter(result.fixes_applied)
+        listed = ", ".join(f"{c} x{n}" if n > 1 else c for c, n in sorted(counts.items()))
+        lines.append(f"  {printable(result.path)}: {listed}")
+    return "".join(line + "\n" for line in lines) if len(lines) > 1 else ""
 
 
 def checked(results: Sequence[FileResult]) -> str:

@@ -5,11 +5,9 @@ from collections.abc import Collection, Sequence
 from typing import ClassVar
 
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
+from tensorlint.noqa import LINE_ENDS, NOQA, split_codes
 from tensorlint.rule import Rule
 
-#: a line's noqa comment with codes, as ``check`` and flake8 read it
-_NOQA = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.I)
-_LINES = re.compile(r"\r\n|\r|\n")
 _OURS = re.compile(r"TL[0-9]*$", re.I)
 
 
@@ -66,11 +64,11 @@ def unused_noqa(
     for diagnostic in found:
         by_line.setdefault(diagnostic.start.line, set()).add(diagnostic.code)
     out = []
-    for number, line in enumerate(_LINES.split(source), 1):
-        match = _NOQA.search(line)
-        if match is None:
-            continue
-        listed = [c for c in re.split(r"[\s,]+", match.group("codes")) if c]
+    for number, line in enumerate(LINE_ENDS.split(source), 1):
+        match = NOQA.search(line)
+        if match is None or match.group("codes") is None:
+            continue  # a bare noqa lists nothing to report
+        listed = split_codes(match.group("codes"))
         present = by_line.get(number, set())
         unused = [
             c for c in listed
