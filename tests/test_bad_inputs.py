@@ -4,8 +4,11 @@ exit 2, no traceback, and the other files still checked."""
 from __future__ import annotations
 
 import codecs
+import errno
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,3 +85,52 @@ def test_a_bad_configuration_is_one_error_line(
     captured = capsys.readouterr()
     lines = [line for line in (captured.out + captured.err).splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and "pyproject.toml" in lines[0]
+
+
+def _make_unreadable(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """chmod 000; as root (which reads through any mode), the same refusal
+    is had by making listing and reading those paths raise EACCES."""
+    for path in paths:
+        path.chmod(0)
+    if os.geteuid() != 0:
+        return
+    denied = {os.fspath(p) for p in paths}
+    real_scandir, real_read = os.scandir, Path.read_bytes
+
+    def scandir(path: Any = ".") -> Any:
+        if os.fspath(path) in denied:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    def read_bytes(self: Path) -> bytes:
+        if os.fspath(self) in denied:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(self))
+        return real_read(self)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+
+
+def test_unreadable_files_and_directories_are_one_error_line_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "good.py").write_text(FINDING)
+    (tmp_path / "secret.py").write_text(FINDING)
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "inner.py").write_text(FINDING)
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")  # walked: not a file
+    try:
+        _make_unreadable([tmp_path / "secret.py", tmp_path / "locked"], monkeypatch)
+        code = main(["check", "--no-cache", str(tmp_path)])
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "Traceback" not in captured.out + captured.err
+    errors = [line for line in captured.out.splitlines() if line.startswith("error:")]
+    assert sorted(errors) == [
+        f"error: {tmp_path / 'locked'}: cannot list the directory: Permission denied",
+        f"error: {tmp_path / 'secret.py'}: Permission denied",
+    ]
+    assert f"{tmp_path / 'good.py'}:4:12: TL101" in captured.out
+    assert "dangling" not in captured.out

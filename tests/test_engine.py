@@ -5,6 +5,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +182,50 @@ def test_a_worker_that_dies_is_one_error_line_and_the_rest_is_checked(
     crashed = by_name.pop("crash.py")
     assert crashed.error is not None and "stopped abruptly" in crashed.error
     assert all(r.error is None and len(r.diagnostics) == 2 for r in by_name.values())
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the time limit needs SIGALRM")
+@pytest.mark.parametrize("jobs", [1, 2], ids=["in-process", "pool"])
+def test_a_file_over_the_time_limit_is_one_error_line_and_the_rest_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    from tensorlint.engine import runner
+
+    if jobs > 1 and multiprocessing.get_start_method() != "fork":
+        pytest.skip("the hang is injected by patching the module a forked worker inherits")
+    source = "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n"
+    for n in range(10):
+        (tmp_path / f"m{n:02d}.py").write_text(source, encoding="utf-8")
+    (tmp_path / "spin.py").write_text(source + "# spin\n", encoding="utf-8")
+    real = runner.lint_source
+
+    def spinning(text: str, *args: Any) -> Any:
+        while "# spin" in text:  # as an analysis that never converges would
+            pass
+        return real(text, *args)
+
+    monkeypatch.setattr(runner, "lint_source", spinning)
+    monkeypatch.setenv(runner.BUDGET_VARIABLE, "0.5")
+    started = time.monotonic()
+    results = runner.run(
+        [tmp_path], Config(), Settings(enabled=select()), runner.RunOptions(), jobs=jobs
+    )
+    assert time.monotonic() - started < 30
+    by_name = {Path(r.path).name: r for r in results}
+    spun = by_name.pop("spin.py")
+    assert spun.error is not None and "longer than 0.5 s, the time limit" in spun.error
+    assert runner.BUDGET_VARIABLE in spun.error
+    assert all(r.error is None and len(r.diagnostics) == 2 for r in by_name.values())
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left behind
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("", 60.0), ("2.5", 2.5), ("0", 0.0), ("nan", 0.0), ("x", 60.0)]
+)
+def test_the_time_limit_per_file_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, seconds: float
+) -> None:
+    from tensorlint.engine import runner
+
+    monkeypatch.setenv(runner.BUDGET_VARIABLE, value)
+    assert runner.file_time_budget() == seconds

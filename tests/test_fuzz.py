@@ -1,21 +1,27 @@
-"""Fuzzing: mutated fixture files never crash check or fix, and fixes settle.
+"""Fuzzing: mutated fixture files and generated programs never crash check
+or fix, and fixes settle.
 
-Each example takes a fixture case, mutates its text at the token level
-(delete, duplicate or swap tokens, splice in conversion-shaped snippets),
-then checks it and fixes it: only a clean ``LintError`` (bad syntax) may come
-out, a fixed text must parse, and fixing it again must change nothing.
-``TENSORLINT_FUZZ_EXAMPLES`` sets the budget (CI keeps it small; the long run
-in the closing notes used 10,000).
+Two sources of examples: a fixture case mutated at the token level (delete,
+duplicate or swap tokens, splice in conversion-shaped snippets), and a
+program hypothesmith generates from Python's grammar with torch imports and
+conversion calls injected (method calls on its names, conversion statements
+between its top-level statements). Each is checked and fixed: only a clean
+``LintError`` (bad syntax) may come out, a fixed text must parse, and fixing
+it again must change nothing. ``TENSORLINT_FUZZ_EXAMPLES`` sets the budget
+per test and profile (CI keeps it small; the long run in the closing notes
+used 10,000).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import keyword
 import os
 import tokenize
 
+import hypothesmith
 import pytest
 from fixture_cases import all_cases
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +33,8 @@ from tensorlint.registry import select
 from tensorlint.rule import Settings
 
 EXAMPLES = int(os.environ.get("TENSORLINT_FUZZ_EXAMPLES", "300"))
+#: generated programs cost ~0.1 s each (grammar-driven generation): fewer in CI
+GENERATED = int(os.environ.get("TENSORLINT_FUZZ_EXAMPLES", "60"))
 SOURCES = sorted({case.source for case in all_cases()})
 SNIPPETS = [
     ".numpy()", ".cuda()", ".cpu()", ".detach()", "torch.from_numpy(a)", "np.asarray(t)",
@@ -96,15 +104,7 @@ def mutated(draw: st.DrawFn) -> str:
         return " ".join(text for _, text in tokens)
 
 
-@pytest.mark.parametrize("profile", range(len(SETTINGS)))
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(source=mutated())
-def test_mutated_sources_never_crash_and_fixes_settle(profile: int, source: str) -> None:
-    config = SETTINGS[profile]
+def _check_and_fix(source: str, config: Settings) -> None:
     try:
         lint_source(source, config)
     except LintError:
@@ -114,3 +114,63 @@ def test_mutated_sources_never_crash_and_fixes_settle(profile: int, source: str)
         ast.parse(fixed.source)  # a fix never leaves code Python cannot parse
         again = fix_source(fixed.source, config, unsafe=True)
         assert again.source == fixed.source
+
+
+#: statements injected between a generated program's top-level statements
+INJECTED = [
+    "t = torch.from_numpy(a)\n", "t.add_(1)\n", "a = t.numpy()\n", "a = t.cuda().numpy()\n",
+    "a[0] = 1\n", "t = torch.as_tensor(a)\n", "b = np.asarray(t)\n", "t = t.to('cuda')\n",
+    "t.requires_grad_()\n", "with torch.no_grad():\n    a = t.numpy()\n",
+    "def h(t):\n    return t.numpy()\n", "def g(a):\n    return torch.from_numpy(a)\n",
+    "a = g(a)\n", "a += 1\n", "global t\n",
+]  # fmt: skip
+HEADER = "import numpy as np\nimport torch\n"
+PROGRAMS = hypothesmith.from_grammar()  # built once: it compiles Python's grammar
+
+
+@st.composite
+def generated(draw: st.DrawFn) -> str:
+    """A hypothesmith program with torch imports and conversions injected."""
+    program = draw(PROGRAMS)
+    tokens = _tokens(program)
+    names = [
+        j for j, (kind, text) in enumerate(tokens)
+        if kind == tokenize.NAME and not keyword.iskeyword(text)
+    ]  # fmt: skip
+    for _ in range(draw(st.integers(0, 3)) if names else 0):
+        i = draw(st.sampled_from(names))  # a method call on a name keeps the syntax
+        method = draw(st.sampled_from(["numpy", "cuda", "cpu", "detach", "clone"]))
+        tokens[i] = (tokenize.NAME, f"{tokens[i][1]}.{method}()")
+    if names:
+        with contextlib.suppress(ValueError, TypeError, IndexError):
+            program = str(tokenize.untokenize(tokens))
+    lines = program.splitlines(keepends=True)
+    tops = [n for n, line in enumerate(lines) if line[:1].strip() and line[:1] != "#"]
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.sampled_from([*tops, len(lines)]))
+        lines.insert(at, draw(st.sampled_from(INJECTED)))
+        tops = [n + (n >= at) for n in tops]
+    return HEADER + "".join(lines)
+
+
+@pytest.mark.parametrize("profile", range(len(SETTINGS)))
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code is odd on purpose
+@settings(
+    max_examples=GENERATED,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(source=generated())
+def test_generated_programs_never_crash_and_fixes_settle(profile: int, source: str) -> None:
+    _check_and_fix(source, SETTINGS[profile])
+
+
+@pytest.mark.parametrize("profile", range(len(SETTINGS)))
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(source=mutated())
+def test_mutated_sources_never_crash_and_fixes_settle(profile: int, source: str) -> None:
+    _check_and_fix(source, SETTINGS[profile])

@@ -250,7 +250,12 @@ def _walk(
         try:
             with os.scandir(current) as iterator:
                 entries = list(iterator)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # removed while walking
         except OSError:
+            # unreadable (permissions): returned, so that its check reports
+            # it and the run's exit code says that files were missed
+            found.append(Path(current))
             continue
         if any(entry.name == ".gitignore" for entry in entries):
             own = _read_gitignore(os.path.join(current, ".gitignore"), git_prefix)

@@ -214,7 +214,8 @@ def _with_deep_stack(work: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
     size = threading.stack_size(_DEEP_STACK_BYTES)
     sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
     try:
-        thread = threading.Thread(target=run, name="tensorlint-deep")
+        # a daemon: a check given up on for time must not keep the process alive
+        thread = threading.Thread(target=run, name="tensorlint-deep", daemon=True)
         thread.start()
         thread.join()
     finally:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
-from collections.abc import Mapping, Sequence
+import signal
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -105,9 +108,10 @@ def check_text(
             name, error=f"{name}: too large to check ({size:.0f} MB; the limit is {limit} MB)"
         )
     try:
-        if not (options.fix or options.diff):
-            return FileResult(name, tuple(lint_source(text, settings, tree)))
-        outcome = fix_source(text, settings, unsafe=options.unsafe_fixes, tree=tree)
+        with time_budget(file_time_budget()):
+            if not (options.fix or options.diff):
+                return FileResult(name, tuple(lint_source(text, settings, tree)))
+            outcome = fix_source(text, settings, unsafe=options.unsafe_fixes, tree=tree)
         changed = outcome.source != text
         problem = "; ".join(outcome.dropped) if outcome.dropped else outcome.error
         applied = tuple(code for code, n in sorted(outcome.applied.items()) for _ in range(n))
@@ -121,8 +125,68 @@ def check_text(
         )
     except LintError as error:
         return FileResult(name, error=f"{name}: {error}")
+    except OverBudget as error:
+        return FileResult(
+            name,
+            error=f"{name}: not checked: it took longer than {error.seconds:g} s, the time "
+            f"limit per file (set by {BUDGET_VARIABLE}; 0: none)",
+        )
     except Exception as error:  # a bug in tensorlint must not stop the run
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
+
+
+#: a file whose check takes longer is one error line (an input that makes the
+#: analysis spin must not stop the run); the largest real modules take seconds
+DEFAULT_FILE_BUDGET_S = 60.0
+BUDGET_VARIABLE = "TENSORLINT_FILE_TIMEOUT"
+
+
+def file_time_budget() -> float:
+    """Seconds one file's check may take (``TENSORLINT_FILE_TIMEOUT``; 0: no limit)."""
+    value = os.environ.get(BUDGET_VARIABLE, "")
+    try:
+        seconds = float(value) if value.strip() else DEFAULT_FILE_BUDGET_S
+    except ValueError:
+        return DEFAULT_FILE_BUDGET_S
+    return seconds if seconds > 0 and seconds == seconds else 0.0
+
+
+class OverBudget(BaseException):
+    """Raised into a check that ran past its time budget (a BaseException, so
+    that no ``except Exception`` inside the analysis swallows it)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Raise :class:`OverBudget` in the block once ``seconds`` have passed.
+
+    A real-time timer (``SIGALRM``): only where there is one (not on Windows)
+    and in the main thread, which is where the CLI and pool workers check
+    files; elsewhere (an editor server's thread) the block runs unlimited.
+    Writing a file happens outside the block: a timer never interrupts it.
+    """
+    if (
+        not seconds
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise OverBudget(seconds)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 #: "line 12" in a message: a line of the joined cells, told as a line of a cell

@@ -59,11 +59,24 @@ def _line_of(data: bytes, offset: int) -> int:
     return prefix.count(b"\n") + prefix.count(b"\r") - prefix.count(b"\r\n") + 1
 
 
+def _directory_reason(path: Path, error: OSError) -> str:
+    """Why a directory is not checked: it cannot be listed (a walk met it),
+    or it was named where a file was expected."""
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as listing:
+        return f"cannot list the directory: {listing.strerror or listing}"
+    return error.strerror or str(error)
+
+
 def read_source(path: Path) -> SourceFile:
     """Read and decode ``path``; raises :class:`SourceReadError` on any failure."""
     try:
         data = path.read_bytes()
     except OSError as exc:
+        if os.path.isdir(path):
+            raise SourceReadError(path, _directory_reason(path, exc)) from exc
         raise SourceReadError(path, exc.strerror or str(exc)) from exc
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
