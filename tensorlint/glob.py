@@ -56,10 +56,23 @@ class CharClass:
 class Glob:
     """A compiled pattern: ``fullmatch(path)`` in linear time."""
 
-    __slots__ = ("_tokens",)
+    __slots__ = ("_needles", "_prefix", "_suffix", "_tokens")
 
     def __init__(self, tokens: Sequence[Token]) -> None:
         self._tokens = tuple(tokens)
+        # the literal runs every match contains: most paths lack one, and a
+        # substring test says so at C speed before the token walk starts
+        runs: list[str] = [""]
+        for token in self._tokens:
+            if _is_literal(token):
+                runs[-1] += str(token)
+            elif runs[-1]:
+                runs.append("")
+        self._needles = tuple(sorted((r for r in runs if r), key=len, reverse=True))
+        starts = bool(self._tokens) and _is_literal(self._tokens[0])
+        ends = bool(self._tokens) and _is_literal(self._tokens[-1])
+        self._prefix = runs[0] if starts else ""
+        self._suffix = runs[-1] if ends else ""
 
     def _closure(self, states: set[int]) -> set[int]:
         """Add what a repeating token reached without consuming anything."""
@@ -75,6 +88,10 @@ class Glob:
     def fullmatch(self, text: str) -> bool:
         """Does the whole of ``text`` match? States are token indexes; ``~i``
         is "inside the run of the ``**/`` at ``i``" (only a ``/`` ends it)."""
+        if not (text.startswith(self._prefix) and text.endswith(self._suffix)):
+            return False
+        if not all(needle in text for needle in self._needles):
+            return False
         tokens = self._tokens
         end = len(tokens)
         states = self._closure({0})
@@ -110,6 +127,11 @@ class Glob:
                 return False
             states = self._closure(reached)
         return end in states
+
+
+def _is_literal(token: Token) -> bool:
+    """A one-character token is a literal (kind names are longer)."""
+    return isinstance(token, str) and len(token) == 1
 
 
 def literal(text: str) -> list[Token]:
