@@ -15,7 +15,7 @@ from typing import Any
 
 from bench.corpus import PINNED, Corpus, CorpusError, ensure_cache_dir, load_corpus, prepare_pinned
 from bench.report import build_report, machine_info, render_markdown, write_text
-from bench.suite import RunResult, RunSpec, Suite, execute
+from bench.suite import RunResult, RunSpec, Suite, execute, execute_interleaved
 from bench.tools import (
     PEERS,
     Tool,
@@ -299,13 +299,36 @@ def _benchmark(
     for spec in suite.warmup_runs():
         run(spec, 1)
 
-    specs = [
-        *suite.tensorlint_corpus_runs(),
-        *suite.peer_corpus_runs(),
-        *suite.single_file_runs(),
-        *suite.scaling_runs(),
+    def run_group(specs: list[RunSpec]) -> list[RunResult]:
+        """The group's repetitions taking turns (A B A B): what the machine's
+        load does during the run falls on every tool alike."""
+        ready = [spec for spec in specs if available(spec).available]
+        for spec in ready:
+            _log(f"{spec.id}: {spec.shown}")
+        measured = execute_interleaved(
+            ready,
+            repeat=args.repeat,
+            timeout=args.timeout,
+            slow_after=args.slow_after,
+            env=env,
+            logs=logs,
+        )
+        by_id = {result.spec.id: result for result in measured}
+        results = []
+        for spec in specs:
+            result = by_id.get(spec.id)
+            if result is None:
+                tool = available(spec)
+                result = RunResult(spec, status="unavailable", reason=tool.unavailable or "")
+            _log(f"{spec.id}: {_summary(result)}")
+            results.append(result)
+        return results
+
+    results = [
+        *run_group([*suite.tensorlint_corpus_runs(), *suite.peer_corpus_runs()]),
+        *run_group(suite.single_file_runs()),
+        *run_group(suite.scaling_runs()),
     ]
-    results = [run(spec, args.repeat) for spec in specs]
 
     load_after = os.getloadavg()
     warnings: list[str] = []

@@ -117,12 +117,16 @@ def main(argv: Sequence[str]) -> int:
         kind = "dense" if args.dense else "one conversion block in 50"
         print(f"{files:,} files ({args.small:,} small, {args.big} of ~{args.big_mib:g} MiB, "
               f"{kind}), {mib:.0f} MiB\n")  # fmt: skip
-        print("| run | wall (s) | CPU (s) | peak RSS (MiB) | exit | findings | errors |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| run | wall (s) | CPU (s) | peak RSS, largest process (MiB) "
+            "| peak RSS, whole tree (MiB) | exit | findings | errors |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, result, counts in rows:
             print(
                 f"| {name} | {result.wall_s:.1f} | {result.cpu_s:.1f} | "
-                f"{result.maxrss_kib / 1024:.0f} | {result.returncode} | "
+                f"{result.maxrss_kib / 1024:.0f} | {result.tree_rss_kib / 1024:.0f} | "
+                f"{result.returncode} | "
                 f"{counts['findings']:,} | {counts['errors']} |"
             )
         print(f"\ncache directory: {cache:,.0f} KiB")

@@ -13,7 +13,10 @@ What the numbers mean:
 * CPU: user + system time of the command and every descendant it waited for
   (a process pool's workers included);
 * peak RSS: the largest resident set of any single process in that tree (not
-  the sum over concurrent workers).
+  the sum over concurrent workers);
+* peak tree RSS (Linux): the largest sum of the resident sets of every
+  process of the command's session, sampled every 20 ms from ``/proc`` (a
+  pool's workers together; 0 where ``/proc`` is not there).
 """
 
 from __future__ import annotations
@@ -32,14 +35,42 @@ __all__ = ["MeasureError", "Measurement", "measure"]
 # one JSON line. Kept free of anything but the standard library.
 _WRAPPER = r"""
 import json, os, resource, signal, subprocess, sys, time
+import threading
 job = json.load(sys.stdin)
 before = resource.getrusage(resource.RUSAGE_CHILDREN)
+page_kib = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
+tree_peak = [0]
+finished = threading.Event()
+
+def sample_tree(session):
+    # the session's processes (the command and its workers), summed
+    while not finished.wait(0.02):
+        total = 0
+        try:
+            pids = [p for p in os.listdir("/proc") if p.isdigit()]
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                if int(fields[3]) != session:  # field 6, the session id
+                    continue
+                with open(f"/proc/{pid}/statm", "rb") as handle:
+                    total += int(handle.read().split()[1]) * page_kib
+            except (OSError, ValueError, IndexError):
+                continue
+        tree_peak[0] = max(tree_peak[0], total)
+
 with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
     start = time.perf_counter()
     proc = subprocess.Popen(
         job["argv"], cwd=job["cwd"], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
         start_new_session=True,
     )
+    sampler = threading.Thread(target=sample_tree, args=(proc.pid,), daemon=True)
+    if os.path.isdir("/proc"):
+        sampler.start()
     timed_out = False
     try:
         returncode = proc.wait(timeout=job["timeout"])
@@ -51,12 +82,16 @@ with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
             pass
         returncode = proc.wait()
     wall = time.perf_counter() - start
+    finished.set()
+    if sampler.is_alive():
+        sampler.join()
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({
     "wall_s": wall,
     "user_s": after.ru_utime - before.ru_utime,
     "sys_s": after.ru_stime - before.ru_stime,
     "maxrss_kib": after.ru_maxrss // 1024 if sys.platform == "darwin" else after.ru_maxrss,
+    "tree_rss_kib": tree_peak[0],
     "returncode": returncode,
     "timed_out": timed_out,
 }, sys.stdout)
@@ -74,6 +109,8 @@ class Measurement:
     maxrss_kib: int
     returncode: int
     timed_out: bool
+    #: peak of the summed resident sets of the whole process tree, KiB (0: not sampled)
+    tree_rss_kib: int = 0
 
     @property
     def cpu_s(self) -> float:
@@ -130,4 +167,5 @@ def measure(
         maxrss_kib=int(data["maxrss_kib"]),
         returncode=int(data["returncode"]),
         timed_out=bool(data["timed_out"]),
+        tree_rss_kib=int(data.get("tree_rss_kib", 0)),
     )

@@ -287,6 +287,7 @@ def _runs_table(runs: Sequence[dict[str, Any]]) -> list[str]:
                 _seconds(run.get("min_wall_s")),
                 _seconds(run["median_cpu_s"]),
                 _number(run["peak_rss_mib"], 0),
+                _number(run.get("tree_rss_mib"), 0),
                 "–" if run["findings"] is None else run["findings"],
                 _notes(run),
             ]
@@ -300,6 +301,7 @@ def _runs_table(runs: Sequence[dict[str, Any]]) -> list[str]:
         "min wall (s)",
         "CPU (s)",
         "peak RSS (MiB)",
+        "tree RSS (MiB)",
         "findings",
         "notes",
     ]
@@ -342,7 +344,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         "file list (Semgrep on the whole corpus: the corpus root)",
         "",
         "Wall: process start to exit. CPU: user+system of the whole process tree. "
-        "Peak RSS: the largest single process of the tree (max over repetitions).",
+        "Peak RSS: the largest single process of the tree (max over repetitions). "
+        "Tree RSS: the peak of the summed resident sets of every process of the run "
+        "(sampled every 20 ms; max over repetitions).",
         "",
     ]
     for warning in report.get("warnings", []):

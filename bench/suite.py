@@ -108,6 +108,13 @@ class RunResult:
             return None
         return max(m.maxrss_kib for m in self.measurements) / 1024
 
+    @property
+    def tree_rss_mib(self) -> float | None:
+        """Peak of the whole process tree's summed resident sets (None: not sampled)."""
+        if not self.ok or not any(m.tree_rss_kib for m in self.measurements):
+            return None
+        return max(m.tree_rss_kib for m in self.measurements) / 1024
+
     def as_dict(self) -> dict[str, object]:
         spec = self.spec
         return {
@@ -127,6 +134,7 @@ class RunResult:
             "min_wall_s": self.min_wall,
             "median_cpu_s": self.median_cpu,
             "peak_rss_mib": self.peak_rss_mib,
+            "tree_rss_mib": self.tree_rss_mib,
             "findings": self.findings,
             "notes": self.notes,
             "info": self.info,
@@ -453,10 +461,7 @@ def _peer_variants(key: str) -> list[Variant]:
             Variant(".ALL", "Ruff, every rule (ALL)", (*common, "--select", "ALL"), located),
         ]
     if key == "semgrep":
-        options = (
-            "scan",
-            "--config",
-            str(PEERS_DIR / "semgrep.yml"),
+        flags = (
             "--metrics=off",
             "--disable-version-check",
             "--no-git-ignore",
@@ -464,6 +469,8 @@ def _peer_variants(key: str) -> list[Variant]:
             "--json",
             "--quiet",
         )
+        options = ("scan", "--config", str(PEERS_DIR / "semgrep.yml"), *flags)
+        one_rule = ("scan", "--config", str(PEERS_DIR / "semgrep_one_rule.yml"), *flags)
         env = (("SEMGREP_ENABLE_VERSION_CHECK", "0"), ("SEMGREP_SEND_METRICS", "off"))
         return [
             # Semgrep 1.180.0 is ~40x slower on 1,276 files named on the command
@@ -477,6 +484,15 @@ def _peer_variants(key: str) -> list[Variant]:
                 inspect=_inspect_semgrep,
                 env_extra=env,
                 directory=SEMGREP_DIRECTORY_OPTIONS,
+            ),
+            Variant(
+                ".one_rule",
+                "Semgrep, the same two patterns as one rule (pattern-either)",
+                one_rule,
+                inspect=_inspect_semgrep,
+                env_extra=env,
+                directory=SEMGREP_DIRECTORY_OPTIONS,
+                whole_corpus_only=True,
             ),
             Variant(
                 ".filelist",
@@ -566,6 +582,83 @@ def _read(path: Path) -> str:
         return ""
 
 
+class _Execution:
+    """One spec's repetitions, run one at a time so that specs can take turns."""
+
+    def __init__(
+        self, spec: RunSpec, *, timeout: float, slow_after: float, env: dict[str, str], logs: Path
+    ) -> None:
+        self.spec = spec
+        self.result = RunResult(spec)
+        self.timeout = timeout
+        self.slow_after = slow_after
+        self.env = {**env, **spec.env_extra}
+        self.logs = logs
+        self.done = False
+        self.stdout_text = self.stderr_text = ""
+
+    def step(self, rep: int, repeat: int) -> None:
+        spec, result = self.spec, self.result
+        self.logs.mkdir(parents=True, exist_ok=True)
+        if spec.prepare is not None:
+            spec.prepare()
+        out = self.logs / f"{spec.id}.{rep}.out"
+        err = self.logs / f"{spec.id}.{rep}.err"
+        measured = measure(
+            spec.argv, cwd=spec.cwd, stdout=out, stderr=err, timeout=self.timeout, env=self.env
+        )
+        self.stdout_text, self.stderr_text = _read(out), _read(err)
+        if measured.timed_out:
+            result.status = "timeout"
+            result.reason = f"killed after {self.timeout:.0f} s"
+            result.info["timed_out_after_s"] = measured.wall_s
+            result.measurements = []
+            self.done = True
+            return
+        if measured.returncode not in spec.ok_returncodes:
+            result.status = "failed"
+            output = self.stderr_text or self.stdout_text
+            result.reason = f"exit {measured.returncode}: {_tail(output)}"
+            self.done = True
+            return
+        result.measurements.append(measured)
+        if rep == 0 and repeat > 1 and measured.wall_s > self.slow_after:
+            result.notes.append(
+                f"1 repetition only: the first took {measured.wall_s:.0f} s "
+                f"(> {self.slow_after:.0f} s)"
+            )
+            self.done = True
+
+    def finish(self) -> RunResult:
+        spec, result = self.spec, self.result
+        if result.status != "ok":
+            return result
+        if spec.inspect is not None:
+            problem, notes, info = spec.inspect(self.stdout_text, self.stderr_text)
+            result.notes.extend(notes)
+            result.info.update(info)
+            scanned = info.get("scanned")
+            if isinstance(scanned, int) and scanned != len(spec.files):
+                result.notes.append(f"scanned {scanned} of the {len(spec.files)} files")
+            if problem is not None:
+                result.status = "failed"
+                result.reason = problem
+                return result
+        if spec.count is not None:
+            result.findings = spec.count(self.stdout_text)
+        elif isinstance(result.info.get("findings"), int):
+            result.findings = result.info["findings"]  # type: ignore[assignment]
+        if (
+            result.measurements
+            and result.measurements[-1].returncode == 2
+            and spec.tool == "tensorlint"
+        ):
+            result.notes.append("exit 2: some files could not be read or parsed")
+        if spec.after is not None:
+            result.info.update(spec.after())
+        return result
+
+
 def execute(
     spec: RunSpec,
     *,
@@ -576,56 +669,29 @@ def execute(
     logs: Path,
 ) -> RunResult:
     """Measure ``spec`` up to ``repeat`` times."""
-    result = RunResult(spec)
-    logs.mkdir(parents=True, exist_ok=True)
-    run_env = {**env, **spec.env_extra}
-    stdout_text = stderr_text = ""
+    return execute_interleaved(
+        [spec], repeat=repeat, timeout=timeout, slow_after=slow_after, env=env, logs=logs
+    )[0]
+
+
+def execute_interleaved(
+    specs: Sequence[RunSpec],
+    *,
+    repeat: int,
+    timeout: float,
+    slow_after: float,
+    env: dict[str, str],
+    logs: Path,
+) -> list[RunResult]:
+    """Measure each of ``specs`` up to ``repeat`` times, taking turns (A B A B,
+    not A A B B): a change in the machine's load during the run falls on
+    every tool alike instead of on whichever ran then."""
+    runs = [
+        _Execution(spec, timeout=timeout, slow_after=slow_after, env=env, logs=logs)
+        for spec in specs
+    ]
     for rep in range(repeat):
-        if spec.prepare is not None:
-            spec.prepare()
-        out = logs / f"{spec.id}.{rep}.out"
-        err = logs / f"{spec.id}.{rep}.err"
-        measured = measure(
-            spec.argv, cwd=spec.cwd, stdout=out, stderr=err, timeout=timeout, env=run_env
-        )
-        stdout_text, stderr_text = _read(out), _read(err)
-        if measured.timed_out:
-            result.status = "timeout"
-            result.reason = f"killed after {timeout:.0f} s"
-            result.info["timed_out_after_s"] = measured.wall_s
-            result.measurements = []
-            return result
-        if measured.returncode not in spec.ok_returncodes:
-            result.status = "failed"
-            result.reason = f"exit {measured.returncode}: {_tail(stderr_text or stdout_text)}"
-            return result
-        result.measurements.append(measured)
-        if rep == 0 and repeat > 1 and measured.wall_s > slow_after:
-            result.notes.append(
-                f"1 repetition only: the first took {measured.wall_s:.0f} s (> {slow_after:.0f} s)"
-            )
-            break
-    if spec.inspect is not None:
-        problem, notes, info = spec.inspect(stdout_text, stderr_text)
-        result.notes.extend(notes)
-        result.info.update(info)
-        scanned = info.get("scanned")
-        if isinstance(scanned, int) and scanned != len(spec.files):
-            result.notes.append(f"scanned {scanned} of the {len(spec.files)} files")
-        if problem is not None:
-            result.status = "failed"
-            result.reason = problem
-            return result
-    if spec.count is not None:
-        result.findings = spec.count(stdout_text)
-    elif isinstance(result.info.get("findings"), int):
-        result.findings = result.info["findings"]  # type: ignore[assignment]
-    if (
-        result.measurements
-        and result.measurements[-1].returncode == 2
-        and spec.tool == "tensorlint"
-    ):
-        result.notes.append("exit 2: some files could not be read or parsed")
-    if spec.after is not None:
-        result.info.update(spec.after())
-    return result
+        for run in runs:
+            if not run.done:
+                run.step(rep, repeat)
+    return [run.finish() for run in runs]

@@ -193,6 +193,40 @@ def test_the_load_bench_generates_checks_and_reports_every_run() -> None:
             line.startswith("| warm")]  # fmt: skip
     assert len(rows) == 2
     # every run found the same findings (30 small files: 2 each; the big ones more)
-    findings = {row.split("|")[6].strip() for row in rows}
+    findings = {row.split("|")[7].strip() for row in rows}
     assert len(findings) == 1 and int(findings.pop().replace(",", "")) > 60
     assert "cache directory:" in proc.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the measured command forks its workers")
+def test_repetitions_take_turns_and_the_whole_process_tree_is_measured(tmp_path: Path) -> None:
+    from bench.suite import RunSpec, execute_interleaved
+
+    log = tmp_path / "order.txt"
+    # B forks two workers that each hold ~40 MiB: the tree's peak is their sum
+    workers = (
+        "import multiprocessing as mp, time\n"
+        "def hold(n):\n    b = bytearray(n); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.3)\n"
+        "if __name__ == '__main__':\n"
+        "    with mp.get_context('fork').Pool(2) as p: p.map(hold, [40 << 20] * 2)\n"
+    )
+
+    def spec(name: str, code: str) -> RunSpec:
+        command = f"open({str(log)!r}, 'a').write({name!r})\n" + code
+        return RunSpec(
+            id=name, tool=name, group="corpus", title=name,
+            prefix=[sys.executable, "-c", command], files=[], cwd=tmp_path, shown=name,
+        )  # fmt: skip
+
+    results = execute_interleaved(
+        [spec("A", ""), spec("B", workers)],
+        repeat=3, timeout=60, slow_after=60, env=dict(os.environ), logs=tmp_path / "logs",
+    )  # fmt: skip
+    assert log.read_text() == "ABABAB"
+    a, b = results
+    assert all(r.ok and len(r.measurements) == 3 for r in results)
+    if sys.platform.startswith("linux"):
+        tree, largest = b.tree_rss_mib, b.peak_rss_mib
+        assert tree is not None and largest is not None
+        assert tree > largest + 30  # two workers of ~40 MiB at once, summed
+        assert a.tree_rss_mib is None or a.tree_rss_mib < 40

@@ -23,7 +23,7 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 import libcst as cst
 
@@ -82,7 +82,18 @@ def parse_relevant(
         ranges.append([first, last, keep])
     if kept_functions or keep_calls:
         _keep_callers(ranges, lines, [*kept_functions, *sorted(keep_calls)])
-    if all(keep for _, _, keep in ranges):
+    callees = [*kept_functions, *keep_calls]
+    texts: dict[int, str] = {}  # first line -> the text to parse, for kept ranges
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        range_ = next((r for r in ranges if r[0] == first), None)
+        if range_ is not None and range_[2] and range_[1] == node.end_lineno:
+            text = _class_text(node, first, lines, hits, callees)
+            if text is not None:
+                texts[first] = text
+    if not texts and all(keep for _, _, keep in ranges):
         return _whole(source)
     body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
     pieces: list[Piece] = []
@@ -92,7 +103,7 @@ def parse_relevant(
             assert isinstance(stub, cst.SimpleStatementLine)
             body.append(stub)
             continue
-        text = "".join(lines[first - 1 : last])
+        text = texts.get(first) or "".join(lines[first - 1 : last])
         try:
             piece = cst.parse_module(text)
         except cst.ParserSyntaxError:
@@ -100,6 +111,99 @@ def parse_relevant(
         body.extend(piece.body)
         pieces.append(Piece(piece, text, first - 1))
     return cst.Module(body=body), pieces
+
+
+_METHODS = (ast.FunctionDef, ast.AsyncFunctionDef)
+Member = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _class_text(
+    node: ast.ClassDef, first: int, lines: list[str], hits: list[int], callees: list[str]
+) -> Optional[str]:
+    """The text of a kept class (from its line ``first``) with the methods that
+    cannot matter blanked; None when every method may matter.
+
+    Kept: the class's own statements, every method or nested class with a
+    trigger, and then, until nothing changes, the members that mention a kept
+    member or a kept function of the module by name (callers are evidence
+    about parameters) and the methods that assign an attribute a kept member
+    mentions (``self.model = model.cuda()`` in ``__init__``: the facts of
+    ``self.<name>`` come from every method that assigns it). A blanked member
+    becomes ``name = None`` followed by empty lines, so every kept line keeps
+    its number and its columns.
+    """
+    members: list[tuple[int, int, Member]] = []
+    for item in node.body:
+        if isinstance(item, (*_METHODS, ast.ClassDef)):
+            start = item.decorator_list[0].lineno if item.decorator_list else item.lineno
+            end = item.end_lineno or item.lineno
+            if start > node.lineno:  # ``class A: def f(self): ...`` on one line stays
+                members.append((start, end, item))
+    kept = [_any_between(hits, start, end) for start, end, _ in members]
+    if all(kept):
+        return None
+    texts = ["".join(lines[start - 1 : end]) for start, end, _ in members]
+    words = [frozenset(_WORD.findall(text)) for text in texts]
+    assigns = [_assigned_attributes(item) for _, _, item in members]
+    names = set(callees)
+    mentioned: set[str] = set()
+    seen: set[int] = set()
+    while True:
+        fresh = [i for i, keep in enumerate(kept) if keep and i not in seen]
+        if not fresh:
+            break
+        for index in fresh:
+            seen.add(index)
+            names.add(members[index][2].name)
+            mentioned |= words[index]
+        for index in range(len(members)):
+            if not kept[index] and (words[index] & names or assigns[index] & mentioned):
+                kept[index] = True
+    if all(kept):
+        return None
+    out = lines[first - 1 : node.end_lineno]
+    for (start, end, item), keep in zip(members, kept):
+        if keep:
+            continue
+        for number in range(start, end + 1):
+            line = out[number - first]
+            out[number - first] = line[len(line.rstrip("\r\n")) :]  # its line ending only
+        line = lines[start - 1]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        out[start - first] = f"{indent}{item.name} = None{out[start - first]}"
+    return "".join(out)
+
+
+def _assigned_attributes(method: Member) -> frozenset[str]:
+    """Attributes of the method's first parameter it assigns (``self.x = ...``),
+    outside nested functions and classes."""
+    if isinstance(method, ast.ClassDef):
+        return frozenset()
+    params = [*method.args.posonlyargs, *method.args.args]
+    if not params:
+        return frozenset()
+    me = params[0].arg
+    found: set[str] = set()
+    stack: list[ast.AST] = list(method.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (*_METHODS, ast.ClassDef, ast.Lambda)):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(current, ast.Assign):
+            targets = current.targets
+        elif isinstance(current, ast.AnnAssign):
+            targets = [current.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == me
+            ):
+                found.add(target.attr)
+        stack.extend(ast.iter_child_nodes(current))
+    return frozenset(found)
 
 
 def _keep_callers(ranges: list[list[int]], lines: list[str], names: list[str]) -> None:
