@@ -145,7 +145,14 @@ def _class_text(
         return None
     texts = ["".join(lines[start - 1 : end]) for start, end, _ in members]
     words = [frozenset(_WORD.findall(text)) for text in texts]
-    assigns = [_assigned_attributes(item) for _, _, item in members]
+    assigns: dict[int, frozenset[str]] = {}  # computed when first needed
+
+    def assigned(index: int) -> frozenset[str]:
+        found = assigns.get(index)
+        if found is None:
+            found = assigns[index] = _assigned_attributes(members[index][2], texts[index])
+        return found
+
     names = set(callees)
     mentioned: set[str] = set()
     seen: set[int] = set()
@@ -158,7 +165,10 @@ def _class_text(
             names.add(members[index][2].name)
             mentioned |= words[index]
         for index in range(len(members)):
-            if not kept[index] and (words[index] & names or assigns[index] & mentioned):
+            if not kept[index] and (
+                not names.isdisjoint(words[index])
+                or not mentioned.isdisjoint(assigned(index))
+            ):
                 kept[index] = True
     if all(kept):
         return None
@@ -175,35 +185,19 @@ def _class_text(
     return "".join(out)
 
 
-def _assigned_attributes(method: Member) -> frozenset[str]:
-    """Attributes of the method's first parameter it assigns (``self.x = ...``),
-    outside nested functions and classes."""
+def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
+    """Attributes of the method's first parameter its text assigns
+    (``self.x = ...``, ``self.x: T = ...``): a scan of the text, which may
+    find more than the analysis counts (in a nested function, in a string),
+    never fewer, so a method it misses cannot matter."""
     if isinstance(method, ast.ClassDef):
         return frozenset()
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return frozenset()
-    me = params[0].arg
-    found: set[str] = set()
-    stack: list[ast.AST] = list(method.body)
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (*_METHODS, ast.ClassDef, ast.Lambda)):
-            continue
-        targets: list[ast.expr] = []
-        if isinstance(current, ast.Assign):
-            targets = current.targets
-        elif isinstance(current, ast.AnnAssign):
-            targets = [current.target]
-        for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == me
-            ):
-                found.add(target.attr)
-        stack.extend(ast.iter_child_nodes(current))
-    return frozenset(found)
+    me = re.escape(params[0].arg)
+    pattern = rf"(?<![\w.]){me}\s*\.\s*(\w+)\s*(?::[^=\n]*)?=(?!=)"
+    return frozenset(re.findall(pattern, text))
 
 
 def _keep_callers(ranges: list[list[int]], lines: list[str], names: list[str]) -> None:
