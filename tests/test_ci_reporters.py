@@ -456,3 +456,19 @@ def test_gitlab_fingerprints_survive_moving_code() -> None:
     before = [i["fingerprint"] for i in json.loads(FORMATS["gitlab"](RESULTS, OPTIONS))]
     after = [i["fingerprint"] for i in json.loads(FORMATS["gitlab"](moved, OPTIONS))]
     assert before == after
+
+
+def test_json_streams_findings_into_the_same_text_as_one_dump() -> None:
+    from tensorlint.config import Config
+    from tensorlint.engine.runner import RunOptions, run
+    from tensorlint.registry import select
+    from tensorlint.reporters import json as json_reporter
+    from tensorlint.rule import Settings
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "TL101"
+    results = run([fixtures], Config(), Settings(enabled=select(strict=True)), RunOptions())
+    options = ReportOptions()
+    for chosen in (results, [r for r in results if not r.diagnostics]):
+        whole = json.dumps(json_reporter.document(chosen, options), indent=2, ensure_ascii=False)
+        assert json_reporter.render(chosen, options) == whole + "\n"
+    assert sum(len(r.diagnostics) for r in results) > 10

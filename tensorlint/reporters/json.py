@@ -231,21 +231,27 @@ def _related(r: Related) -> dict[str, Any]:
             "end_column": end_column, "message": r.message}  # fmt: skip
 
 
-def document(results: Sequence[FileResult], options: ReportOptions) -> dict[str, Any]:
-    """The report as JSON-ready data (what :func:`render` serialises)."""
-    findings = [_finding(r.path, d) for r in results for d in r.diagnostics]
+def document(
+    results: Sequence[FileResult], options: ReportOptions, findings: Any = None
+) -> dict[str, Any]:
+    """The report as JSON-ready data (what :func:`render` serialises);
+    ``findings`` stands in for the list of findings when given."""
     fixes = [d.fix for r in results for d in r.diagnostics if d.fix is not None]
     return {
         "version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
-        "findings": findings,
+        "findings": (
+            [_finding(r.path, d) for r in results for d in r.diagnostics]
+            if findings is None
+            else findings
+        ),
         "errors": [{"file": r.path, "message": r.error} for r in results if r.error],
         "fixed": [
             {"file": r.path, "codes": list(r.fixes_applied)} for r in results if r.fixes_applied
         ],
         "summary": {
             "files": len(results),
-            "findings": len(findings),
+            "findings": sum(len(r.diagnostics) for r in results),
             "fixable": sum(f.applicability is Applicability.SAFE for f in fixes),
             "unsafe_fixable": sum(f.applicability is Applicability.UNSAFE for f in fixes),
             "fixed": sum(len(r.fixes_applied) for r in results),
@@ -254,5 +260,21 @@ def document(results: Sequence[FileResult], options: ReportOptions) -> dict[str,
     }
 
 
+#: stands in for the findings while the rest of the document is serialised
+#: (a NUL cannot occur in a path or message unescaped, so nothing else matches)
+_PLACEHOLDER = "\x00findings\x00"
+
+
 def render(results: Sequence[FileResult], options: ReportOptions) -> str:
-    return json.dumps(document(results, options), indent=2, ensure_ascii=False) + "\n"
+    """The document, as ``json.dumps(document(...), indent=2)`` writes it, with
+    the findings serialised one at a time: a run with 100,000 findings never
+    holds them all as dictionaries (and the encoder's pieces) at once."""
+    text = json.dumps(document(results, options, _PLACEHOLDER), indent=2, ensure_ascii=False)
+    head, _, tail = text.partition(json.dumps(_PLACEHOLDER, ensure_ascii=False))
+    pieces = [head, "["]
+    for result in results:
+        for diagnostic in result.diagnostics:
+            finding = json.dumps(_finding(result.path, diagnostic), indent=2, ensure_ascii=False)
+            pieces += [",\n    " if len(pieces) > 2 else "\n    ", finding.replace("\n", "\n    ")]
+    pieces += ["\n  ]" if len(pieces) > 2 else "]", tail, "\n"]
+    return "".join(pieces)  # one copy of the whole text
