@@ -10,6 +10,7 @@ in the file itself, so only what the file shows counts as evidence.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path, PurePath
 from typing import Optional, Union
@@ -54,14 +55,26 @@ def path_role(path: Union[str, PurePath, None], root: Optional[Path] = None) -> 
     this before it reads a file, so a cache hit costs no read."""
     if path is None:
         return True
-    pure = PurePath(path)
-    if pure.suffix == ".ipynb" or _TEST_FILE.match(pure.name):
+    text = os.fspath(path)
+    name = os.path.basename(text)
+    suffix = os.path.splitext(name)[1]
+    if suffix == ".ipynb" or _TEST_FILE.match(name):
         return False
-    if any(part.lower() in NON_LIBRARY_DIRS for part in _project_parts(Path(path), root)):
+    folder = _folder_role(os.path.dirname(text) or ".", root, os.getcwd())
+    if folder is not None:
+        return folder
+    return True if suffix != ".py" else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_role(folder: str, root: Optional[Path], cwd: str) -> Optional[bool]:
+    """The role the folder gives its files: False in a test/example/script
+    folder of the project, True in a package, None where the text decides.
+    (``cwd`` is part of the key: relative folders mean another place after a
+    ``chdir``.)"""
+    if any(part.lower() in NON_LIBRARY_DIRS for part in _project_parts(Path(folder, "_"), root)):
         return False
-    if pure.suffix != ".py" or _in_package(Path(path).absolute().parent):
-        return True
-    return None
+    return True if _in_package(Path(folder).absolute()) else None
 
 
 #: ``if __name__ == "__main__":`` at the start of a line.

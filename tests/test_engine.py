@@ -220,7 +220,8 @@ def test_a_file_over_the_time_limit_is_one_error_line_and_the_rest_is_checked(
 
 
 @pytest.mark.parametrize(
-    ("value", "seconds"), [("", 60.0), ("2.5", 2.5), ("0", 0.0), ("nan", 0.0), ("x", 60.0)]
+    ("value", "seconds"),
+    [("", 60.0), ("2.5", 2.5), ("0", 0.0), ("nan", 0.0), ("inf", 0.0), ("x", 60.0)],
 )
 def test_the_time_limit_per_file_comes_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, value: str, seconds: float

@@ -166,8 +166,7 @@ def _class_text(
             mentioned |= words[index]
         for index in range(len(members)):
             if not kept[index] and (
-                not names.isdisjoint(words[index])
-                or not mentioned.isdisjoint(assigned(index))
+                not names.isdisjoint(words[index]) or not mentioned.isdisjoint(assigned(index))
             ):
                 kept[index] = True
     if all(kept):

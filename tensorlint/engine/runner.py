@@ -148,7 +148,7 @@ def file_time_budget() -> float:
         seconds = float(value) if value.strip() else DEFAULT_FILE_BUDGET_S
     except ValueError:
         return DEFAULT_FILE_BUDGET_S
-    return seconds if seconds > 0 and seconds == seconds else 0.0
+    return seconds if 0 < seconds < float("inf") else 0.0  # (nan compares false)
 
 
 class OverBudget(BaseException):
@@ -306,12 +306,14 @@ class _Dispatcher:
         self.tasks: list[Task] = []
         self.futures: list[Any] = []
         self.pool: Any = None
+        #: a worker died while tasks were still being submitted
+        self.broken = False
 
     def submit(self, task: Task) -> None:
         self.tasks.append(task)
         if self.pool is None and self.workers > 1 and len(self.tasks) == self.threshold:
             self._start_pool()
-        elif self.pool is not None:
+        elif self.pool is not None and not self.broken:
             self._submit(task)
 
     def _start_pool(self) -> None:
@@ -327,8 +329,14 @@ class _Dispatcher:
             self._stop()
 
     def _submit(self, task: Task) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             self.futures.append(self.pool.submit(_check_task, task))
+        except BrokenProcessPool:
+            # (a RuntimeError too): the tasks not submitted wait for results(),
+            # which finds the one that broke the pool among those in flight
+            self.broken = True
         except (OSError, RuntimeError):
             self._stop()
 
@@ -344,7 +352,7 @@ class _Dispatcher:
         if self.pool is not None:
             from concurrent.futures.process import BrokenProcessPool
 
-            broken = False
+            broken = self.broken
             try:
                 for future in self.futures:
                     done.append(future.result())
