@@ -7,7 +7,7 @@ computed per function, and only for functions that hold a candidate.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
@@ -143,10 +143,13 @@ class ModuleIndex:
             self.builder.bind_target(self.scope_stack[-1], node.target)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+        # exact types (LibCST's node classes are final): ``isinstance`` against
+        # LibCST's ABC-based classes costs a metaclass call per node
+        kind = type(original_node)
+        if kind in _SCOPES:
             self.scope_stack.pop()
-        elif isinstance(original_node, cst.ExceptHandler) and _is_import_error_handler(
-            original_node
+        elif kind is cst.ExceptHandler and _is_import_error_handler(
+            cast(cst.ExceptHandler, original_node)
         ):
             self.builder.fallback_depth -= 1
 
@@ -203,6 +206,9 @@ _PASSIVE = frozenset(
         cst.LessThan, cst.GreaterThan, cst.Not, cst.And, cst.Or, cst.Minus,
     }
 )  # fmt: skip
+
+#: the nodes that open a scope (on_visit pushes one, on_leave pops it)
+_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module})
 
 
 def _called_name(func: cst.BaseExpression) -> str:
