@@ -166,3 +166,26 @@ def test_a_block_that_calls_a_kept_function_is_parsed_too() -> None:
     code = module.code
     assert "def caller(x)" in code  # it passes `convert` its argument: evidence
     assert "def other" not in code and "other = None" in code
+
+
+def test_the_bench_cases_as_a_tree_give_the_same_findings_as_a_whole_parse(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # with the tree, helpers of other files decide what is kept (``arrays.to_host(x)``)
+    import shutil
+
+    from tensorlint.config import Config
+    from tensorlint.engine.runner import RunOptions, run
+
+    tree = tmp_path / "cross"
+    shutil.copytree(FIXTURES.parent / "bench" / "cross", tree)
+    settings = Settings(enabled=select(strict=True))
+
+    def findings() -> list[tuple[str, tuple[object, ...]]]:
+        results = run([tree], Config(), settings, RunOptions(), jobs=1)
+        return [(r.path, r.diagnostics) for r in results]
+
+    selective = findings()
+    _whole_parse(monkeypatch)
+    assert findings() == selective
+    assert sum(len(found) for _, found in selective) > 20

@@ -153,7 +153,14 @@ def _class_text(
             found = assigns[index] = _assigned_attributes(members[index][2], texts[index])
         return found
 
-    names = set(callees)
+    names = {name for name in callees if "." not in name}
+    # a helper imported as a module attribute (``arrays.to_host(x)``): its callers
+    dotted = [name for name in callees if "." in name]
+    if dotted:
+        call = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, dotted))})\s*\(")
+        for index, text in enumerate(texts):
+            if call.search(text):
+                kept[index] = True
     mentioned: set[str] = set()
     seen: set[int] = set()
     while True:
