@@ -56,7 +56,7 @@ class CharClass:
 class Glob:
     """A compiled pattern: ``fullmatch(path)`` in linear time."""
 
-    __slots__ = ("_needles", "_prefix", "_suffix", "_tokens")
+    __slots__ = ("_needles", "_prefix", "_tokens", "suffix")
 
     def __init__(self, tokens: Sequence[Token]) -> None:
         self._tokens = tuple(tokens)
@@ -72,7 +72,8 @@ class Glob:
         starts = bool(self._tokens) and _is_literal(self._tokens[0])
         ends = bool(self._tokens) and _is_literal(self._tokens[-1])
         self._prefix = runs[0] if starts else ""
-        self._suffix = runs[-1] if ends else ""
+        #: the literal text every match ends with ("" when it ends with a wildcard)
+        self.suffix = runs[-1] if ends else ""
 
     def _closure(self, states: set[int]) -> set[int]:
         """Add what a repeating token reached without consuming anything."""
@@ -88,7 +89,7 @@ class Glob:
     def fullmatch(self, text: str) -> bool:
         """Does the whole of ``text`` match? States are token indexes; ``~i``
         is "inside the run of the ``**/`` at ``i``" (only a ``/`` ends it)."""
-        if not (text.startswith(self._prefix) and text.endswith(self._suffix)):
+        if not (text.startswith(self._prefix) and text.endswith(self.suffix)):
             return False
         if not all(needle in text for needle in self._needles):
             return False

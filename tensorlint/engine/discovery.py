@@ -159,6 +159,11 @@ def _read_gitignore(path: str, base: str) -> tuple[GitIgnoreRule, ...]:
 
 def _is_ignored(rules: Sequence[GitIgnoreRule], relpath: str, is_dir: bool) -> bool:
     for rule in reversed(rules):  # the last matching pattern wins
+        if rule.dir_only and not is_dir:
+            continue
+        suffix = rule.matcher.suffix  # most patterns end with text: a cheap "no"
+        if suffix and not relpath.endswith(suffix):
+            continue
         if rule.matches(relpath, is_dir):
             return not rule.negated
     return False
