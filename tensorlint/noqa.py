@@ -17,7 +17,7 @@ def split_codes(text: str) -> list[str]:
 
 #: line ends as Python's tokenizer counts them
 LINE_ENDS = re.compile(r"\r\n|\r|\n")
-#: ``# noqa`` or ``# noqa: TL101, E501`` on a line
+#: a noqa comment on a line, bare or with codes (``TL101, E501`` after a colon)
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 
 
