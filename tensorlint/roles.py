@@ -87,8 +87,7 @@ def is_script_text(text: str) -> bool:
     return _MAIN_GUARD.search(text.replace("\r", "\n")) is not None
 
 
-@functools.lru_cache(maxsize=1024)
-def _in_package(directory: Path) -> bool:
+def _in_package(directory: Path) -> bool:  # (asked once per folder: _folder_role)
     return (directory / "__init__.py").is_file()
 
 

@@ -153,24 +153,24 @@ def generated(draw: st.DrawFn) -> str:
     return HEADER + "".join(lines)
 
 
+def _budget(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
 @pytest.mark.parametrize("profile", range(len(SETTINGS)))
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated code is odd on purpose
-@settings(
-    max_examples=GENERATED,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_budget(GENERATED)
 @given(source=generated())
 def test_generated_programs_never_crash_and_fixes_settle(profile: int, source: str) -> None:
     _check_and_fix(source, SETTINGS[profile])
 
 
 @pytest.mark.parametrize("profile", range(len(SETTINGS)))
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@_budget(EXAMPLES)
 @given(source=mutated())
 def test_mutated_sources_never_crash_and_fixes_settle(profile: int, source: str) -> None:
     _check_and_fix(source, SETTINGS[profile])

@@ -30,7 +30,8 @@ import libcst as cst
 from tensorlint.analysis.pytree import python_tree
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCKS = (*_FUNCTIONS, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def parse_relevant(
         if isinstance(node, _BLOCKS) and not _any_between(hits, first, last):
             keep = 0
             stubs[first] = node.name
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif isinstance(node, _FUNCTIONS):
             kept_functions.append(node.name)
         if ranges and first <= ranges[-1][1]:  # ``a = 1; b = 2``: one line, one piece
             ranges[-1][1] = max(ranges[-1][1], last)
@@ -84,11 +85,12 @@ def parse_relevant(
         _keep_callers(ranges, lines, [*kept_functions, *sorted(keep_calls)])
     callees = [*kept_functions, *keep_calls]
     texts: dict[int, str] = {}  # first line -> the text to parse, for kept ranges
+    by_first = {r[0]: r for r in ranges}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        range_ = next((r for r in ranges if r[0] == first), None)
+        range_ = by_first.get(first)
         if range_ is not None and range_[2] and range_[1] == node.end_lineno:
             text = _class_text(node, first, lines, hits, callees)
             if text is not None:
@@ -113,7 +115,6 @@ def parse_relevant(
     return cst.Module(body=body), pieces
 
 
-_METHODS = (ast.FunctionDef, ast.AsyncFunctionDef)
 Member = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -135,7 +136,7 @@ def _class_text(
     """
     members: list[tuple[int, int, Member]] = []
     for item in node.body:
-        if isinstance(item, (*_METHODS, ast.ClassDef)):
+        if isinstance(item, _BLOCKS):
             start = item.decorator_list[0].lineno if item.decorator_list else item.lineno
             end = item.end_lineno or item.lineno
             if start > node.lineno:  # ``class A: def f(self): ...`` on one line stays
@@ -157,7 +158,7 @@ def _class_text(
     # a helper imported as a module attribute (``arrays.to_host(x)``): its callers
     dotted = [name for name in callees if "." in name]
     if dotted:
-        call = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, dotted))})\s*\(")
+        call = _call_pattern(dotted)
         for index, text in enumerate(texts):
             if call.search(text):
                 kept[index] = True
@@ -209,10 +210,15 @@ def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
 def _keep_callers(ranges: list[list[int]], lines: list[str], names: list[str]) -> None:
     """Keep the blocks that call a kept function: what they pass to it is
     evidence about its parameters (see ``callers.py``)."""
-    call = re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})\s*\(")
+    call = _call_pattern(names)
     for block in ranges:
         if not block[2] and call.search("".join(lines[block[0] - 1 : block[1]])):
             block[2] = 1
+
+
+def _call_pattern(names: list[str]) -> re.Pattern[str]:
+    """A call of one of ``names`` (``f(``, ``u.f(``; not ``obj.f(``)."""
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})\s*\(")
 
 
 def _trigger_lines(lines: list[str], source: str, trigger: re.Pattern[str]) -> list[int]:
