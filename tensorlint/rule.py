@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, ClassVar, Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.sites import ModuleAnalysis, Site
-else:
-    from tensorlint._lazy import libcst as cst
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _COMMENT = re.compile(r"#[^\r\n]*")
@@ -81,12 +80,12 @@ class RuleContext:
     def report(
         self,
         rule: Rule,
-        node: cst.CSTNode,
+        node: syntax.CSTNode,
         message: str,
         edits: Optional[list[Edit]] = None,
         applicability: Applicability = Applicability.SAFE,
         description: str = "",
-        related: Sequence[tuple[cst.CSTNode, str]] = (),
+        related: Sequence[tuple[syntax.CSTNode, str]] = (),
     ) -> None:
         fix = None
         if edits:
@@ -107,25 +106,20 @@ class RuleContext:
 
     # -- edit helpers ----------------------------------------------------------
 
-    def start(self, node: cst.CSTNode) -> Position:
+    def start(self, node: syntax.CSTNode) -> Position:
         """Where ``node`` starts, its own parentheses included."""
-        lpar = getattr(node, "lpar", None)
-        return Position(*self.analysis.start(lpar[0] if lpar else node))
+        return Position(*self.analysis.outer_start(node))
 
-    def end(self, node: cst.CSTNode) -> Position:
-        """Where ``node`` ends, its own parentheses included.
+    def end(self, node: syntax.CSTNode) -> Position:
+        """Where ``node`` ends, its own parentheses included (an insertion at
+        the end of ``(a + b)`` must land after them, not inside)."""
+        return Position(*self.analysis.outer_end(node))
 
-        LibCST's positions leave a node's parentheses out; an insertion there
-        would land inside them (``(a + b.cpu())``).
-        """
-        rpar = getattr(node, "rpar", None)
-        return Position(*self.analysis.end(rpar[-1] if rpar else node))
-
-    def insert_after(self, node: cst.CSTNode, text: str) -> Edit:
+    def insert_after(self, node: syntax.CSTNode, text: str) -> Edit:
         end = self.end(node)
         return Edit(end, end, text)
 
-    def replace(self, node: cst.CSTNode, text: str) -> Edit:
+    def replace(self, node: syntax.CSTNode, text: str) -> Edit:
         return Edit(self.start(node), self.end(node), text)
 
     def text(self, start: Position, end: Position) -> str:
@@ -155,7 +149,7 @@ class RuleContext:
         """The file's usual string quote, for strings a fix inserts."""
         return self._quote
 
-    def short(self, node: cst.CSTNode, limit: int = 40) -> str:
+    def short(self, node: syntax.CSTNode, limit: int = 40) -> str:
         """The node's code on one line, without comments, for messages."""
         code = _COMMENT.sub("", self.analysis.code(node))
         text = _SPACES.sub(" ", _LINE_BREAK.sub("", code)).strip()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
-import libcst as cst
-
+from tensorlint.analysis.parse import parse_whole
 from tensorlint.analysis.sites import ModuleAnalysis, Site
 
 
 def analyze(code: str, *, assume_torch: bool = False, library: bool = True) -> ModuleAnalysis:
+    source = textwrap.dedent(code)
     return ModuleAnalysis(
-        cst.parse_module(textwrap.dedent(code)), assume_torch=assume_torch, library=library
+        parse_whole(source), source, assume_torch=assume_torch, library=library
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import parse_expression
 import pytest
 from analysis_helpers import analyze, site
 
@@ -54,7 +55,7 @@ def test_call_names_resolve_through_imports(code: str, expected: str | None) -> 
     calls = [c for c in analysis.index.candidates if c.kind == "call"]
     assert len(calls) == 1
     node = calls[0].node
-    assert isinstance(node, cst.Call)
+    assert isinstance(node, syntax.Call)
     assert qualified_name(node.func, calls[0].scope) == expected
 
 
@@ -172,7 +173,7 @@ def test_facts_hold_after_a_branch_only_when_every_path_has_them() -> None:
             u = x
         return t.numpy(), u.numpy()
     """
-    assert site(code, "t.numpy()").facts(cst.parse_expression("t")) >= {CPU, NOGRAD}
+    assert site(code, "t.numpy()").facts(parse_expression("t")) >= {CPU, NOGRAD}
     u = site(code, "u.numpy()")
     assert {fact for fact in u.facts(u.receiver) if ":" not in fact} == set()
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import libcst as cst
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import parse_expression
 from analysis_helpers import site
 
 from tensorlint.analysis.facts import CPU, NOGRAD
@@ -35,14 +36,14 @@ def test_what_the_only_caller_passes_is_the_parameters_facts() -> None:
     evidence = moved.device_evidence(moved.receiver)
     assert evidence is not None and evidence.kind == "move"
     on_cpu = site(HELPER.format(suffix=".cpu()", extra=""), "t.numpy()")
-    assert on_cpu.facts(cst.parse_expression("t")) >= {CPU, NOGRAD}
+    assert on_cpu.facts(parse_expression("t")) >= {CPU, NOGRAD}
 
 
 def test_a_caller_we_cannot_see_keeps_the_evidence_but_not_the_proofs() -> None:
     # ``map(_to_array, ...)`` calls it with values the analysis does not follow
     source = HELPER.format(suffix=".cpu()", extra=", list(map(_to_array, [x]))")
     unknown = site(source, "t.numpy()")
-    assert CPU not in unknown.facts(cst.parse_expression("t"))
+    assert CPU not in unknown.facts(parse_expression("t"))
     assert _codes(source, "TL101", "TL111") == [(5, "TL111")]
 
 

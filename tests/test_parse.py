@@ -1,4 +1,5 @@
-"""The selective parse keeps findings and positions exactly as a whole parse."""
+"""The analysis tree: the selective build keeps findings and positions exactly
+as a whole build, and CPython's tree gives the findings LibCST's tree gives."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tensorlint.analysis import syntax
 from tensorlint.analysis.parse import parse_relevant
 from tensorlint.engine.lint import LintError, lint_source
 from tensorlint.registry import select
@@ -43,30 +45,56 @@ def convert_again(t):
 """
 
 
+def _outline(body: object) -> list[str]:
+    """``def f``, ``class C`` (with its members, indented) and ``name = None``
+    stubs: what the analysis tree holds of a module or class body."""
+    out: list[str] = []
+    statements = body.body if isinstance(body, (syntax.Module, syntax.IndentedBlock)) else []
+    for statement in statements:
+        if isinstance(statement, syntax.FunctionDef):
+            out.append(f"def {statement.name.value}")
+        elif isinstance(statement, syntax.ClassDef):
+            out.append(f"class {statement.name.value}")
+            out.extend(f"    {line}" for line in _outline(statement.body))
+        elif isinstance(statement, syntax.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, syntax.Assign) and isinstance(small.value, syntax.Name):
+                    target = small.targets[0].target
+                    if small.value.value == "None" and isinstance(target, syntax.Name):
+                        out.append(f"{target.value} = None")
+                        continue
+                out.append(type(small).__name__)
+    return out
+
+
 def test_only_blocks_with_a_trigger_are_parsed_and_names_stay_bound() -> None:
-    module, pieces = parse_relevant(SOURCE, TRIGGER)
-    code = module.code
-    assert "def convert(t)" in code and "def convert_again(t)" in code
-    assert "def unrelated" not in code and "unrelated = None" in code
-    assert "Model = None" in code
-    assert "x = 1; y = 2" in code
-    assert len(pieces) >= 2
+    outline = _outline(parse_relevant(SOURCE, TRIGGER))
+    assert "def convert" in outline and "def convert_again" in outline
+    assert "def unrelated" not in outline and "unrelated = None" in outline
+    assert "Model = None" in outline
+    assert outline.count("Assign") == 2  # ``x = 1; y = 2``
 
 
-def _whole_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+#: how the reference tree is built: CPython's, whole; LibCST's, whole
+WHOLE = ["ast", "libcst"]
+
+
+def _whole_parse(monkeypatch: pytest.MonkeyPatch, builder: str = "ast") -> None:
     import tensorlint.analysis.parse as parse
 
-    monkeypatch.setattr(parse, "parse_relevant", lambda source, trigger, **_: parse._whole(source))
+    whole = parse.parse_whole if builder == "ast" else parse._whole
+    monkeypatch.setattr(parse, "parse_relevant", lambda source, trigger, **_: whole(source))
 
 
+@pytest.mark.parametrize("builder", WHOLE)
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
 def test_findings_and_positions_match_a_whole_parse(
-    newline: str, monkeypatch: pytest.MonkeyPatch
+    newline: str, builder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     text = SOURCE.replace("\n", newline)
     selective = lint_source(text, SETTINGS)
     assert {(d.code, d.start.line) for d in selective} >= {("TL101", 18), ("TL102", 23)}
-    _whole_parse(monkeypatch)
+    _whole_parse(monkeypatch, builder)
     assert lint_source(text, SETTINGS) == selective
 
 
@@ -107,14 +135,13 @@ class Predictor:
 
 
 def test_a_kept_class_keeps_only_the_methods_that_can_matter() -> None:
-    module, _ = parse_relevant(CLASS_SOURCE, TRIGGER)
-    code = module.code
+    outline = _outline(parse_relevant(CLASS_SOURCE, TRIGGER))
     for kept in ("def predict", "def convert", "def run", "def __init__", "def reset"):
-        assert kept in code, kept  # triggers, a caller, assigners of a used attribute
-    assert "def unrelated" not in code and "    unrelated = None" in code
-    assert "def name" not in code and "    name = None" in code
-    assert "class Inner" not in code and "    Inner = None" in code
-    assert "scale = 2" in code
+        assert f"    {kept}" in outline, kept  # triggers, a caller, assigners of a used attribute
+    assert "    def unrelated" not in outline and "    unrelated = None" in outline
+    assert "    def name" not in outline and "    name = None" in outline
+    assert "    class Inner" not in outline and "    Inner = None" in outline
+    assert "    Assign" in outline  # ``scale = 2``
     lines = CLASS_SOURCE.splitlines()
     found = lint_source(CLASS_SOURCE, SETTINGS)
     assert {(d.code, lines[d.start.line - 1].strip()) for d in found} >= {
@@ -130,14 +157,15 @@ def _sources() -> list[str]:
     return [p.read_text() for p in paths] + [SOURCE, CLASS_SOURCE]
 
 
+@pytest.mark.parametrize("builder", WHOLE)
 @pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 def test_every_fixture_gives_the_same_findings_as_a_whole_parse(
-    monkeypatch: pytest.MonkeyPatch, strict: bool
+    monkeypatch: pytest.MonkeyPatch, strict: bool, builder: str
 ) -> None:
     settings = Settings(enabled=select(strict=strict))
     sources = _sources()
     selective = [lint_source(text, settings) for text in sources]
-    _whole_parse(monkeypatch)
+    _whole_parse(monkeypatch, builder)
     assert [lint_source(text, settings) for text in sources] == selective
     assert sum(len(found) for found in selective) > (150 if strict else 100)
 
@@ -162,14 +190,14 @@ def test_a_block_that_calls_a_kept_function_is_parsed_too() -> None:
     source = SOURCE + (
         "\n\ndef caller(x):\n    return convert(x.cuda())\n\n\ndef other(x):\n    return x\n"
     )
-    module, _ = parse_relevant(source, TRIGGER)
-    code = module.code
-    assert "def caller(x)" in code  # it passes `convert` its argument: evidence
-    assert "def other" not in code and "other = None" in code
+    outline = _outline(parse_relevant(source, TRIGGER))
+    assert "def caller" in outline  # it passes `convert` its argument: evidence
+    assert "def other" not in outline and "other = None" in outline
 
 
+@pytest.mark.parametrize("builder", WHOLE)
 def test_the_bench_cases_as_a_tree_give_the_same_findings_as_a_whole_parse(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, builder: str
 ) -> None:
     # with the tree, helpers of other files decide what is kept (``arrays.to_host(x)``)
     import shutil
@@ -186,6 +214,6 @@ def test_the_bench_cases_as_a_tree_give_the_same_findings_as_a_whole_parse(
         return [(r.path, r.diagnostics) for r in results]
 
     selective = findings()
-    _whole_parse(monkeypatch)
+    _whole_parse(monkeypatch, builder)
     assert findings() == selective
     assert sum(len(found) for _, found in selective) > 20

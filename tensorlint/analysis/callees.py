@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
-import libcst as cst
+from tensorlint.analysis import syntax
 
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
@@ -55,14 +55,14 @@ class Callees:
     def __bool__(self) -> bool:
         return bool(self.own.functions) or self.tree is not None
 
-    def of(self, call: cst.Call, scope: Scope) -> Optional[Callee]:
+    def of(self, call: syntax.Call, scope: Scope) -> Optional[Callee]:
         key = id(call)
         if key not in self._cache:
             self._cache[key] = self._resolve(call.func, scope)
         return self._cache[key]
 
-    def _resolve(self, func: cst.BaseExpression, scope: Scope) -> Optional[Callee]:
-        if isinstance(func, cst.Name):
+    def _resolve(self, func: syntax.BaseExpression, scope: Scope) -> Optional[Callee]:
+        if isinstance(func, syntax.Name):
             name = func.value
             owner = scope.binding_scope(name)
             if owner is None:
@@ -73,7 +73,7 @@ class Callees:
                     return self._own(name)
                 return self._imported(qual)
             return None
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        if isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Name):
             method = self._method(func, scope)
             if method is not None:
                 return method
@@ -92,17 +92,17 @@ class Callees:
         found = self.tree.lookup(qual)
         return Callee(*found) if found is not None else None
 
-    def type_alias(self, annotation: cst.BaseExpression, scope: Scope) -> list[str]:
+    def type_alias(self, annotation: syntax.BaseExpression, scope: Scope) -> list[str]:
         """What an annotation name is an alias of, in this module or the one it
         is imported from (``MappedTriples: TypeAlias = LongTensor``)."""
-        if isinstance(annotation, cst.Name) and annotation.value in self.own.aliases:
+        if isinstance(annotation, syntax.Name) and annotation.value in self.own.aliases:
             return self.own.alias_chain(annotation.value)
         qual = qualified_name(annotation, scope)
         if qual is None or self.tree is None or qual.startswith(("torch.", "numpy.")):
             return []
         return self.tree.type_alias(qual)
 
-    def _method(self, func: cst.Attribute, scope: Scope) -> Optional[Callee]:
+    def _method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``self.f(...)`` in a method of a top-level class."""
         function = scope
         while function.kind not in ("function", "module") and function.parent is not None:
@@ -110,15 +110,15 @@ class Callees:
         if function.kind != "function":
             return None
         me = self_name(function)
-        assert isinstance(func.value, cst.Name)
+        assert isinstance(func.value, syntax.Name)
         if me is None or func.value.value != me:
             return None
         cls = function.parent
-        if cls is None or cls.kind != "class" or not isinstance(cls.node, cst.ClassDef):
+        if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
             return None
         return self._own(f"{cls.node.name.value}.{func.attr.value}")
 
 
-def bind_arguments(call: cst.Call, summary: FunctionSummary) -> dict[str, cst.BaseExpression]:
+def bind_arguments(call: syntax.Call, summary: FunctionSummary) -> dict[str, syntax.BaseExpression]:
     """Which argument expression each of the callee's parameters receives."""
     return names_bind(call, summary.params, summary.names)

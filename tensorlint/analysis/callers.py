@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-import libcst as cst
+from tensorlint.analysis import syntax
 
 from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
 from tensorlint.analysis.names import Scope, bind_arguments
@@ -32,12 +32,12 @@ from tensorlint.analysis.names import Scope, bind_arguments
 class CallSite:
     """A call of a function defined in the file, where it was found."""
 
-    call: cst.Call
-    ancestors: tuple[cst.CSTNode, ...]
+    call: syntax.Call
+    ancestors: tuple[syntax.CSTNode, ...]
     scope: Scope
 
 
-def targets(function: cst.FunctionDef, scope: Scope, site: CallSite) -> bool:
+def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
     """Does ``site`` call ``function`` (by its name, or as ``self.<name>``)?"""
     name = function.name.value
     func = site.call.func
@@ -45,10 +45,10 @@ def targets(function: cst.FunctionDef, scope: Scope, site: CallSite) -> bool:
     if parent is None:
         return False
     if parent.kind == "module":
-        return isinstance(func, cst.Name) and func.value == name
-    if parent.kind != "class" or not isinstance(func, cst.Attribute):
+        return isinstance(func, syntax.Name) and func.value == name
+    if parent.kind != "class" or not isinstance(func, syntax.Attribute):
         return False
-    if func.attr.value != name or not isinstance(func.value, cst.Name):
+    if func.attr.value != name or not isinstance(func.value, syntax.Name):
         return False
     # ``self.<name>(...)`` in a method of the same class
     caller = site.scope
@@ -59,12 +59,12 @@ def targets(function: cst.FunctionDef, scope: Scope, site: CallSite) -> bool:
 
 
 def parameter_facts(
-    function: cst.FunctionDef,
+    function: syntax.FunctionDef,
     scope: Scope,
     sites: Sequence[CallSite],
     evaluate: Mapping[int, FactEvaluatorAt],
     complete: bool,
-) -> tuple[dict[str, Facts], dict[str, cst.Call]]:
+) -> tuple[dict[str, Facts], dict[str, syntax.Call]]:
     """The facts each parameter of ``function`` gets from ``sites``, and for
     each evidence token the first call that passed it."""
     params = function.params
@@ -74,7 +74,7 @@ def parameter_facts(
         positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
     names = set(positional) | {p.name.value for p in params.kwonly_params}
     found: dict[str, Facts] = {}
-    via: dict[str, cst.Call] = {}
+    via: dict[str, syntax.Call] = {}
     for site in sites:
         at = evaluate.get(id(site.call))
         if at is None:
@@ -92,9 +92,9 @@ def parameter_facts(
     return {name: facts for name, facts in found.items() if facts}, via
 
 
-def _is_static(function: cst.FunctionDef) -> bool:
+def _is_static(function: syntax.FunctionDef) -> bool:
     return any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        isinstance(d.decorator, syntax.Name) and d.decorator.value == "staticmethod"
         for d in function.decorators
     )
 
@@ -106,15 +106,15 @@ class FactEvaluatorAt:
         self.evaluator = evaluator
         self.env = env
 
-    def __call__(self, expr: cst.BaseExpression) -> Facts:
+    def __call__(self, expr: syntax.BaseExpression) -> Facts:
         return self.evaluator.expr(expr, self.env)
 
 
-def owner_of(ancestors: tuple[cst.CSTNode, ...]) -> Optional[cst.CSTNode]:
+def owner_of(ancestors: tuple[syntax.CSTNode, ...]) -> Optional[syntax.CSTNode]:
     """The innermost function, class or module among ``ancestors``."""
     for node in reversed(ancestors):
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
             return node
-        if isinstance(node, cst.Lambda):
+        if isinstance(node, syntax.Lambda):
             return None  # a lambda's parameters are not walked
     return None

@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
-import libcst as cst
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import parse_expression
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.names import Scope, bind_arguments, dotted_name, qualified_name
@@ -64,13 +65,13 @@ class Evidence:
     """
 
     kind: str
-    node: cst.CSTNode
+    node: syntax.CSTNode
     name: str = ""  #: the parameter and its function, for ``api``
     #: the call in this file that passed the value to the site's function
-    via: Optional[cst.Call] = None
+    via: Optional[syntax.Call] = None
 
 
-def record(scope: Scope, kind: str, node: cst.CSTNode, name: str = "") -> str:
+def record(scope: Scope, kind: str, node: syntax.CSTNode, name: str = "") -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in ("move", "device", "api") else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
@@ -127,24 +128,24 @@ _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torc
                                   "torch.special.")  # fmt: skip
 
 
-def is_cpu_device(node: cst.BaseExpression, scope: Scope) -> bool:
+def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
     """``"cpu"``, ``'cpu:0'`` or ``torch.device("cpu")``."""
-    if isinstance(node, cst.SimpleString):
+    if isinstance(node, syntax.SimpleString):
         value = node.evaluated_value
         return isinstance(value, str) and value.split(":")[0] == "cpu"
-    if isinstance(node, cst.Call) and qualified_name(node.func, scope) == "torch.device":
+    if isinstance(node, syntax.Call) and qualified_name(node.func, scope) == "torch.device":
         return bool(node.args) and is_cpu_device(node.args[0].value, scope)
     return False
 
 
-def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+def keyword(call: syntax.Call, name: str) -> Optional[syntax.BaseExpression]:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
             return arg.value
     return None
 
 
-def positional(call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
+def positional(call: syntax.Call, index: int) -> Optional[syntax.BaseExpression]:
     count = 0
     for arg in call.args:
         if arg.keyword is None and not arg.star:
@@ -154,16 +155,16 @@ def positional(call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
     return None
 
 
-def is_false(node: Optional[cst.BaseExpression]) -> bool:
-    return isinstance(node, cst.Name) and node.value == "False"
+def is_false(node: Optional[syntax.BaseExpression]) -> bool:
+    return isinstance(node, syntax.Name) and node.value == "False"
 
 
-def is_true(node: Optional[cst.BaseExpression]) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
+def is_true(node: Optional[syntax.BaseExpression]) -> bool:
+    return isinstance(node, syntax.Name) and node.value == "True"
 
 
-def _is_literal_data(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.List, cst.Tuple, cst.Integer, cst.Float, cst.ListComp))
+def _is_literal_data(node: syntax.BaseExpression) -> bool:
+    return isinstance(node, (syntax.List, syntax.Tuple, syntax.Integer, syntax.Float, syntax.ListComp))
 
 
 def _combine(a: Facts, b: Facts) -> Facts:
@@ -183,10 +184,10 @@ def _is_torch_function(qual: str) -> bool:
     return len(parts) == 2 and parts[0] == "torch" and parts[1][:1].islower()
 
 
-def annotation_facts(annotation: Optional[cst.BaseExpression], scope: Scope) -> Facts:
+def annotation_facts(annotation: Optional[syntax.BaseExpression], scope: Scope) -> Facts:
     if annotation is None:
         return EMPTY
-    if isinstance(annotation, cst.SimpleString):
+    if isinstance(annotation, syntax.SimpleString):
         text = annotation.evaluated_value
         if isinstance(text, str):
             if text in ("torch.Tensor", "Tensor"):
@@ -208,36 +209,36 @@ def annotation_facts(annotation: Optional[cst.BaseExpression], scope: Scope) -> 
                 return frozenset({TENSOR, NOGRAD})
     if qual in ("numpy.ndarray", "numpy.typing.NDArray"):
         return frozenset({NDARRAY})
-    if isinstance(annotation, cst.Subscript):
+    if isinstance(annotation, syntax.Subscript):
         return annotation_facts(annotation.value, scope) & frozenset({NDARRAY})
     return EMPTY
 
 
-def is_plain_annotation(annotation: Optional[cst.BaseExpression]) -> bool:
+def is_plain_annotation(annotation: Optional[syntax.BaseExpression]) -> bool:
     """Is the parameter annotated as something that is never a tensor
     (``int``, ``str``, ``Optional[bool]``, ``Collection[int]``, ``int | None``)?"""
     if annotation is None:
         return False
-    if isinstance(annotation, cst.SimpleString):
+    if isinstance(annotation, syntax.SimpleString):
         text = annotation.evaluated_value
         if not isinstance(text, str):
             return False
         try:
-            annotation = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
+            annotation = parse_expression(text)
+        except SyntaxError:
             return False
-    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+    if isinstance(annotation, syntax.BinaryOperation) and isinstance(annotation.operator, syntax.BitOr):
         return is_plain_annotation(annotation.left) and is_plain_annotation(annotation.right)
-    if isinstance(annotation, cst.Subscript):
+    if isinstance(annotation, syntax.Subscript):
         if not is_plain_annotation(annotation.value):
             return False
         return all(
-            isinstance(e.slice, cst.Index) and is_plain_annotation(e.slice.value)
+            isinstance(e.slice, syntax.Index) and is_plain_annotation(e.slice.value)
             for e in annotation.slice
         )
-    if isinstance(annotation, (cst.List, cst.Tuple)):  # ``Callable[[int], str]``
+    if isinstance(annotation, (syntax.List, syntax.Tuple)):  # ``Callable[[int], str]``
         return all(is_plain_annotation(e.value) for e in annotation.elements)
-    if isinstance(annotation, (cst.SimpleString, cst.Integer, cst.Ellipsis)):
+    if isinstance(annotation, (syntax.SimpleString, syntax.Integer, syntax.Ellipsis)):
         return True  # ``Literal["a", 1]``
     dotted = dotted_name(annotation)
     return dotted is not None and dotted.rsplit(".", 1)[-1] in ops.PLAIN_ANNOTATIONS
@@ -267,45 +268,45 @@ class FactEvaluator:
         #: what the callers in the file pass to the parameters (``callers.py``)
         self.params = params or {}
 
-    def expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
+    def expr(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         return settle(self._expr(node, env))
 
-    def _expr(self, node: cst.BaseExpression, env: Mapping[str, Facts]) -> Facts:
-        if isinstance(node, cst.Name):
+    def _expr(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> Facts:
+        if isinstance(node, syntax.Name):
             known = env.get(node.value)
             if known is not None:
                 return known
             if node.value in self.scope.params:
                 return self._param(node.value)
             return EMPTY
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, syntax.Attribute):
             return self._attribute(node, env)
-        if isinstance(node, cst.Subscript):
+        if isinstance(node, syntax.Subscript):
             base = self.expr(node.value, env)
             if _index_of_pair(node, self.scope):
                 return carry(base) | {NOGRAD}
             return carry(base)
-        if isinstance(node, cst.Call):
+        if isinstance(node, syntax.Call):
             return self.call(node, env)
-        if isinstance(node, cst.BinaryOperation):
+        if isinstance(node, syntax.BinaryOperation):
             return _combine(self.expr(node.left, env), self.expr(node.right, env)) - {_NUMBER}
-        if isinstance(node, cst.UnaryOperation):
+        if isinstance(node, syntax.UnaryOperation):
             return self.expr(node.expression, env)
-        if isinstance(node, cst.Comparison):
+        if isinstance(node, syntax.Comparison):
             facts = self.expr(node.left, env)
             for target in node.comparisons:
                 facts = _combine(facts, self.expr(target.comparator, env))
             return (facts - {_NUMBER, NDARRAY}) | {NOGRAD}
-        if isinstance(node, cst.IfExp):
+        if isinstance(node, syntax.IfExp):
             body = self.expr(node.body, env)
             orelse = self.expr(node.orelse, env)
             guarded = requires_grad_test(node.test)
             if guarded is not None and dotted_name(node.orelse) == guarded:
                 orelse = orelse | {NOGRAD}
             return _combine(body, orelse)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        if isinstance(node, (syntax.Integer, syntax.Float, syntax.Imaginary)):
             return NUMBER
-        if isinstance(node, (cst.List, cst.Tuple)):
+        if isinstance(node, (syntax.List, syntax.Tuple)):
             found = EMPTY
             for element in node.elements:
                 found = found | evidence(self.expr(element.value, env))
@@ -328,13 +329,13 @@ class FactEvaluator:
                 facts = facts | {record(self.scope, "api-grad", boundary[0], boundary[1])}
         return facts
 
-    def _attribute(self, node: cst.Attribute, env: Mapping[str, Facts]) -> Facts:
+    def _attribute(self, node: syntax.Attribute, env: Mapping[str, Facts]) -> Facts:
         key = dotted_name(node)
         if key is not None and key in env:
             return env[key]
         if (
             self.self_name is not None
-            and isinstance(node.value, cst.Name)
+            and isinstance(node.value, syntax.Name)
             and node.value.value == self.self_name
             and node.attr.value in self.attributes
         ):
@@ -349,13 +350,13 @@ class FactEvaluator:
             return EMPTY
         if (
             attr in ops.PARAMETER_ATTRIBUTES
-            and isinstance(node.value, (cst.Attribute, cst.Name))
+            and isinstance(node.value, (syntax.Attribute, syntax.Name))
             and not base & {FROZEN, TENSOR}
         ):
             return evidence(base) | {record(self.scope, "parameter", node)}
         return evidence(base)
 
-    def call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+    def call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = self._call(node, env)
         callees = self.scope.module().callees
         callee = callees.of(node, self.scope) if callees else None
@@ -376,14 +377,14 @@ class FactEvaluator:
             facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
         return settle(facts)
 
-    def _call(self, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+    def _call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         func = node.func
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)
         if self._maybe_other_framework(func):
             return frozenset({OTHER})
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, syntax.Attribute):
             receiver = self.expr(func.value, env)
             if OTHER in receiver:
                 return frozenset({OTHER})
@@ -403,7 +404,7 @@ class FactEvaluator:
         return found
 
     def _arguments(
-        self, node: cst.Call, env: Mapping[str, Facts], follow_api: bool = True
+        self, node: syntax.Call, env: Mapping[str, Facts], follow_api: bool = True
     ) -> Facts:
         """Evidence of the arguments: what a call computes from them may inherit it.
 
@@ -418,23 +419,23 @@ class FactEvaluator:
             found = frozenset(t for t in found if t[t.index(":") + 1] != API_MARK)
         return found
 
-    def _is_module(self, func: cst.BaseExpression, callee: Facts) -> bool:
+    def _is_module(self, func: syntax.BaseExpression, callee: Facts) -> bool:
         if MODULE in callee:
             return True
         if TENSOR in callee or NDARRAY in callee:
             return False
-        if isinstance(func, cst.Name) and func.value == self.self_name:
+        if isinstance(func, syntax.Name) and func.value == self.self_name:
             return True  # ``self(x)`` inside a module
-        if isinstance(func, cst.Name) and func.value in self.scope.module().functions:
+        if isinstance(func, syntax.Name) and func.value in self.scope.module().functions:
             return False  # a function defined here, whatever its name
         last = (
             func.attr.value
-            if isinstance(func, cst.Attribute)
-            else (func.value if isinstance(func, cst.Name) else "")
+            if isinstance(func, syntax.Attribute)
+            else (func.value if isinstance(func, syntax.Name) else "")
         )
         return bool(_MODULE_NAME.search(last.lower()))
 
-    def _maybe_other_framework(self, func: cst.BaseExpression) -> bool:
+    def _maybe_other_framework(self, func: syntax.BaseExpression) -> bool:
         """``backend.abs(x)`` where ``backend`` may be TensorFlow or torch."""
         dotted = dotted_name(func)
         if dotted is None:
@@ -442,7 +443,7 @@ class FactEvaluator:
         head = dotted.split(".")[0]
         return any(q.split(".")[0] in ops.OTHER_FRAMEWORKS for q in self.scope.possible(head))
 
-    def _function_call(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+    def _function_call(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         if qual.split(".")[0] in ops.OTHER_FRAMEWORKS:
             return frozenset({OTHER})
         if qual == ops.FROM_NUMPY:
@@ -480,36 +481,36 @@ class FactEvaluator:
             return EMPTY
         return self._arguments(node, env, follow_api=False)
 
-    def _parameter_free(self, name: str, node: cst.Call, env: Mapping[str, Facts]) -> bool:
+    def _parameter_free(self, name: str, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
         if name in ops.PARAMETER_FREE_MODULES or name.endswith("Loss"):
             return True
         if name not in ops.MODULE_CONTAINERS or not node.args:
             return False
-        held: list[cst.BaseExpression] = []
+        held: list[syntax.BaseExpression] = []
         for arg in node.args:
             if arg.star or arg.keyword is not None:
                 return False
             value = arg.value
-            if isinstance(value, (cst.List, cst.Tuple)):
+            if isinstance(value, (syntax.List, syntax.Tuple)):
                 held.extend(e.value for e in value.elements)
             else:
                 held.append(value)
         return all(PARAMFREE in self.expr(v, env) for v in held)
 
-    def _device_keyword(self, node: cst.Call) -> Facts:
+    def _device_keyword(self, node: syntax.Call) -> Facts:
         device = keyword(node, "device")
         if device is None or is_cpu_device(device, self.scope) or _is_none(device):
             return EMPTY
         return frozenset({record(self.scope, "device", device)})
 
-    def _torch_function(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+    def _torch_function(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``torch.cat([a, b])``, ``F.relu(x)``: a tensor on the inputs' device and grad."""
         inputs: list[Facts] = []
         for arg in node.args:
             if arg.keyword is not None:
                 continue
             value = arg.value
-            elements = value.elements if isinstance(value, (cst.List, cst.Tuple)) else ()
+            elements = value.elements if isinstance(value, (syntax.List, syntax.Tuple)) else ()
             if elements:
                 inputs.extend(self.expr(e.value, env) for e in elements)
             else:
@@ -528,7 +529,7 @@ class FactEvaluator:
             found.add(NOGRAD)
         return frozenset(found) | self._device_keyword(node)
 
-    def _factory(self, qual: str, node: cst.Call, env: Mapping[str, Facts]) -> Facts:
+    def _factory(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = {TENSOR}
         data = positional(node, 0)
         data_facts = self.expr(data, env) if data is not None else EMPTY
@@ -565,7 +566,7 @@ class FactEvaluator:
         return frozenset(facts)
 
     def _method_call(
-        self, method: str, receiver: Facts, node: cst.Call, env: Mapping[str, Facts]
+        self, method: str, receiver: Facts, node: syntax.Call, env: Mapping[str, Facts]
     ) -> Optional[Facts]:
         """The facts of a method's result, or None when the method is not one we know."""
         if method == "numpy":
@@ -599,7 +600,7 @@ class FactEvaluator:
             return base | self._arguments(node, env)
         return None
 
-    def _to_call(self, base: Facts, node: cst.Call) -> Facts:
+    def _to_call(self, base: Facts, node: syntax.Call) -> Facts:
         facts = set(base)
         for arg in node.args:
             name = arg.keyword.value if arg.keyword is not None else None
@@ -622,40 +623,40 @@ class FactEvaluator:
         return frozenset(facts)
 
 
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+def _is_none(node: syntax.BaseExpression) -> bool:
+    return isinstance(node, syntax.Name) and node.value == "None"
 
 
-def _names_a_dtype(node: cst.BaseExpression) -> bool:
+def _names_a_dtype(node: syntax.BaseExpression) -> bool:
     """``dtype``, ``x.dtype``, ``self.dtype``: a dtype held in a variable."""
     dotted = dotted_name(node)
     return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
 
 
-def _index_of_pair(node: cst.Subscript, scope: Scope) -> bool:
+def _index_of_pair(node: syntax.Subscript, scope: Scope) -> bool:
     """``torch.max(x, 1)[1]``, ``x.sort()[1]``: the indices of a (values, indices) pair."""
     value = node.value
-    if not isinstance(value, cst.Call) or len(node.slice) != 1:
+    if not isinstance(value, syntax.Call) or len(node.slice) != 1:
         return False
     index = node.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+    if not (isinstance(index, syntax.Index) and isinstance(index.value, syntax.Integer)):
         return False
     return index.value.value == "1" and returns_indices(value, scope)
 
 
-def returns_indices(call: cst.Call, scope: Scope) -> bool:
+def returns_indices(call: syntax.Call, scope: Scope) -> bool:
     """Does this call return a (values, indices) pair?"""
     func = call.func
     name = (
         func.attr.value
-        if isinstance(func, cst.Attribute)
-        else (func.value if isinstance(func, cst.Name) else "")
+        if isinstance(func, syntax.Attribute)
+        else (func.value if isinstance(func, syntax.Name) else "")
     )
     if name in ops.ALWAYS_INDEX_PAIR:
         return True
     if name in ops.INDEX_PAIR_WITH_DIM:
         # ``torch.max(x, 1)``: the dim is the second argument; ``x.max(1)``: the first
-        function = qualified_name(func, scope) is not None or isinstance(func, cst.Name)
+        function = qualified_name(func, scope) is not None or isinstance(func, syntax.Name)
         return keyword(call, "dim") is not None or positional(call, int(function)) is not None
     return False
 
@@ -663,10 +664,10 @@ def returns_indices(call: cst.Call, scope: Scope) -> bool:
 def self_name(scope: Scope) -> Optional[str]:
     """The first parameter of a method (``self``), if ``scope`` is one."""
     node = scope.node
-    if not isinstance(node, cst.FunctionDef) or scope.parent is None:
+    if not isinstance(node, syntax.FunctionDef) or scope.parent is None:
         return None
     if scope.parent.kind != "class" or any(
-        isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        isinstance(d.decorator, syntax.Name) and d.decorator.value in ("staticmethod", "classmethod")
         for d in node.decorators
     ):
         return None
@@ -674,9 +675,9 @@ def self_name(scope: Scope) -> Optional[str]:
     return params[0].name.value if params else None
 
 
-def grad_mode(expr: cst.BaseExpression, scope: Scope) -> Optional[bool]:
+def grad_mode(expr: syntax.BaseExpression, scope: Scope) -> Optional[bool]:
     """True for a no-grad context manager or decorator, False for a grad one."""
-    call = expr if isinstance(expr, cst.Call) else None
+    call = expr if isinstance(expr, syntax.Call) else None
     qual = qualified_name(call.func if call is not None else expr, scope)
     if qual in ops.NO_GRAD_CONTEXTS:
         if call is not None and qual is not None and qual.endswith("inference_mode"):
@@ -694,7 +695,7 @@ def grad_mode(expr: cst.BaseExpression, scope: Scope) -> Optional[bool]:
     return None
 
 
-def computed_without_grad(node: cst.BaseExpression) -> bool:
+def computed_without_grad(node: syntax.BaseExpression) -> bool:
     """Is this value computed (not just named) so that under no-grad it has no grad?
 
     Every op run while grad mode is off returns a tensor that does not require
@@ -702,35 +703,35 @@ def computed_without_grad(node: cst.BaseExpression) -> bool:
     (``w = model.weight``) is the same object and keeps its flag, and a
     ``requires_grad=True`` factory or ``requires_grad_()`` sets it again.
     """
-    if isinstance(node, (cst.Name, cst.Attribute)):
+    if isinstance(node, (syntax.Name, syntax.Attribute)):
         return False
-    if isinstance(node, cst.Call):
+    if isinstance(node, syntax.Call):
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+        if isinstance(func, syntax.Attribute) and func.attr.value == "requires_grad_":
             return False
         if is_true(keyword(node, "requires_grad")):
             return False
-        if isinstance(func, (cst.Name, cst.Attribute)) and (dotted_name(func) or "").endswith(
+        if isinstance(func, (syntax.Name, syntax.Attribute)) and (dotted_name(func) or "").endswith(
             "Parameter"
         ):
             return False
     return True
 
 
-def requires_grad_test(test: cst.BaseExpression) -> Optional[str]:
+def requires_grad_test(test: syntax.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.requires_grad`` (or ``is True``/``== True``)."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if isinstance(test, syntax.Comparison) and len(test.comparisons) == 1:
         comparison = test.comparisons[0]
-        if isinstance(comparison.operator, (cst.Is, cst.Equal)) and is_true(comparison.comparator):
+        if isinstance(comparison.operator, (syntax.Is, syntax.Equal)) and is_true(comparison.comparator):
             test = test.left
-    if isinstance(test, cst.Attribute) and test.attr.value == "requires_grad":
+    if isinstance(test, syntax.Attribute) and test.attr.value == "requires_grad":
         return dotted_name(test.value)
     return None
 
 
-def cuda_test(test: cst.BaseExpression) -> Optional[str]:
+def cuda_test(test: syntax.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.is_cuda``: in the ``else`` branch ``x`` is on the CPU."""
-    if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
+    if isinstance(test, syntax.Attribute) and test.attr.value == "is_cuda":
         return dotted_name(test.value)
     return None
 
@@ -746,18 +747,18 @@ def merge(a: Mapping[str, Facts], b: Mapping[str, Facts]) -> Env:
     return merged
 
 
-_Exit = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+_Exit = (syntax.Return, syntax.Raise, syntax.Continue, syntax.Break)
 
 
-def _always_exits(body: Union[cst.BaseSuite, Sequence[cst.BaseStatement]]) -> bool:
-    statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
-    if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+def _always_exits(body: Union[syntax.BaseSuite, Sequence[syntax.BaseStatement]]) -> bool:
+    statements: Sequence[syntax.BaseStatement | syntax.BaseSmallStatement]
+    if isinstance(body, (syntax.IndentedBlock, syntax.SimpleStatementSuite)):
         statements = body.body
     else:
         statements = body  # type: ignore[assignment]
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
+    if isinstance(last, syntax.SimpleStatementLine):
         return bool(last.body) and isinstance(last.body[-1], _Exit)
     return isinstance(last, _Exit)

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-import libcst as cst
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import parse_expression
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.callees import bind_arguments
@@ -52,19 +53,19 @@ from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target
 from tensorlint.analysis.summaries import WRITES
 from tensorlint.analysis.walk import children
 
-Body = Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+Body = Sequence[Union[syntax.BaseStatement, syntax.BaseSmallStatement]]
 
 
-def suite_body(suite: cst.BaseSuite) -> Body:
-    if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+def suite_body(suite: syntax.BaseSuite) -> Body:
+    if isinstance(suite, (syntax.IndentedBlock, syntax.SimpleStatementSuite)):
         return suite.body
     return ()
 
 
-def owner_body(owner: cst.CSTNode) -> Body:
-    if isinstance(owner, cst.Module):
+def owner_body(owner: syntax.CSTNode) -> Body:
+    if isinstance(owner, syntax.Module):
         return owner.body
-    if isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
+    if isinstance(owner, (syntax.FunctionDef, syntax.ClassDef)):
         return suite_body(owner.body)
     return ()
 
@@ -100,51 +101,51 @@ class FactsWalker:
             if missing:
                 other = dict(other)
                 for key in missing:
-                    other[key] = self.evaluator.expr(cst.Name(key), {})
+                    other[key] = self.evaluator.expr(syntax.Name(key), {})
                 if one is a:
                     b = other
                 else:
                     a = other
         return merge(a, b)
 
-    def _snap(self, node: cst.CSTNode, env: Env) -> None:
+    def _snap(self, node: syntax.CSTNode, env: Env) -> None:
         if id(node) in self.wanted:
             self.snapshots[id(node)] = dict(env)
 
-    def statement(self, node: Union[cst.BaseStatement, cst.BaseSmallStatement], env: Env) -> Env:
+    def statement(self, node: Union[syntax.BaseStatement, syntax.BaseSmallStatement], env: Env) -> Env:
         self._snap(node, env)
-        if isinstance(node, cst.SimpleStatementLine):
+        if isinstance(node, syntax.SimpleStatementLine):
             for small in node.body:
                 env = self.statement(small, env)
             return env
-        if isinstance(node, cst.Assign):
+        if isinstance(node, syntax.Assign):
             facts = self.evaluator.expr(node.value, env)
             if self.no_grad and computed_without_grad(node.value):
                 facts = settle(facts | {NOGRAD})
             env = dict(env)
             for target in node.targets:
-                if isinstance(target.target, (cst.Tuple, cst.List)):
+                if isinstance(target.target, (syntax.Tuple, syntax.List)):
                     self._bind_unpacked(env, target.target, node.value, facts)
-                elif isinstance(target.target, cst.Attribute) and _sets_requires_grad(
+                elif isinstance(target.target, syntax.Attribute) and _sets_requires_grad(
                     target.target
                 ):
                     self._set_requires_grad(env, target.target, node.value)
                 else:
                     _bind(env, target.target, facts)
             return env
-        if isinstance(node, cst.Expr):
+        if isinstance(node, syntax.Expr):
             return self._in_place_call(node.value, env)
-        if isinstance(node, cst.AnnAssign):
+        if isinstance(node, syntax.AnnAssign):
             if node.value is None:
                 return env
             env = dict(env)
             _bind(env, node.target, self.evaluator.expr(node.value, env))
             return env
-        if isinstance(node, cst.If):
+        if isinstance(node, syntax.If):
             return self._if(node, env)
-        if isinstance(node, (cst.For, cst.While)):
+        if isinstance(node, (syntax.For, syntax.While)):
             return self._loop(node, env)
-        if isinstance(node, cst.With):
+        if isinstance(node, syntax.With):
             env = dict(env)
             modes = [grad_mode(item.item, self.scope) for item in node.items]
             for item in node.items:
@@ -157,7 +158,7 @@ class FactsWalker:
                 return self.run(suite_body(node.body), env)
             finally:
                 self.no_grad = outer
-        if isinstance(node, cst.Try):
+        if isinstance(node, syntax.Try):
             after_body = self.run(suite_body(node.body), env)
             outcomes = [self.run(suite_body(node.orelse.body), after_body) if node.orelse
                         else after_body]  # fmt: skip
@@ -172,11 +173,11 @@ class FactsWalker:
             if node.finalbody is not None:
                 result = self.run(suite_body(node.finalbody.body), result)
             return result
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
             env = dict(env)
             _bind(env, node.name, EMPTY)
             return env
-        if isinstance(node, cst.Match):
+        if isinstance(node, syntax.Match):
             merged: Optional[Env] = None
             for case in node.cases:
                 out = self.run(suite_body(case.body), dict(env))
@@ -185,17 +186,17 @@ class FactsWalker:
         return env
 
     def _bind_unpacked(
-        self, env: Env, target: cst.Tuple | cst.List, value: cst.BaseExpression, facts: Facts
+        self, env: Env, target: syntax.Tuple | syntax.List, value: syntax.BaseExpression, facts: Facts
     ) -> None:
         """``a, b = x.cpu(), y.cpu()`` element-wise; ``_, idx = torch.max(x, 1)``: indices."""
         elements = [e.value for e in target.elements]
-        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+        if isinstance(value, (syntax.Tuple, syntax.List)) and len(value.elements) == len(elements):
             values = [self.evaluator.expr(e.value, env) for e in value.elements]
             for element, element_facts in zip(elements, values):
                 _bind(env, element, element_facts)
             return
         shared = evidence(facts)
-        indices = isinstance(value, cst.Call) and returns_indices(value, self.scope)
+        indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):
             if indices and position == 1:
                 _bind(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
@@ -203,7 +204,7 @@ class FactsWalker:
                 _bind(env, element, shared)
 
     def _set_requires_grad(
-        self, env: Env, target: cst.Attribute, value: cst.BaseExpression
+        self, env: Env, target: syntax.Attribute, value: syntax.BaseExpression
     ) -> None:
         """``x.requires_grad = True`` / ``False`` changes what ``x`` is known to be."""
         key = dotted_name(target.value)
@@ -215,9 +216,9 @@ class FactsWalker:
         elif is_true(value):
             env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
 
-    def _in_place_call(self, value: cst.BaseExpression, env: Env) -> Env:
+    def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
         """``model.to(device)``, ``model.requires_grad_(False)``: modules change in place."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
             return env
         method = value.func.attr.value
         if method not in ops.MODULE_IN_PLACE_METHODS and method != "requires_grad_":
@@ -232,7 +233,7 @@ class FactsWalker:
         env[key] = self.evaluator.expr(value, env)
         return env
 
-    def _if(self, node: cst.If, env: Env) -> Env:
+    def _if(self, node: syntax.If, env: Env) -> Env:
         guarded = requires_grad_test(node.test)
         body_env = self.run(suite_body(node.body), dict(env))
         else_env = dict(env)
@@ -243,19 +244,19 @@ class FactsWalker:
             else_env[guarded] = else_env[guarded] | {NOGRAD}
         elif guarded is not None:
             else_env[guarded] = self.evaluator.expr(_parse_key(guarded), env) | {NOGRAD}
-        if isinstance(node.orelse, cst.If):
+        if isinstance(node.orelse, syntax.If):
             else_env = self.statement(node.orelse, else_env)
-        elif isinstance(node.orelse, cst.Else):
+        elif isinstance(node.orelse, syntax.Else):
             else_env = self.run(suite_body(node.orelse.body), else_env)
         if _always_exits(node.body):
             return else_env
-        if isinstance(node.orelse, cst.Else) and _always_exits(node.orelse.body):
+        if isinstance(node.orelse, syntax.Else) and _always_exits(node.orelse.body):
             return body_env
         return self._merge(body_env, else_env)
 
-    def _loop(self, node: Union[cst.For, cst.While], env: Env) -> Env:
+    def _loop(self, node: Union[syntax.For, syntax.While], env: Env) -> Env:
         start = dict(env)
-        if isinstance(node, cst.For):
+        if isinstance(node, syntax.For):
             self._bind_loop_target(start, node.target, node.iter, env)
         first = self.run(suite_body(node.body), dict(start))
         entry = self._merge(start, first)
@@ -266,17 +267,17 @@ class FactsWalker:
         return result
 
     def _bind_loop_target(
-        self, env: Env, target: cst.BaseExpression, iterable: cst.BaseExpression, outer: Env
+        self, env: Env, target: syntax.BaseExpression, iterable: syntax.BaseExpression, outer: Env
     ) -> None:
         """``for row in t``: rows of a tensor share its device and grad facts.
 
         ``zip(a, b)`` and ``enumerate(t)`` unpack element-wise into tuple targets.
         """
         _bind(env, target, EMPTY)
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
             builtin = iterable.func.value
-            if builtin in ("zip", "enumerate") and isinstance(target, (cst.Tuple, cst.List)):
-                sources: list[Optional[cst.BaseExpression]] = [a.value for a in iterable.args]
+            if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
+                sources: list[Optional[syntax.BaseExpression]] = [a.value for a in iterable.args]
                 if builtin == "enumerate":
                     sources = [None, *sources[:1]]
                 for element, source in zip(target.elements, sources):
@@ -285,18 +286,18 @@ class FactsWalker:
                 return
         _bind(env, target, self._element_facts(iterable, outer))
 
-    def _element_facts(self, iterable: cst.BaseExpression, env: Env) -> Facts:
+    def _element_facts(self, iterable: syntax.BaseExpression, env: Env) -> Facts:
         facts = self.evaluator.expr(iterable, env)
         if facts & {NDARRAY, OTHER}:
             return EMPTY
         return carry(facts) - {MODULE, FROZEN}
 
 
-def _parse_key(key: str) -> cst.BaseExpression:
-    return cst.parse_expression(key)
+def _parse_key(key: str) -> syntax.BaseExpression:
+    return parse_expression(key)
 
 
-def _bind(env: Env, target: cst.BaseExpression, facts: Facts) -> None:
+def _bind(env: Env, target: syntax.BaseExpression, facts: Facts) -> None:
     key = dotted_name(target)
     if key is not None:
         prefix = key + "."
@@ -308,8 +309,8 @@ def _bind(env: Env, target: cst.BaseExpression, facts: Facts) -> None:
         env[name] = evidence(facts)
 
 
-def _sets_requires_grad(target: cst.BaseExpression) -> bool:
-    return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+def _sets_requires_grad(target: syntax.BaseExpression) -> bool:
+    return isinstance(target, syntax.Attribute) and target.attr.value == "requires_grad"
 
 
 # --- events -------------------------------------------------------------------
@@ -333,7 +334,7 @@ class Event:
     idx: int
     kind: str  # "use" or "write"
     storages: frozenset[int]
-    node: cst.CSTNode
+    node: syntax.CSTNode
     key: Optional[str] = None
     write_kind: str = "any"  # "any", "torch" (``add_``) or "numpy" (``a.sort()``)
     through_conversion: bool = False  #: the write goes through the conversion itself
@@ -347,7 +348,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Conversion:
-    node: cst.Call
+    node: syntax.Call
     kind: str  # "from_numpy", "as_tensor" or "numpy"
     idx: int
     source: Optional[int]  #: storage of the converted value's root (None: fresh)
@@ -401,7 +402,7 @@ class EventLog:
 
 
 #: Conversion call -> (kind, the expression whose storage is converted)
-ConversionOf = tuple[str, Optional[cst.BaseExpression]]
+ConversionOf = tuple[str, Optional[syntax.BaseExpression]]
 
 
 class EventsWalker:
@@ -439,9 +440,9 @@ class EventsWalker:
 
     # -- what an expression refers to ------------------------------------------
 
-    def conversion_of(self, call: cst.Call) -> Optional[ConversionOf]:
+    def conversion_of(self, call: syntax.Call) -> Optional[ConversionOf]:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+        if isinstance(func, syntax.Attribute) and func.attr.value == "numpy":
             return "numpy", func.value
         qual = qualified_name(func, self.scope)
         if qual == ops.FROM_NUMPY:
@@ -456,10 +457,10 @@ class EventsWalker:
                 return kind, value
         return None
 
-    def root(self, node: cst.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
+    def root(self, node: syntax.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
         """(storage, through a conversion, the key) of what ``node`` aliases."""
         node = strip_views(node, self.scope)
-        if isinstance(node, cst.Call):
+        if isinstance(node, syntax.Call):
             conversion = self.log.conversions.get(id(node))
             if conversion is not None:
                 return conversion.result, True, None
@@ -475,30 +476,30 @@ class EventsWalker:
         for statement in body:
             self.statement(statement)
 
-    def statement(self, node: Union[cst.BaseStatement, cst.BaseSmallStatement]) -> None:
-        if isinstance(node, cst.SimpleStatementLine):
+    def statement(self, node: Union[syntax.BaseStatement, syntax.BaseSmallStatement]) -> None:
+        if isinstance(node, syntax.SimpleStatementLine):
             for small in node.body:
                 self.statement(small)
             return
         self.idx += 1
         idx = self.idx
-        if isinstance(node, cst.Assign):
+        if isinstance(node, syntax.Assign):
             self.expression(node.value, idx)
             for target in node.targets:
                 self.bind(target.target, node.value, idx)
                 self._note_optimizer(target.target, node.value)
-        elif isinstance(node, cst.AnnAssign):
+        elif isinstance(node, syntax.AnnAssign):
             if node.value is not None:
                 self.expression(node.value, idx)
                 self.bind(node.target, node.value, idx)
-        elif isinstance(node, cst.AugAssign):
+        elif isinstance(node, syntax.AugAssign):
             self.expression(node.value, idx)
             self.target_subexpressions(node.target, idx)
             self.write(node.target, idx, node, "any")
-        elif isinstance(node, cst.Del):
+        elif isinstance(node, syntax.Del):
             for name in target_names(node.target):
                 self.keys.pop(name, None)
-        elif isinstance(node, cst.If):
+        elif isinstance(node, syntax.If):
             self.expression(node.test, idx)
             before = dict(self.keys)
             self.run(suite_body(node.body))
@@ -506,14 +507,14 @@ class EventsWalker:
                 return
             # the other branch starts from what held before the ``if``
             after_body, self.keys = self.keys, dict(before)
-            if isinstance(node.orelse, cst.If):
+            if isinstance(node.orelse, syntax.If):
                 self.statement(node.orelse)
             else:
                 self.run(suite_body(node.orelse.body))
             for key, sid in after_body.items():
                 if self.keys.get(key) == before.get(key):  # rebound on the first path only
                     self.keys[key] = sid
-        elif isinstance(node, cst.For):
+        elif isinstance(node, syntax.For):
             self.expression(node.iter, idx)
             loop = Loop(self.idx + 1)
             self.log.loops.append(loop)
@@ -522,7 +523,7 @@ class EventsWalker:
             visible = iter_storage is not None and self.log.storages[iter_storage].visible
             owner = self.parameters_of(node.iter)
             for name in target_names(node.target):
-                if owner is not None and isinstance(node.target, cst.Name):
+                if owner is not None and isinstance(node.target, syntax.Name):
                     self.keys[name] = owner  # ``for p in net.parameters()``: parts of ``net``
                 else:
                     self.keys[name] = self._new(self.idx, visible=visible, name=name)
@@ -530,7 +531,7 @@ class EventsWalker:
             loop.end = self.idx
             if node.orelse is not None:
                 self.run(suite_body(node.orelse.body))
-        elif isinstance(node, cst.While):
+        elif isinstance(node, syntax.While):
             loop = Loop(self.idx)
             self.log.loops.append(loop)
             self.expression(node.test, idx)
@@ -538,14 +539,14 @@ class EventsWalker:
             loop.end = self.idx
             if node.orelse is not None:
                 self.run(suite_body(node.orelse.body))
-        elif isinstance(node, cst.With):
+        elif isinstance(node, syntax.With):
             for item in node.items:
                 self.expression(item.item, idx)
                 if item.asname is not None:
                     for name in target_names(item.asname.name):
                         self.keys[name] = self._new(idx, name=name)
             self.run(suite_body(node.body))
-        elif isinstance(node, cst.Try):
+        elif isinstance(node, syntax.Try):
             self.run(suite_body(node.body))
             for handler in node.handlers:
                 self.run(suite_body(handler.body))
@@ -553,26 +554,26 @@ class EventsWalker:
                 self.run(suite_body(node.orelse.body))
             if node.finalbody is not None:
                 self.run(suite_body(node.finalbody.body))
-        elif isinstance(node, cst.Match):
+        elif isinstance(node, syntax.Match):
             self.expression(node.subject, idx)
             for case in node.cases:
                 self.run(suite_body(case.body))
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
             self.keys.pop(node.name.value, None)
-            if isinstance(node, cst.FunctionDef):
+            if isinstance(node, syntax.FunctionDef):
                 # a closure reads what it names; count those reads here
                 self.expression(node, idx)
-        elif isinstance(node, (cst.Expr, cst.Return, cst.Assert, cst.Raise)):
+        elif isinstance(node, (syntax.Expr, syntax.Return, syntax.Assert, syntax.Raise)):
             self.expression(node, idx)
 
-    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression, idx: int) -> None:
+    def bind(self, target: syntax.BaseExpression, value: syntax.BaseExpression, idx: int) -> None:
         key = dotted_name(target)
         if key is not None:
             sid, _, _ = self.root(value)
             if sid is None:
                 sid = self._new(idx, name=key)
                 self._mark_source(sid, value)
-                if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+                if isinstance(value, (syntax.List, syntax.Tuple, syntax.Dict, syntax.Set)):
                     self._store_elements(sid, value, idx)
             storage = self.log.storages[sid]
             if storage.name is None:
@@ -583,10 +584,10 @@ class EventsWalker:
             for stale in [k for k in self.keys if k.startswith(prefix)]:
                 del self.keys[stale]
             self.keys[key] = sid
-            if isinstance(value, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            if isinstance(value, (syntax.ListComp, syntax.SetComp, syntax.GeneratorExp)):
                 self._store(sid, value.elt, idx)  # ``[p.numpy() for p in ...]``
             return
-        if isinstance(target, cst.Subscript):
+        if isinstance(target, syntax.Subscript):
             self.target_subexpressions(target, idx)
             container, _, _ = self.root(target.value)
             if container is not None:
@@ -606,7 +607,7 @@ class EventsWalker:
             stack.extend(s for s in self.log.contained.get(current, ()) if s != current
                          and not self.log.storages[s].visible)  # fmt: skip
 
-    def _store(self, container: int, value: cst.BaseExpression, idx: int) -> None:
+    def _store(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
         stored, _, _ = self.root(value)
         if stored is None:
             return
@@ -615,35 +616,35 @@ class EventsWalker:
         if self.log.storages[container].visible:
             self._make_visible(stored)
 
-    def _store_elements(self, container: int, value: cst.BaseExpression, idx: int) -> None:
-        if isinstance(value, cst.Dict):
+    def _store_elements(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
+        if isinstance(value, syntax.Dict):
             for element in value.elements:
-                if isinstance(element, cst.DictElement):
+                if isinstance(element, syntax.DictElement):
                     self._store(container, element.value, idx)
-        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        elif isinstance(value, (syntax.List, syntax.Tuple, syntax.Set)):
             for item in value.elements:
                 self._store(container, item.value, idx)
 
-    def _mark_source(self, sid: int, value: cst.BaseExpression) -> None:
+    def _mark_source(self, sid: int, value: syntax.BaseExpression) -> None:
         zero_copy, readonly = source_kind(value, self.scope)
         storage = self.log.storages[sid]
         storage.zero_copy = zero_copy
         storage.readonly = readonly
 
-    def target_subexpressions(self, target: cst.BaseExpression, idx: int) -> None:
+    def target_subexpressions(self, target: syntax.BaseExpression, idx: int) -> None:
         """Reads inside an assignment target (``x[i] = v`` reads ``i``)."""
-        if isinstance(target, cst.Subscript):
+        if isinstance(target, syntax.Subscript):
             for element in target.slice:
                 self.expression(element, idx)
             self.target_subexpressions(target.value, idx)
-        elif isinstance(target, cst.Attribute):
+        elif isinstance(target, syntax.Attribute):
             self.target_subexpressions(target.value, idx)
 
     def write(
-        self, target: cst.BaseExpression, idx: int, node: cst.CSTNode, kind: str, by: str = ""
+        self, target: syntax.BaseExpression, idx: int, node: syntax.CSTNode, kind: str, by: str = ""
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
-        while isinstance(target, cst.Subscript):
+        while isinstance(target, syntax.Subscript):
             target = target.value
         sid, through, key = self.root(target)
         if sid is None:
@@ -659,11 +660,11 @@ class EventsWalker:
         prefix = key + "."
         return frozenset({sid, *(s for k, s in self.keys.items() if k.startswith(prefix))})
 
-    def parameters_of(self, node: cst.BaseExpression) -> Optional[int]:
+    def parameters_of(self, node: syntax.BaseExpression) -> Optional[int]:
         """``net.parameters()``: the storage of ``net`` (its items are parts of it)."""
         if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
+            isinstance(node, syntax.Call)
+            and isinstance(node.func, syntax.Attribute)
             and node.func.attr.value in ops.PARAMETER_ITERATORS
         ):
             key = dotted_name(node.func.value)
@@ -671,27 +672,27 @@ class EventsWalker:
                 return self.storage_of_key(key)
         return None
 
-    def _note_optimizer(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _note_optimizer(self, target: syntax.BaseExpression, value: syntax.BaseExpression) -> None:
         """``opt = torch.optim.SGD(net.parameters(), ...)``: ``opt.step()`` writes ``net``."""
         key = dotted_name(target)
         if key is None:
             return
         self.optimizers.pop(key, None)
-        if not isinstance(value, cst.Call):
+        if not isinstance(value, syntax.Call):
             return
         qual = qualified_name(value.func, self.scope)
         if qual is None or not qual.startswith("torch.optim.") or "lr_scheduler" in qual:
             return
         first = positional(value, 0) or keyword(value, "params")
         module = self.parameters_of(first) if first is not None else None
-        if module is not None and isinstance(first, cst.Call):
-            assert isinstance(first.func, cst.Attribute)
+        if module is not None and isinstance(first, syntax.Call):
+            assert isinstance(first.func, syntax.Attribute)
             self.optimizers[key] = (module, dotted_name(first.func.value) or "?")
 
-    def _summarised_call(self, call: cst.Call, idx: int) -> None:
+    def _summarised_call(self, call: syntax.Call, idx: int) -> None:
         """Writes a call makes: a summarised callee's, a state-dict load, an optimizer step."""
         func = call.func
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, syntax.Attribute):
             method = func.attr.value
             receiver = dotted_name(func.value)
             if receiver is not None and method in ops.STATE_LOADING_METHODS:
@@ -721,12 +722,12 @@ class EventsWalker:
                 by = f"{callee.describe()} {write.what} `{arg}`"
             self.write(value, idx, call, "any", by)
 
-    def expression(self, node: cst.CSTNode, idx: int) -> None:
+    def expression(self, node: syntax.CSTNode, idx: int) -> None:
         collector = _Collector()
         collector.visit(node)
         for comp in collector.comps:  # ``[p.numpy() for p in net.parameters()]``
             owner = self.parameters_of(comp.iter)
-            if owner is not None and isinstance(comp.target, cst.Name):
+            if owner is not None and isinstance(comp.target, syntax.Name):
                 self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
@@ -754,7 +755,7 @@ class EventsWalker:
                     stack.append(inner)
         return seen
 
-    def call(self, call: cst.Call, idx: int) -> None:
+    def call(self, call: syntax.Call, idx: int) -> None:
         conversion = self.conversion_of(call)
         if conversion is not None:
             kind, operand = conversion
@@ -771,7 +772,7 @@ class EventsWalker:
         func = call.func
         qual = qualified_name(func, self.scope)
         self._summarised_call(call, idx)
-        if isinstance(func, cst.Attribute) and qual is None:
+        if isinstance(func, syntax.Attribute) and qual is None:
             method = func.attr.value
             if method.endswith("_") and not method.startswith("_"):
                 if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
@@ -805,9 +806,9 @@ class EventsWalker:
                     self.write(first, idx, call, "torch")
 
 
-def _root_key(node: cst.BaseExpression) -> Optional[str]:
-    while isinstance(node, (cst.Subscript, cst.Attribute, cst.Call)):
-        if isinstance(node, cst.Call):
+def _root_key(node: syntax.BaseExpression) -> Optional[str]:
+    while isinstance(node, (syntax.Subscript, syntax.Attribute, syntax.Call)):
+        if isinstance(node, syntax.Call):
             node = node.func
         else:
             key = dotted_name(node)
@@ -817,27 +818,27 @@ def _root_key(node: cst.BaseExpression) -> Optional[str]:
     return dotted_name(node)
 
 
-def is_basic_index(node: cst.Subscript) -> bool:
+def is_basic_index(node: syntax.Subscript) -> bool:
     """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
     for element in node.slice:
         index = element.slice
-        if not isinstance(index, cst.Index):
+        if not isinstance(index, syntax.Index):
             continue
         value = index.value
-        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(value, (syntax.SimpleString, syntax.ConcatenatedString)):
             continue  # ``sample["image"]``: the stored object itself
-        if isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name, cst.UnaryOperation)):
-            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        if isinstance(value, (syntax.Integer, syntax.Ellipsis, syntax.Name, syntax.UnaryOperation)):
+            if isinstance(value, syntax.Name) and value.value in ("True", "False"):
                 return False
             continue
         return False
     return True
 
 
-def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpression:
     """Walk from an expression to what it is a view of."""
     while True:
-        if isinstance(node, cst.Call):
+        if isinstance(node, syntax.Call):
             func = node.func
             qual = qualified_name(func, scope)
             if qual is not None:  # a function: ``np.asarray(a)``
@@ -853,26 +854,26 @@ def strip_views(node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
                     node = node.args[0].value
                     continue
                 return node
-            if isinstance(func, cst.Attribute):  # a method: ``t.view(-1)``
+            if isinstance(func, syntax.Attribute):  # a method: ``t.view(-1)``
                 method = func.attr.value
                 if is_view_call(node, method):
                     node = func.value
                     continue
             return node
-        if isinstance(node, cst.Attribute) and (
+        if isinstance(node, syntax.Attribute) and (
             node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
         ):
             node = node.value
             continue
-        if isinstance(node, cst.Subscript) and is_basic_index(node):
+        if isinstance(node, syntax.Subscript) and is_basic_index(node):
             node = node.value
             continue
         return node
 
 
-def is_view_call(call: cst.Call, method: str) -> bool:
+def is_view_call(call: syntax.Call, method: str) -> bool:
     """Does ``x.method(...)`` return (a view of) ``x``?"""
-    if method == "to" and is_true(keyword(call, "copy") or cst.Name("False")):
+    if method == "to" and is_true(keyword(call, "copy") or syntax.Name("False")):
         return False
     if method == "astype":
         copy = keyword(call, "copy")
@@ -882,10 +883,10 @@ def is_view_call(call: cst.Call, method: str) -> bool:
     return method.endswith("_") and not method.startswith("_")
 
 
-def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
+def source_kind(value: syntax.BaseExpression, scope: Scope) -> tuple[bool, bool]:
     """(zero-copy by design, read-only) for the producer of a value."""
     node = strip_views(value, scope)
-    if not isinstance(node, cst.Call):
+    if not isinstance(node, syntax.Call):
         return False, False
     qual = qualified_name(node.func, scope)
     if qual is None:
@@ -893,13 +894,13 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
     readonly = qual in ops.READONLY_SOURCES
     if qual == "numpy.load":
         mode = keyword(node, "mmap_mode")
-        if mode is not None and not (isinstance(mode, cst.Name) and mode.value == "None"):
-            text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+        if mode is not None and not (isinstance(mode, syntax.Name) and mode.value == "None"):
+            text = mode.evaluated_value if isinstance(mode, syntax.SimpleString) else None
             return True, text == "r"
         return False, False
     if qual in ("numpy.memmap", "numpy.lib.format.open_memmap"):
         mode = keyword(node, "mode")
-        text = mode.evaluated_value if isinstance(mode, cst.SimpleString) else None
+        text = mode.evaluated_value if isinstance(mode, syntax.SimpleString) else None
         return True, (text in ("r", "readonly")) or (
             mode is None and qual == "numpy.lib.format.open_memmap"
         )
@@ -916,18 +917,18 @@ def source_kind(value: cst.BaseExpression, scope: Scope) -> tuple[bool, bool]:
 _BYTES_METHODS = frozenset({"read", "tobytes", "getvalue", "read_bytes", "encode", "digest"})
 
 
-def _is_bytes(node: Optional[cst.BaseExpression], scope: Scope) -> bool:
+def _is_bytes(node: Optional[syntax.BaseExpression], scope: Scope) -> bool:
     """Is this buffer known to be immutable ``bytes`` (so arrays over it are read-only)?"""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+    if isinstance(node, (syntax.SimpleString, syntax.ConcatenatedString)):
         return True
-    if isinstance(node, cst.Name):
+    if isinstance(node, syntax.Name):
         annotation = scope.params.get(node.value)
-        return isinstance(annotation, cst.Name) and annotation.value == "bytes"
-    if isinstance(node, cst.Call):
+        return isinstance(annotation, syntax.Name) and annotation.value == "bytes"
+    if isinstance(node, syntax.Call):
         func = node.func
-        if isinstance(func, cst.Name):
+        if isinstance(func, syntax.Name):
             return func.value == "bytes"
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, syntax.Attribute):
             return func.attr.value in _BYTES_METHODS
     return False
 
@@ -936,25 +937,25 @@ class _Collector:
     """Names read and calls made in an expression (calls innermost first)."""
 
     def __init__(self) -> None:
-        self.names: list[tuple[cst.CSTNode, str]] = []
-        self.calls: list[cst.Call] = []
-        self.comps: list[cst.CompFor] = []
+        self.names: list[tuple[syntax.CSTNode, str]] = []
+        self.calls: list[syntax.Call] = []
+        self.comps: list[syntax.CompFor] = []
 
-    def visit(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Name):
+    def visit(self, node: syntax.CSTNode) -> None:
+        if isinstance(node, syntax.Name):
             self.names.append((node, node.value))
             return
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, syntax.Attribute):
             key = dotted_name(node)
             if key is not None:
                 self.names.append((node, key))
                 self.names.append((node, key.split(".")[0]))
                 return
-        if isinstance(node, cst.ClassDef):
+        if isinstance(node, syntax.ClassDef):
             return
-        if isinstance(node, cst.CompFor):
+        if isinstance(node, syntax.CompFor):
             self.comps.append(node)
         for child in children(node):
             self.visit(child)
-        if isinstance(node, cst.Call):
+        if isinstance(node, syntax.Call):
             self.calls.append(node)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Optional, Union
 
-import libcst as cst
+from tensorlint.analysis import syntax
 
 from tensorlint.analysis.facts import AttributeFacts, Env, Facts, self_name
 from tensorlint.analysis.flow import (
@@ -19,7 +19,7 @@ from tensorlint.analysis.flow import (
 from tensorlint.analysis.names import Scope
 from tensorlint.analysis.walk import children
 
-Owner = Union[cst.Module, cst.FunctionDef, cst.ClassDef]
+Owner = Union[syntax.Module, syntax.FunctionDef, syntax.ClassDef]
 
 
 class FunctionAnalysis:
@@ -32,7 +32,7 @@ class FunctionAnalysis:
         wanted: set[int],
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
-        via: Optional[Mapping[str, cst.Call]] = None,
+        via: Optional[Mapping[str, syntax.Call]] = None,
     ) -> None:
         self.owner = owner
         self.scope = scope
@@ -40,7 +40,7 @@ class FunctionAnalysis:
         #: parameter facts from the callers in the file (``callers.py``)
         self.params: Mapping[str, Facts] = params or {}
         #: evidence token -> the call in the file that passed it in
-        self.via: Mapping[str, cst.Call] = via or {}
+        self.via: Mapping[str, syntax.Call] = via or {}
         self._wanted = wanted
         self._snapshots: Optional[dict[int, Env]] = None
         self._log: Optional[EventLog] = None
@@ -53,7 +53,7 @@ class FunctionAnalysis:
             self._snapshots = walker.snapshots
         return self._snapshots
 
-    def env_at(self, ancestors: tuple[cst.CSTNode, ...]) -> Env:
+    def env_at(self, ancestors: tuple[syntax.CSTNode, ...]) -> Env:
         """The facts in force before the innermost statement among ``ancestors``."""
         snapshots = self.snapshots
         for node in reversed(ancestors):
@@ -65,12 +65,12 @@ class FunctionAnalysis:
     @property
     def log(self) -> EventLog:
         if self._log is None:
-            walker = EventsWalker(self.scope, isinstance(self.owner, cst.Module))
+            walker = EventsWalker(self.scope, isinstance(self.owner, syntax.Module))
             walker.run(owner_body(self.owner))
             self._log = walker.log
         return self._log
 
-    def conversion(self, call: cst.Call) -> Optional[Conversion]:
+    def conversion(self, call: syntax.Call) -> Optional[Conversion]:
         return self.log.conversions.get(id(call))
 
     def source_persists(self, conversion: Conversion) -> bool:
@@ -132,7 +132,7 @@ class FunctionAnalysis:
 
 
 def class_attribute_facts(
-    node: cst.ClassDef, scopes: Mapping[cst.CSTNode, Scope]
+    node: syntax.ClassDef, scopes: Mapping[syntax.CSTNode, Scope]
 ) -> dict[str, Facts]:
     """What holds for ``self.<name>`` after every method that assigns it.
 
@@ -143,9 +143,9 @@ def class_attribute_facts(
     class are not seen: the price of looking at one class at a time.
     """
     found: dict[str, Facts] = {}
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
     for item in body:
-        if not isinstance(item, cst.FunctionDef) or item not in scopes:
+        if not isinstance(item, syntax.FunctionDef) or item not in scopes:
             continue
         scope = scopes[item]
         me = self_name(scope)
@@ -161,22 +161,22 @@ def class_attribute_facts(
     return {name: facts for name, facts in found.items() if facts}
 
 
-def _assigned_attributes(method: cst.FunctionDef, me: str) -> set[str]:
+def _assigned_attributes(method: syntax.FunctionDef, me: str) -> set[str]:
     names: set[str] = set()
-    stack: list[cst.CSTNode] = [method.body]
+    stack: list[syntax.CSTNode] = [method.body]
     while stack:
         current = stack.pop()
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
             continue
-        targets: list[cst.BaseExpression] = []
-        if isinstance(current, cst.Assign):
+        targets: list[syntax.BaseExpression] = []
+        if isinstance(current, syntax.Assign):
             targets = [t.target for t in current.targets]
-        elif isinstance(current, cst.AnnAssign):
+        elif isinstance(current, syntax.AnnAssign):
             targets = [current.target]
         for target in targets:
             if (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
+                isinstance(target, syntax.Attribute)
+                and isinstance(target.value, syntax.Name)
                 and target.value.value == me
             ):
                 names.add(target.attr.value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, cast
 
-import libcst as cst
+from tensorlint.analysis import syntax
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.callers import CallSite
@@ -26,9 +26,9 @@ CANDIDATE_CALL_NAMES = frozenset(
 class Candidate:
     """A node a rule may want to look at, with its ancestors (outermost first)."""
 
-    node: cst.CSTNode
+    node: syntax.CSTNode
     kind: str  # "numpy" (a ``.numpy()`` call), "call" (by function name), "data"
-    ancestors: tuple[cst.CSTNode, ...]
+    ancestors: tuple[syntax.CSTNode, ...]
     scope: Scope
 
 
@@ -43,8 +43,8 @@ class ModuleIndex:
         #: names of the functions defined in the file, and the calls of them
         self.local_functions = local_functions
         self.calls: list[CallSite] = []
-        self.stack: list[cst.CSTNode] = []
-        self.scopes: dict[cst.CSTNode, Scope] = {}
+        self.stack: list[syntax.CSTNode] = []
+        self.scopes: dict[syntax.CSTNode, Scope] = {}
         self.scope_stack: list[Scope] = []
         self.candidates: list[Candidate] = []
         self.builder = ScopeBuilder()
@@ -66,14 +66,14 @@ class ModuleIndex:
 
     # -- the walk ------------------------------------------------------------
 
-    def _push_scope(self, kind: str, node: cst.CSTNode) -> Scope:
+    def _push_scope(self, kind: str, node: syntax.CSTNode) -> Scope:
         parent = self.scope_stack[-1] if self.scope_stack else None
         scope = Scope(kind, node, parent)  # type: ignore[arg-type]
         self.scopes[node] = scope
         self.scope_stack.append(scope)
         return scope
 
-    def walk(self, node: cst.CSTNode) -> None:
+    def walk(self, node: syntax.CSTNode) -> None:
         self.on_visit(node)
         self.stack.append(node)
         for child in children(node):
@@ -81,18 +81,18 @@ class ModuleIndex:
         self.stack.pop()
         self.on_leave(node)
 
-    def on_visit(self, node: cst.CSTNode) -> None:
+    def on_visit(self, node: syntax.CSTNode) -> None:
         if type(node) in _PASSIVE:
             return
-        if isinstance(node, cst.Call):
+        if isinstance(node, syntax.Call):
             func = node.func
-            if isinstance(func, cst.Attribute):
+            if isinstance(func, syntax.Attribute):
                 name = func.attr.value
                 if name == "numpy":
                     self._candidate(node, "numpy")
                 elif name in CANDIDATE_CALL_NAMES:
                     self._candidate(node, "call")
-            elif isinstance(func, cst.Name) and (
+            elif isinstance(func, syntax.Name) and (
                 func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
             ):
                 self._candidate(node, "call")
@@ -100,26 +100,26 @@ class ModuleIndex:
                 self._candidate(node, "helper")
             if self.local_functions:
                 self._local_call(node)
-        elif isinstance(node, cst.Attribute):
+        elif isinstance(node, syntax.Attribute):
             if node.attr.value == "data":
                 self._candidate(node, "data")
-        elif isinstance(node, cst.Name):
+        elif isinstance(node, syntax.Name):
             pass
-        elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        elif isinstance(node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self._bind_statement(node)
-        elif isinstance(node, cst.FunctionDef):
+        elif isinstance(node, syntax.FunctionDef):
             self.builder.bind(self.scope_stack[-1], node.name.value)
             scope = self._push_scope("function", node)
             self._bind_params(scope, node.params)
-        elif isinstance(node, cst.Lambda):
+        elif isinstance(node, syntax.Lambda):
             scope = self._push_scope("lambda", node)
             self._bind_params(scope, node.params)
-        elif isinstance(node, cst.ClassDef):
+        elif isinstance(node, syntax.ClassDef):
             self.builder.bind(self.scope_stack[-1], node.name.value)
             self._push_scope("class", node)
-        elif isinstance(node, cst.Module):
+        elif isinstance(node, syntax.Module):
             self._push_scope("module", node)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+        elif isinstance(node, (syntax.Import, syntax.ImportFrom)):
             scope = self.scope_stack[-1]
             before = {k: set(v) for k, v in scope.bindings.items()}
             self.builder.bind_import(scope, node)
@@ -129,55 +129,55 @@ class ModuleIndex:
                         self.imported.add(value)
                         if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
                             self.aliases.add(name)
-        elif isinstance(node, cst.WithItem):
+        elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.asname.name)
-        elif isinstance(node, cst.ExceptHandler):
+        elif isinstance(node, syntax.ExceptHandler):
             if node.name is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.name.name)
             if _is_import_error_handler(node):
                 self.builder.fallback_depth += 1
-        elif isinstance(node, cst.Global):
+        elif isinstance(node, syntax.Global):
             self.scope_stack[-1].global_names.update(n.name.value for n in node.names)
-        elif isinstance(node, cst.CompFor):
+        elif isinstance(node, syntax.CompFor):
             self.builder.bind_target(self.scope_stack[-1], node.target)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
+    def on_leave(self, original_node: syntax.CSTNode) -> None:
         # exact types (LibCST's node classes are final): ``isinstance`` against
         # LibCST's ABC-based classes costs a metaclass call per node
         kind = type(original_node)
         if kind in _SCOPES:
             self.scope_stack.pop()
-        elif kind is cst.ExceptHandler and _is_import_error_handler(
-            cast(cst.ExceptHandler, original_node)
+        elif kind is syntax.ExceptHandler and _is_import_error_handler(
+            cast(syntax.ExceptHandler, original_node)
         ):
             self.builder.fallback_depth -= 1
 
-    def _local_call(self, node: cst.Call) -> None:
+    def _local_call(self, node: syntax.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Name):
+        if isinstance(func, syntax.Name):
             name = func.value
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        elif isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Name):
             name = func.attr.value
         else:
             return
         if name in self.local_functions:
             self.calls.append(CallSite(node, tuple(self.stack), self.scope_stack[-1]))
 
-    def _candidate(self, node: cst.CSTNode, kind: str) -> None:
+    def _candidate(self, node: syntax.CSTNode, kind: str) -> None:
         self.candidates.append(Candidate(node, kind, tuple(self.stack), self.scope_stack[-1]))
 
     def _bind_statement(
-        self, node: cst.Assign | cst.AugAssign | cst.AnnAssign | cst.For | cst.NamedExpr
+        self, node: syntax.Assign | syntax.AugAssign | syntax.AnnAssign | syntax.For | syntax.NamedExpr
     ) -> None:
         scope = self.scope_stack[-1]
-        if isinstance(node, cst.Assign):
+        if isinstance(node, syntax.Assign):
             for target in node.targets:
                 self.builder.bind_target(scope, target.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self.builder.bind_target(scope, node.target)
 
-    def _bind_params(self, scope: Scope, params: cst.Parameters) -> None:
+    def _bind_params(self, scope: Scope, params: syntax.Parameters) -> None:
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
             scope.bind(param.name.value)
@@ -185,7 +185,7 @@ class ModuleIndex:
                 param.annotation.annotation if param.annotation is not None else None
             )
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if isinstance(star, syntax.Param):
                 scope.bind(star.name.value)
                 scope.params[star.name.value] = None
 
@@ -194,28 +194,28 @@ class ModuleIndex:
 #: early avoids a dozen slow ``isinstance`` checks against LibCST's ABCs.
 _PASSIVE = frozenset(
     {
-        cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString,
-        cst.FormattedStringText, cst.FormattedStringExpression, cst.ConcatenatedString,
-        cst.Arg, cst.Param, cst.Parameters, cst.SimpleStatementLine, cst.IndentedBlock,
-        cst.Expr, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget,
-        cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
-        cst.DictElement, cst.Dict, cst.List, cst.Tuple, cst.Return, cst.If, cst.Else,
-        cst.UnaryOperation, cst.BooleanOperation, cst.Decorator, cst.Annotation,
-        cst.Pass, cst.Ellipsis, cst.IfExp, cst.Add, cst.Subtract, cst.Multiply,
-        cst.Divide, cst.Equal, cst.NotEqual, cst.Is, cst.IsNot, cst.In, cst.NotIn,
-        cst.LessThan, cst.GreaterThan, cst.Not, cst.And, cst.Or, cst.Minus,
+        syntax.Name, syntax.Integer, syntax.Float, syntax.SimpleString, syntax.FormattedString,
+        syntax.FormattedStringText, syntax.FormattedStringExpression, syntax.ConcatenatedString,
+        syntax.Arg, syntax.Param, syntax.Parameters, syntax.SimpleStatementLine, syntax.IndentedBlock,
+        syntax.Expr, syntax.BinaryOperation, syntax.Comparison, syntax.ComparisonTarget,
+        syntax.Subscript, syntax.SubscriptElement, syntax.Index, syntax.Slice, syntax.Element,
+        syntax.DictElement, syntax.Dict, syntax.List, syntax.Tuple, syntax.Return, syntax.If, syntax.Else,
+        syntax.UnaryOperation, syntax.BooleanOperation, syntax.Decorator, syntax.Annotation,
+        syntax.Pass, syntax.Ellipsis, syntax.IfExp, syntax.Add, syntax.Subtract, syntax.Multiply,
+        syntax.Divide, syntax.Equal, syntax.NotEqual, syntax.Is, syntax.IsNot, syntax.In, syntax.NotIn,
+        syntax.LessThan, syntax.GreaterThan, syntax.Not, syntax.And, syntax.Or, syntax.Minus,
     }
 )  # fmt: skip
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
-_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module})
+_SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
 
 
-def _called_name(func: cst.BaseExpression) -> str:
+def _called_name(func: syntax.BaseExpression) -> str:
     """``f`` for ``f(...)``, ``m`` for ``self.m(...)``, ``u.f`` for ``u.f(...)``."""
-    if isinstance(func, cst.Name):
+    if isinstance(func, syntax.Name):
         return func.value
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+    if isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Name):
         if func.value.value in ("self", "cls"):
             return func.attr.value
         return f"{func.value.value}.{func.attr.value}"
@@ -223,7 +223,7 @@ def _called_name(func: cst.BaseExpression) -> str:
 
 
 def build_index(
-    module: cst.Module,
+    module: syntax.Module,
     local_functions: frozenset[str] = frozenset(),
     helpers: frozenset[str] = frozenset(),
 ) -> ModuleIndex:
@@ -232,11 +232,11 @@ def build_index(
     return index
 
 
-def enclosing_function(candidate: Candidate) -> Optional[cst.FunctionDef]:
+def enclosing_function(candidate: Candidate) -> Optional[syntax.FunctionDef]:
     for node in reversed(candidate.ancestors):
-        if isinstance(node, cst.FunctionDef):
+        if isinstance(node, syntax.FunctionDef):
             return node
-        if isinstance(node, (cst.ClassDef, cst.Lambda)):
+        if isinstance(node, (syntax.ClassDef, syntax.Lambda)):
             return None
     return None
 

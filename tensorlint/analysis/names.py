@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Optional, Union
 
-import libcst as cst
+from tensorlint.analysis import syntax
 
-ScopeNode = Union[cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef]
+ScopeNode = Union[syntax.Module, syntax.FunctionDef, syntax.Lambda, syntax.ClassDef]
 
 #: A binding that is not an import (an assignment, a parameter, a def, ...).
 UNKNOWN = ""
@@ -48,10 +48,10 @@ class Scope:
         self.bindings: dict[str, set[str]] = {}
         self.global_names: set[str] = set()
         #: parameter name -> its annotation (or None)
-        self.params: dict[str, Optional[cst.BaseExpression]] = {}
+        self.params: dict[str, Optional[syntax.BaseExpression]] = {}
         #: parameters through which values enter from outside the file (a public
         #: library function no code here calls): name -> (the Param node, "f(x)")
-        self.boundary: dict[str, tuple[cst.CSTNode, str]] = {}
+        self.boundary: dict[str, tuple[syntax.CSTNode, str]] = {}
         #: the module scope's table of evidence tokens (see ``facts.record``)
         self.evidence: dict[str, Any] = {}
         #: the module scope's names of every function defined in the file
@@ -105,19 +105,19 @@ class Scope:
         return name in self.bindings and name not in self.global_names
 
 
-def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+def dotted_name(node: syntax.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while isinstance(node, syntax.Attribute):
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, syntax.Name):
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
 
 
-def qualified_name(node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+def qualified_name(node: syntax.BaseExpression, scope: Scope) -> Optional[str]:
     """The import-qualified name of a name or attribute chain, if certain.
 
     ``th.from_numpy`` with ``import torch as th`` gives ``torch.from_numpy``;
@@ -133,21 +133,21 @@ def qualified_name(node: cst.BaseExpression, scope: Scope) -> Optional[str]:
     return f"{qual}.{rest}" if rest else qual
 
 
-def target_names(node: cst.BaseExpression) -> Iterator[str]:
+def target_names(node: syntax.BaseExpression) -> Iterator[str]:
     """Names bound by an assignment target (tuples and starred unpacked)."""
-    if isinstance(node, cst.Name):
+    if isinstance(node, syntax.Name):
         yield node.value
-    elif isinstance(node, (cst.Tuple, cst.List)):
+    elif isinstance(node, (syntax.Tuple, syntax.List)):
         for element in node.elements:
             yield from target_names(element.value)
-    elif isinstance(node, cst.StarredElement):
+    elif isinstance(node, syntax.StarredElement):
         yield from target_names(node.value)
 
 
 def bind_arguments(
-    call: cst.Call, positional: Sequence[str], names: AbstractSet[str]
-) -> dict[str, cst.BaseExpression]:
-    passed: dict[str, cst.BaseExpression] = {}
+    call: syntax.Call, positional: Sequence[str], names: AbstractSet[str]
+) -> dict[str, syntax.BaseExpression]:
+    passed: dict[str, syntax.BaseExpression] = {}
     index = 0
     for arg in call.args:
         if arg.star:
@@ -164,19 +164,19 @@ def bind_arguments(
     return passed
 
 
-def _import_alias_name(alias: cst.ImportAlias) -> str:
+def _import_alias_name(alias: syntax.ImportAlias) -> str:
     name = alias.name
     return dotted_name(name) or ""
 
 
-def _is_import_error_handler(node: cst.ExceptHandler) -> bool:
-    kinds: list[cst.BaseExpression] = []
-    if isinstance(node.type, cst.Tuple):
+def _is_import_error_handler(node: syntax.ExceptHandler) -> bool:
+    kinds: list[syntax.BaseExpression] = []
+    if isinstance(node.type, syntax.Tuple):
         kinds = [e.value for e in node.type.elements]
     elif node.type is not None:
         kinds = [node.type]
     return any(
-        isinstance(k, cst.Name) and k.value in ("ImportError", "ModuleNotFoundError") for k in kinds
+        isinstance(k, syntax.Name) and k.value in ("ImportError", "ModuleNotFoundError") for k in kinds
     )
 
 
@@ -191,21 +191,21 @@ class ScopeBuilder:
             return
         scope.bind(name, qualname)
 
-    def bind_target(self, scope: Scope, target: cst.BaseExpression) -> None:
+    def bind_target(self, scope: Scope, target: syntax.BaseExpression) -> None:
         for name in target_names(target):
             self.bind(scope, name)
 
-    def bind_import(self, scope: Scope, node: Union[cst.Import, cst.ImportFrom]) -> None:
-        if isinstance(node, cst.Import):
+    def bind_import(self, scope: Scope, node: Union[syntax.Import, syntax.ImportFrom]) -> None:
+        if isinstance(node, syntax.Import):
             for alias in node.names:
                 full = _import_alias_name(alias)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and isinstance(alias.asname.name, syntax.Name):
                     self.bind(scope, alias.asname.name.value, full)
                 else:
                     top = full.split(".")[0]
                     self.bind(scope, top, top)
             return
-        if isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, syntax.ImportStar):
             return
         module = dotted_name(node.module) if node.module is not None else ""
         prefix = "." * len(node.relative) + (module or "")
@@ -213,7 +213,7 @@ class ScopeBuilder:
             # ``from . import utils`` -> ``.utils``; ``from .utils import f`` -> ``.utils.f``
             sep = "." if module else ""
             full = f"{prefix}{sep}{_import_alias_name(alias)}" if prefix else ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and isinstance(alias.asname.name, syntax.Name):
                 self.bind(scope, alias.asname.name.value, full)
             else:
                 self.bind(scope, _import_alias_name(alias), full)

@@ -1,16 +1,13 @@
-"""Parse only what can matter: LibCST for the top-level blocks with a trigger.
+"""Build the analysis tree of what can matter, from CPython's ``ast``.
 
-LibCST's parser costs ~2 s per MB here and grows faster than linearly with
-the size of a file, while CPython's ``ast`` finds the top-level statements of
-the same file ten times faster. So a file is split at its top-level
-statements: every statement that is not a ``def`` or ``class`` is kept
-(imports, module code), and a ``def`` or ``class`` only when its text matches
-one of the enabled rules' triggers (or when it calls a top-level function
-kept for that reason: callers are evidence about a function's parameters);
-the others become a stub binding their
-name (``name = None``), so scopes still see the binding. Each kept block is
-parsed on its own and the blocks are joined into one module. Positions stay
-those of the original file: each block knows the line it starts on.
+Every statement that is not a ``def`` or ``class`` is kept (imports, module
+code), and a top-level ``def`` or ``class`` only when its text matches one of
+the enabled rules' triggers, or when it calls a function kept for that reason
+(callers are evidence about a function's parameters). Inside a kept class,
+the members that cannot matter are left out the same way. What is left out
+becomes a stub binding its name (``name = None``), so scopes still see the
+binding, and costs neither conversion nor analysis. Nodes keep their
+offsets in the whole file.
 
 A file CPython cannot parse (newer syntax than the running interpreter, or a
 syntax error) is parsed whole by LibCST, which reports errors as usual.
@@ -22,25 +19,15 @@ import ast
 import bisect
 import itertools
 import re
-from dataclasses import dataclass
 from typing import Optional, Union
 
-import libcst as cst
-
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import Builder
 from tensorlint.analysis.pytree import python_tree
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = (*_FUNCTIONS, ast.ClassDef)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A parsed block of the file, starting after ``line_offset`` lines."""
-
-    module: cst.Module
-    text: str
-    line_offset: int
 
 
 def parse_relevant(
@@ -49,8 +36,9 @@ def parse_relevant(
     *,
     tree: Optional[ast.Module] = None,
     keep_calls: frozenset[str] = frozenset(),
-) -> tuple[cst.Module, list[Piece]]:
-    """The module to analyse, and the parsed pieces its positions come from.
+) -> syntax.Module:
+    """The module to analyse: ``source`` with the blocks that cannot matter
+    left out (each becomes ``name = None``).
 
     ``tree`` is CPython's tree of ``source`` when the caller has it;
     ``keep_calls`` names functions whose callers must be kept (they return an
@@ -63,7 +51,7 @@ def parse_relevant(
     lines = _LINE.findall(source)
     hits = _trigger_lines(lines, source, trigger)
     ranges: list[list[int]] = []  # [first line, last line, keep]
-    stubs: dict[int, str] = {}
+    blocks: dict[int, ast.stmt] = {}  # first line -> a block that may be left out
     kept_functions: list[str] = []
     for node in tree.body:
         decorators = getattr(node, "decorator_list", None)
@@ -72,19 +60,23 @@ def parse_relevant(
         keep = 1
         if isinstance(node, _BLOCKS) and not _any_between(hits, first, last):
             keep = 0
-            stubs[first] = node.name
+            blocks[first] = node
         elif isinstance(node, _FUNCTIONS):
             kept_functions.append(node.name)
         if ranges and first <= ranges[-1][1]:  # ``a = 1; b = 2``: one line, one piece
             ranges[-1][1] = max(ranges[-1][1], last)
             ranges[-1][2] = 1
-            stubs.pop(first, None)
+            blocks.pop(first, None)
             continue
         ranges.append([first, last, keep])
     if kept_functions or keep_calls:
         _keep_callers(ranges, lines, [*kept_functions, *sorted(keep_calls)])
     callees = [*kept_functions, *keep_calls]
-    texts: dict[int, str] = {}  # first line -> the text to parse, for kept ranges
+    builder = Builder(source)
+    for first, _, keep in ranges:
+        block = blocks.get(first)
+        if not keep and block is not None:
+            builder.stubs[id(block)] = block.name  # type: ignore[attr-defined]
     by_first = {r[0]: r for r in ranges}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
@@ -92,47 +84,32 @@ def parse_relevant(
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         range_ = by_first.get(first)
         if range_ is not None and range_[2] and range_[1] == node.end_lineno:
-            text = _class_text(node, first, lines, hits, callees)
-            if text is not None:
-                texts[first] = text
-    if not texts and all(keep for _, _, keep in ranges):
-        return _whole(source)
-    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
-    pieces: list[Piece] = []
-    for first, last, keep in ranges:
-        if not keep:
-            stub = cst.parse_statement(f"{stubs[first]} = None\n")
-            assert isinstance(stub, cst.SimpleStatementLine)
-            body.append(stub)
-            continue
-        text = texts.get(first) or "".join(lines[first - 1 : last])
-        try:
-            piece = cst.parse_module(text)
-        except cst.ParserSyntaxError:
-            return _whole(source)
-        body.extend(piece.body)
-        pieces.append(Piece(piece, text, first - 1))
-    return cst.Module(body=body), pieces
+            for member in _left_out_members(node, lines, hits, callees):
+                builder.stubs[id(member)] = member.name
+    return builder.module(tree.body)
+
+
+def parse_whole(source: str) -> syntax.Module:
+    """The whole module, nothing left out (for tests and comparisons)."""
+    tree = python_tree(source)
+    return _whole(source) if tree is None else Builder(source).module(tree.body)
 
 
 Member = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-def _class_text(
-    node: ast.ClassDef, first: int, lines: list[str], hits: list[int], callees: list[str]
-) -> Optional[str]:
-    """The text of a kept class (from its line ``first``) with the methods that
-    cannot matter blanked; None when every method may matter.
+def _left_out_members(
+    node: ast.ClassDef, lines: list[str], hits: list[int], callees: list[str]
+) -> list[Member]:
+    """The members of a kept class that cannot matter (each becomes ``name = None``).
 
     Kept: the class's own statements, every method or nested class with a
     trigger, and then, until nothing changes, the members that mention a kept
     member or a kept function of the module by name (callers are evidence
     about parameters) and the methods that assign an attribute a kept member
     mentions (``self.model = model.cuda()`` in ``__init__``: the facts of
-    ``self.<name>`` come from every method that assigns it). A blanked member
-    becomes ``name = None`` followed by empty lines, so every kept line keeps
-    its number and its columns.
+    ``self.<name>`` come from every method that assigns it).
     """
     members: list[tuple[int, int, Member]] = []
     for item in node.body:
@@ -143,7 +120,7 @@ def _class_text(
                 members.append((start, end, item))
     kept = [_any_between(hits, start, end) for start, end, _ in members]
     if all(kept):
-        return None
+        return []
     texts = ["".join(lines[start - 1 : end]) for start, end, _ in members]
     words = [frozenset(_WORD.findall(text)) for text in texts]
     assigns: dict[int, frozenset[str]] = {}  # computed when first needed
@@ -177,19 +154,7 @@ def _class_text(
                 not names.isdisjoint(words[index]) or not mentioned.isdisjoint(assigned(index))
             ):
                 kept[index] = True
-    if all(kept):
-        return None
-    out = lines[first - 1 : node.end_lineno]
-    for (start, end, item), keep in zip(members, kept):
-        if keep:
-            continue
-        for number in range(start, end + 1):
-            line = out[number - first]
-            out[number - first] = line[len(line.rstrip("\r\n")) :]  # its line ending only
-        line = lines[start - 1]
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-        out[start - first] = f"{indent}{item.name} = None{out[start - first]}"
-    return "".join(out)
+    return [item for (_, _, item), keep in zip(members, kept) if not keep]
 
 
 def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
@@ -232,6 +197,11 @@ def _any_between(hits: list[int], first: int, last: int) -> bool:
     return index < len(hits) and hits[index] <= last
 
 
-def _whole(source: str) -> tuple[cst.Module, list[Piece]]:
-    module = cst.parse_module(source)
-    return module, [Piece(module, source, 0)]
+def _whole(source: str) -> syntax.Module:
+    """LibCST's parse, for a file CPython cannot parse (newer syntax than the
+    running interpreter's; a syntax error raises LibCST's error)."""
+    import libcst as cst
+
+    from tensorlint.analysis import from_cst
+
+    return from_cst.build(cst.parse_module(source))

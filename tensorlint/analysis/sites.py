@@ -9,7 +9,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Optional
 
-import libcst as cst
+from tensorlint.analysis import syntax
+from tensorlint.analysis.from_ast import parse_expression
 
 from tensorlint.analysis import callers, ops
 from tensorlint.analysis.callees import Callee, Callees, Lookup
@@ -36,7 +37,6 @@ from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
-from tensorlint.analysis.parse import Piece
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.roles import mentions_accelerator
@@ -47,11 +47,10 @@ class ModuleAnalysis:
 
     def __init__(
         self,
-        module: cst.Module,
-        source: Optional[str] = None,
+        module: syntax.Module,
+        source: str,
         *,
         assume_torch: bool = False,
-        pieces: Optional[Sequence[Piece]] = None,
         torch_imported: bool = False,
         library: bool = True,
         summary: Optional[ModuleSummary] = None,
@@ -59,8 +58,7 @@ class ModuleAnalysis:
         helpers: frozenset[str] = frozenset(),
     ) -> None:
         self.module = module
-        self.source = module.code if source is None else source
-        self.pieces = list(pieces) if pieces is not None else [Piece(module, self.source, 0)]
+        self.source = source
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
         local_functions = _def_names(self.source)
@@ -70,7 +68,6 @@ class ModuleAnalysis:
         self._wanted: dict[int, set[int]] = {}
         self._positions: Optional[Positions] = None
         self._classes: dict[int, dict[str, Facts]] = {}
-        self._hint: Optional[cst.CSTNode] = None
         self._wanted_owners: set[Owner] = set()
         #: library code: public functions are entered from callers we cannot see
         self.library = library
@@ -94,11 +91,11 @@ class ModuleAnalysis:
             # a call of a helper is no evidence its arguments come from outside
             if owner not in self._wanted_owners and candidate.kind != "helper":
                 self._wanted_owners.add(owner)
-                if library and isinstance(owner, cst.FunctionDef):
+                if library and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
             self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
 
-    def _mark_boundary(self, function: cst.FunctionDef) -> None:
+    def _mark_boundary(self, function: syntax.FunctionDef) -> None:
         """Parameters of a public function no code in this file calls take values
         from outside: evidence that they may be anywhere (see ``facts``)."""
         scope = self.index.scopes.get(function)
@@ -112,7 +109,7 @@ class ModuleAnalysis:
         if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
             every = every[1:]
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if isinstance(star, syntax.Param):
                 every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
         for param in every:
             scope.boundary[param.name.value] = (param, f"{name}()")
@@ -130,15 +127,12 @@ class ModuleAnalysis:
         for candidate in self.index.candidates:
             site = Site(self, candidate)
             if site.kind:
-                if self._positions is not None and len(candidate.ancestors) > 1:
-                    self._positions.hint = candidate.ancestors[1]
-                self._hint = candidate.ancestors[1] if len(candidate.ancestors) > 1 else None
                 yield site
 
     def attributes_for(self, scope: Scope) -> Optional[dict[str, Facts]]:
         """Facts of ``self.<name>`` when ``scope`` is a method (else None)."""
         parent = scope.parent
-        if parent is None or parent.kind != "class" or not isinstance(parent.node, cst.ClassDef):
+        if parent is None or parent.kind != "class" or not isinstance(parent.node, syntax.ClassDef):
             return None
         found = self._classes.get(id(parent.node))
         if found is None:
@@ -151,7 +145,7 @@ class ModuleAnalysis:
         if analysis is None:
             scope = self.index.scopes[owner]
             params, via = (
-                self._passed(owner, scope) if isinstance(owner, cst.FunctionDef) else (None, None)
+                self._passed(owner, scope) if isinstance(owner, syntax.FunctionDef) else (None, None)
             )
             analysis = FunctionAnalysis(
                 owner,
@@ -165,8 +159,8 @@ class ModuleAnalysis:
         return analysis
 
     def _passed(
-        self, function: cst.FunctionDef, scope: Scope
-    ) -> tuple[Optional[dict[str, Facts]], Optional[dict[str, cst.Call]]]:
+        self, function: syntax.FunctionDef, scope: Scope
+    ) -> tuple[Optional[dict[str, Facts]], Optional[dict[str, syntax.Call]]]:
         """What the calls of ``function`` in this file pass to its parameters,
         and the call each evidence token came through."""
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
@@ -176,7 +170,7 @@ class ModuleAnalysis:
         evaluate: dict[int, callers.FactEvaluatorAt] = {}
         for site in sites:
             caller = callers.owner_of(site.ancestors)
-            if not isinstance(caller, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if not isinstance(caller, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
                 continue
             walk = self._caller_walk(caller)
             attributes = walk.attributes if site.scope is walk.scope else None
@@ -191,7 +185,7 @@ class ModuleAnalysis:
         ] == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
-    def called_only_without_grad(self, function: cst.FunctionDef) -> bool:
+    def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
         """Is every call of ``function`` (all seen, in this file) made with grad
         disabled? Then its body runs without grad too."""
         found = self._no_grad_callers.get(id(function))
@@ -200,7 +194,7 @@ class ModuleAnalysis:
             self._no_grad_callers[id(function)] = found
         return found
 
-    def _all_calls_without_grad(self, function: cst.FunctionDef) -> bool:
+    def _all_calls_without_grad(self, function: syntax.FunctionDef) -> bool:
         scope = self.index.scopes.get(function)
         if scope is None or (self.library and _is_public(function, scope)):
             return False
@@ -248,21 +242,27 @@ class ModuleAnalysis:
     @property
     def positions(self) -> Positions:
         if self._positions is None:
-            self._positions = Positions([(p.module, p.text, p.line_offset) for p in self.pieces])
-            self._positions.hint = self._hint
+            self._positions = Positions(self.source)
         return self._positions
 
-    def start(self, node: cst.CSTNode) -> tuple[int, int]:
+    def start(self, node: syntax.CSTNode) -> tuple[int, int]:
         return self.positions.start(node)
 
-    def end(self, node: cst.CSTNode) -> tuple[int, int]:
+    def end(self, node: syntax.CSTNode) -> tuple[int, int]:
         return self.positions.end(node)
 
-    def line(self, node: cst.CSTNode) -> int:
+    def line(self, node: syntax.CSTNode) -> int:
         return self.positions.start(node)[0]
 
-    def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+    def outer_start(self, node: syntax.CSTNode) -> tuple[int, int]:
+        """Where ``node`` starts, its own parentheses included."""
+        return self.positions.outer_start(node)
+
+    def outer_end(self, node: syntax.CSTNode) -> tuple[int, int]:
+        return self.positions.outer_end(node)
+
+    def code(self, node: syntax.CSTNode) -> str:
+        return self.positions.code(node)
 
 
 #: a call of a name, or of a method through ``self``/``cls`` (not ``def f(``)
@@ -284,7 +284,7 @@ def _def_names(source: str) -> frozenset[str]:
 _PUBLIC_DUNDERS = frozenset({"__call__"})
 
 
-def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
+def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
     name = function.name.value
     if name.startswith("_") and name not in _PUBLIC_DUNDERS:
         return False
@@ -293,7 +293,7 @@ def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
         return False
     if parent.kind == "module":
         return True
-    if parent.kind != "class" or not isinstance(parent.node, cst.ClassDef):
+    if parent.kind != "class" or not isinstance(parent.node, syntax.ClassDef):
         return False
     return (
         not parent.node.name.value.startswith("_")
@@ -303,29 +303,29 @@ def _is_public(function: cst.FunctionDef, scope: Scope) -> bool:
 
 
 def _grad_context(
-    ancestors: tuple[cst.CSTNode, ...], scope: Scope, *, lambdas: bool = False
-) -> tuple[Optional[bool], Optional[cst.FunctionDef]]:
+    ancestors: tuple[syntax.CSTNode, ...], scope: Scope, *, lambdas: bool = False
+) -> tuple[Optional[bool], Optional[syntax.FunctionDef]]:
     """(the grad mode a ``with`` block or decorator sets where a node with these
     ancestors runs, else None; the function reached first, if no class or
     with ``lambdas``, lambda, comes before it)."""
     for node in reversed(ancestors):
-        if isinstance(node, cst.With):
+        if isinstance(node, syntax.With):
             for item in node.items:
                 verdict = grad_mode(item.item, scope)
                 if verdict is not None:
                     return verdict, None
-        elif isinstance(node, cst.FunctionDef):
+        elif isinstance(node, syntax.FunctionDef):
             for decorator in node.decorators:
                 verdict = grad_mode(decorator.decorator, scope)
                 if verdict is not None:
                     return verdict, None
             return None, node
-        elif isinstance(node, cst.ClassDef) or (lambdas and isinstance(node, cst.Lambda)):
+        elif isinstance(node, syntax.ClassDef) or (lambdas and isinstance(node, syntax.Lambda)):
             return None, None
     return None, None
 
 
-def _grad_disabled(ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
+def _grad_disabled(ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
     """Is grad disabled where a call with these ancestors runs (its own
     function's ``with torch.no_grad():`` blocks and decorators; one level)?"""
     return _grad_context(ancestors, scope, lambdas=True)[0] is True
@@ -333,7 +333,7 @@ def _grad_disabled(ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
 
 def _owner(candidate: Candidate) -> Owner:
     for node in reversed(candidate.ancestors):
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
             return node
     raise AssertionError("a candidate outside any module")
 
@@ -359,7 +359,7 @@ class Site:
             return "numpy"
         if kind == "data":
             return "data"
-        assert isinstance(node, cst.Call)
+        assert isinstance(node, syntax.Call)
         if kind == "helper":
             callees = self.scope.module().callees
             callee = callees.of(node, self.scope) if callees else None
@@ -383,7 +383,7 @@ class Site:
     def function(self) -> FunctionAnalysis:
         return self.analysis.function(self.owner)
 
-    def facts(self, expr: cst.BaseExpression) -> Facts:
+    def facts(self, expr: syntax.BaseExpression) -> Facts:
         """The provenance facts of ``expr`` where this site evaluates it."""
         env = self.function.env_at(self.candidate.ancestors)
         function = self.function
@@ -398,7 +398,7 @@ class Site:
         ancestors = self.candidate.ancestors
         refined: Optional[Env] = None
         for i, node in enumerate(ancestors):
-            if not isinstance(node, cst.IfExp):
+            if not isinstance(node, syntax.IfExp):
                 continue
             inner = ancestors[i + 1] if i + 1 < len(ancestors) else self.node
             if inner is not node.orelse:
@@ -409,13 +409,13 @@ class Site:
                     refined = dict(env) if refined is None else refined
                     known = refined.get(key)
                     if known is None:
-                        known = evaluator.expr(cst.parse_expression(key), env)
+                        known = evaluator.expr(parse_expression(key), env)
                     refined[key] = known | {fact}
         return env if refined is None else refined
 
     # -- evidence --------------------------------------------------------------
 
-    def device_evidence(self, expr: cst.BaseExpression) -> Optional[Evidence]:
+    def device_evidence(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
         """Why ``expr`` may be on an accelerator here, if the code says so.
 
         Outside library code (tests, examples, scripts, notebooks) a file that
@@ -428,7 +428,7 @@ class Site:
             return None
         return self._closest(facts, DEV)
 
-    def grad_evidence(self, expr: cst.BaseExpression) -> Optional[Evidence]:
+    def grad_evidence(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
         """Why ``expr`` may require grad here, if the code says so.
 
         In a no-grad context a value computed there cannot require grad, but a
@@ -448,9 +448,9 @@ class Site:
             return None
         return self._closest(facts, GRAD)
 
-    def tensor_only_by_annotation(self, expr: cst.BaseExpression) -> bool:
+    def tensor_only_by_annotation(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a parameter known to be a tensor only from its annotation?"""
-        if not isinstance(expr, cst.Name) or expr.value not in self.scope.params:
+        if not isinstance(expr, syntax.Name) or expr.value not in self.scope.params:
             return False
         return expr.value not in self.function.env_at(self.candidate.ancestors)
 
@@ -472,19 +472,19 @@ class Site:
 
     @property
     def conversion(self) -> Optional[Conversion]:
-        if isinstance(self.node, cst.Call):
+        if isinstance(self.node, syntax.Call):
             return self.function.conversion(self.node)
         return None
 
     # -- ``.numpy()`` calls ----------------------------------------------------
 
     @property
-    def receiver(self) -> cst.BaseExpression:
-        assert isinstance(self.node, cst.Call) and isinstance(self.node.func, cst.Attribute)
+    def receiver(self) -> syntax.BaseExpression:
+        assert isinstance(self.node, syntax.Call) and isinstance(self.node.func, syntax.Attribute)
         return self.node.func.value
 
     def numpy_is_forced(self) -> bool:
-        assert isinstance(self.node, cst.Call)
+        assert isinstance(self.node, syntax.Call)
         force = keyword(self.node, "force")
         return force is not None and not is_false(force)
 
@@ -522,7 +522,7 @@ class Site:
 
     def in_forwarding_method(self) -> bool:
         owner = self.owner
-        return isinstance(owner, cst.FunctionDef) and owner.name.value in ("numpy", "__array__")
+        return isinstance(owner, syntax.FunctionDef) and owner.name.value in ("numpy", "__array__")
 
     # -- contexts ------------------------------------------------------------
 
@@ -544,45 +544,45 @@ class Site:
         return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
 
 
-def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Scope) -> bool:
-    child: cst.CSTNode = node
+def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
+    child: syntax.CSTNode = node
     i = len(ancestors) - 1
     while i >= 0:
         parent = ancestors[i]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
+        if isinstance(parent, syntax.Attribute) and parent.value is child:
             attr = parent.attr.value
             if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS:
                 child, i = parent, i - 1
                 continue
             call = ancestors[i - 1] if i >= 1 else None
-            if isinstance(call, cst.Call) and call.func is parent and is_view_call(call, attr):
+            if isinstance(call, syntax.Call) and call.func is parent and is_view_call(call, attr):
                 child, i = call, i - 2
                 continue
             return False
-        if isinstance(parent, cst.Subscript) and parent.value is child:
+        if isinstance(parent, syntax.Subscript) and parent.value is child:
             if is_basic_index(parent):
                 child, i = parent, i - 1
                 continue
             return False
-        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.Return)):
+        if isinstance(parent, (syntax.Assign, syntax.AnnAssign, syntax.NamedExpr, syntax.Return)):
             return True
-        if isinstance(parent, (cst.Yield,)):
+        if isinstance(parent, (syntax.Yield,)):
             return True
-        if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement)):
+        if isinstance(parent, (syntax.Element, syntax.DictElement, syntax.StarredElement)):
             child, i = parent, i - 1
             continue
-        if isinstance(parent, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.IfExp,
-                               cst.BooleanOperation)):  # fmt: skip
+        if isinstance(parent, (syntax.List, syntax.Tuple, syntax.Set, syntax.Dict, syntax.IfExp,
+                               syntax.BooleanOperation)):  # fmt: skip
             child, i = parent, i - 1
             continue
-        if isinstance(parent, cst.Arg):
+        if isinstance(parent, syntax.Arg):
             call = ancestors[i - 1] if i >= 1 else None
-            if not isinstance(call, cst.Call):
+            if not isinstance(call, syntax.Call):
                 return False
             if parent.keyword is not None and parent.keyword.value in ops.OUT_KEYWORDS:
                 return False
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in ops.CONTAINER_STORE_METHODS:
+            if isinstance(func, syntax.Attribute) and func.attr.value in ops.CONTAINER_STORE_METHODS:
                 return qualified_name(func, scope) is None
             if qualified_name(func, scope) in ops.NUMPY_VIEW_FUNCS:
                 child, i = call, i - 2
@@ -592,30 +592,30 @@ def _retention(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], scope: Sco
     return False
 
 
-def _directly_written(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+def _directly_written(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...]) -> bool:
     """Is the conversion's result written right where it is made?
 
     ``t.numpy()[:] = v``, ``torch.from_numpy(a).zero_()``, ``out=t.numpy()``,
     ``np.copyto(t.numpy(), v)``.
     """
     parent = ancestors[-1] if ancestors else None
-    if isinstance(parent, cst.Attribute) and parent.value is node:
+    if isinstance(parent, syntax.Attribute) and parent.value is node:
         method = parent.attr.value
         return (method.endswith("_") and not method.startswith("_")) or (
             method in ops.NUMPY_INPLACE_METHODS
         )
-    if isinstance(parent, cst.Subscript) and len(ancestors) >= 2:
+    if isinstance(parent, syntax.Subscript) and len(ancestors) >= 2:
         target = ancestors[-2]
-        return isinstance(target, (cst.AssignTarget, cst.AugAssign)) and (target.target is parent)
-    if isinstance(parent, cst.Arg):
+        return isinstance(target, (syntax.AssignTarget, syntax.AugAssign)) and (target.target is parent)
+    if isinstance(parent, syntax.Arg):
         if parent.keyword is not None:
             return parent.keyword.value in ops.OUT_KEYWORDS
         call = ancestors[-2] if len(ancestors) >= 2 else None
-        if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
+        if isinstance(call, syntax.Call) and call.args and call.args[0] is parent:
             name = (
                 call.func.attr.value
-                if isinstance(call.func, cst.Attribute)
-                else (call.func.value if isinstance(call.func, cst.Name) else "")
+                if isinstance(call.func, syntax.Attribute)
+                else (call.func.value if isinstance(call.func, syntax.Name) else "")
             )
             return any(f.rsplit(".", 1)[1] == name for f in ops.NUMPY_INPLACE_FUNCS)
     return False

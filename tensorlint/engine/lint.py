@@ -246,8 +246,6 @@ def _lint_parsed(
     tree: Optional[TreeView],
     helpers: frozenset[str],
 ) -> list[Diagnostic]:
-    import libcst as cst  # only once a file passes the prefilter
-
     from tensorlint.analysis.parse import parse_relevant
     from tensorlint.analysis.pytree import TooDeep, python_tree
     from tensorlint.analysis.sites import ModuleAnalysis
@@ -257,18 +255,20 @@ def _lint_parsed(
         python = python_tree(source)
         summary = summarize(python, source) if python is not None else EMPTY_SUMMARY
         helpers = helpers | summary.alias_names()
-        module, pieces = parse_relevant(source, plan.blocks, tree=python, keep_calls=helpers)
-    except cst.ParserSyntaxError as error:
-        raise LintError(_syntax_message(source, error)) from None
-    except (TooDeep, RecursionError, MemoryError):  # pathological nesting
+        module = parse_relevant(source, plan.blocks, tree=python, keep_calls=helpers)
+    except (TooDeep, MemoryError):  # pathological nesting (a RecursionError is
+        # retried with a deep stack by the caller)
         raise LintError(
             "too deeply nested to parse (more than Python's own parser accepts)"
         ) from None
+    except Exception as error:
+        if type(error).__name__ != "ParserSyntaxError":  # LibCST's, for what CPython rejects
+            raise
+        raise LintError(_syntax_message(source, error)) from None
     analysis = ModuleAnalysis(
         module,
         source,
         assume_torch=settings.assume_torch,
-        pieces=pieces,
         torch_imported=imports_torch(source),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,

@@ -6,15 +6,14 @@ from typing import TYPE_CHECKING
 
 from tensorlint.rule import RuleContext
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.facts import Evidence
-else:
-    from tensorlint._lazy import libcst as cst
 
 
-def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[cst.CSTNode, str]]]:
+def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[syntax.CSTNode, str]]]:
     """(a clause for the message, the related locations with their notes).
 
     Evidence a caller in the file passed in also names that call.
@@ -31,13 +30,13 @@ def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[cst.C
     )
 
 
-def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNode, str]]:
+def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CSTNode, str]]:
     node = evidence.node
     line = ctx.start(node).line
     code = ctx.short(node)
     kind = evidence.kind
     if kind in ("api", "api-grad"):
-        param = node.name.value if isinstance(node, cst.Param) else code
+        param = node.name.value if isinstance(node, syntax.Param) else code
         what = "a CUDA tensor" if kind == "api" else "a tensor that requires grad"
         return (
             f"`{param}` enters the public function `{evidence.name}` (line {line}) from "
@@ -50,7 +49,7 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[cst.CSTNo
             (node, "moved to a device that may be CUDA"),
         )
     if kind == "device":
-        what = f"made by `{code}`" if isinstance(node, cst.Call) else f"made with `device={code}`"
+        what = f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
         return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
     if kind == "parameter":
         return (

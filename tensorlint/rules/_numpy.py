@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Optional
 from tensorlint.diagnostics import Applicability, Edit
 from tensorlint.rule import Rule, RuleContext
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.sites import Site
-else:
-    from tensorlint._lazy import libcst as cst
 
 #: the rules whose fix moves to the CPU / detaches (evidence-based and strict)
 DEVICE_CODES = ("TL101", "TL111")
@@ -42,7 +41,7 @@ def report(
     site: Site,
     ctx: RuleContext,
     why: str,
-    related: Sequence[tuple[cst.CSTNode, str]] = (),
+    related: Sequence[tuple[syntax.CSTNode, str]] = (),
     *,
     moves: bool,
 ) -> None:
@@ -73,7 +72,7 @@ def report(
 def in_self_documenting_fstring(site: Site) -> bool:
     """``f"{t.numpy()=}"`` prints the expression's text: any edit changes output."""
     return any(
-        isinstance(node, cst.FormattedStringExpression) and node.equal is not None
+        isinstance(node, syntax.FormattedStringExpression) and node.equal
         for node in site.candidate.ancestors
     )
 
@@ -85,7 +84,7 @@ def quote_for(ctx: RuleContext, site: Optional[Site]) -> Optional[str]:
     used = {
         node.start[-1]
         for node in (site.candidate.ancestors if site is not None else ())
-        if isinstance(node, cst.FormattedString)
+        if isinstance(node, syntax.FormattedString)
     }
     preferred = ctx.quote()
     for q in (preferred, "'" if preferred == '"' else '"'):
@@ -120,7 +119,7 @@ def prep_edits(site: Site, ctx: RuleContext, cpu: bool, detach: bool) -> list[Ed
 
 def force_edit(site: Site, ctx: RuleContext) -> Optional[Edit]:
     node = site.node
-    assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+    assert isinstance(node, syntax.Call) and isinstance(node.func, syntax.Attribute)
     start = ctx.start(node.func.attr)
     end = ctx.end(node)
     text = ctx.text(start, end)
@@ -130,16 +129,16 @@ def force_edit(site: Site, ctx: RuleContext) -> Optional[Edit]:
     return Edit(start, ctx.offset_position(start, match.end()), "numpy(force=True)")
 
 
-def strip_device_chain(node: cst.BaseExpression, ctx: RuleContext) -> cst.BaseExpression:
+def strip_device_chain(node: syntax.BaseExpression, ctx: RuleContext) -> syntax.BaseExpression:
     """``t.detach().cpu()`` -> ``t``: the calls exact-copy replaces."""
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    while isinstance(node, syntax.Call) and isinstance(node.func, syntax.Attribute):
         func, method = node.func, node.func.attr.value
         if method in ("cpu", "detach") and not node.args:
             node = func.value
             continue
         if method == "to" and len(node.args) == 1:
             device = node.args[0].value
-            if isinstance(device, cst.SimpleString) and device.evaluated_value == "cpu":
+            if isinstance(device, syntax.SimpleString) and device.evaluated_value == "cpu":
                 node = func.value
                 continue
         break

@@ -10,12 +10,11 @@ from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.sites import Site
-else:
-    from tensorlint._lazy import libcst as cst
 
 
 class ImplicitTensorToArray(Rule):
@@ -79,12 +78,12 @@ class ImplicitTensorToArray(Rule):
         convert(self, site, ctx, arg, f"which may be on CUDA or require grad: {reason}", related)
 
 
-def tensor_argument(site: Site) -> Optional[cst.BaseExpression]:
+def tensor_argument(site: Site) -> Optional[syntax.BaseExpression]:
     """The converted argument, when it is known to be a torch tensor."""
     from tensorlint.analysis.facts import TENSOR
 
     node = site.node
-    assert isinstance(node, cst.Call)
+    assert isinstance(node, syntax.Call)
     if not node.args or node.args[0].keyword is not None or node.args[0].star:
         return None
     arg = node.args[0].value
@@ -95,16 +94,16 @@ def convert(
     rule: Rule,
     site: Site,
     ctx: RuleContext,
-    arg: cst.BaseExpression,
+    arg: syntax.BaseExpression,
     why: str,
-    related: Sequence[tuple[cst.CSTNode, str]] = (),
+    related: Sequence[tuple[syntax.CSTNode, str]] = (),
 ) -> None:
     """Report, with the explicit conversion as the fix (shared with TL113)."""
     node = site.node
-    assert isinstance(node, cst.Call)
+    assert isinstance(node, syntax.Call)
     text = ctx.analysis.code(arg).strip()
-    atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
-    if not isinstance(arg, atoms) and not arg.lpar:
+    atoms = (syntax.Name, syntax.Attribute, syntax.Call, syntax.Subscript)
+    if not isinstance(arg, atoms) and not arg.src_parens:
         text = f"({text})"
     if ctx.settings.numpy_idiom == "force":
         suffix = ".numpy(force=True)"
@@ -112,7 +111,7 @@ def convert(
         # the documented idiom in full: the value may be on any device
         suffix = f"{_numpy.chain_text(ctx, True, True, site)}.numpy()"
     converted = f"{text}{suffix}"
-    simple = len(node.args) == 1 and not node.lpar
+    simple = len(node.args) == 1 and not node.src_parens
     copying = simple and site.qualname in ops.NUMPY_COPYING_CTORS
     if simple and _has_comment(ctx.analysis.code(node)):
         # keep the comments inside the call: its parentheses stay, the

@@ -5,12 +5,11 @@ from typing import TYPE_CHECKING
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.sites import Site
-else:
-    from tensorlint._lazy import libcst as cst
 
 
 class AsTensorSharedMemory(Rule):
@@ -59,7 +58,7 @@ class AsTensorSharedMemory(Rule):
         from tensorlint.analysis.facts import NDARRAY, is_cpu_device, keyword
 
         node = site.node
-        assert isinstance(node, cst.Call)
+        assert isinstance(node, syntax.Call)
         if not node.args or NDARRAY not in site.facts(node.args[0].value):
             return
         device = keyword(node, "device")

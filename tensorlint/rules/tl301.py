@@ -6,12 +6,11 @@ from tensorlint.analysis import ops
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 
+from tensorlint.analysis import syntax
+
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.sites import Site
-else:
-    from tensorlint._lazy import libcst as cst
 
 
 class DataAttributeDetach(Rule):
@@ -57,7 +56,7 @@ class DataAttributeDetach(Rule):
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         node = site.node
-        assert isinstance(node, cst.Attribute)
+        assert isinstance(node, syntax.Attribute)
         if not site.analysis.torch_module or not _feeds_numpy(site):
             return
         ctx.report(
@@ -74,14 +73,14 @@ def _feeds_numpy(site: Site) -> bool:
     """Does the ``.data`` value flow straight into a NumPy conversion?"""
     from tensorlint.analysis.names import qualified_name
 
-    child: cst.CSTNode = site.node
+    child: syntax.CSTNode = site.node
     ancestors = site.candidate.ancestors
     i = len(ancestors) - 1
     while i >= 0:
         parent = ancestors[i]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
+        if isinstance(parent, syntax.Attribute) and parent.value is child:
             call = ancestors[i - 1] if i >= 1 else None
-            if not isinstance(call, cst.Call) or call.func is not parent:
+            if not isinstance(call, syntax.Call) or call.func is not parent:
                 return False
             if parent.attr.value == "numpy":
                 return True
@@ -89,10 +88,10 @@ def _feeds_numpy(site: Site) -> bool:
                 return False
             child, i = call, i - 2
             continue
-        if isinstance(parent, cst.Arg) and i >= 1:
+        if isinstance(parent, syntax.Arg) and i >= 1:
             call = ancestors[i - 1]
             return (
-                isinstance(call, cst.Call)
+                isinstance(call, syntax.Call)
                 and call.args[0] is parent
                 and qualified_name(call.func, site.scope) in ops.NUMPY_ARRAY_CTORS
             )
