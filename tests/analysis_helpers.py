@@ -10,9 +10,7 @@ from tensorlint.analysis.sites import ModuleAnalysis, Site
 
 def analyze(code: str, *, assume_torch: bool = False, library: bool = True) -> ModuleAnalysis:
     source = textwrap.dedent(code)
-    return ModuleAnalysis(
-        parse_whole(source), source, assume_torch=assume_torch, library=library
-    )
+    return ModuleAnalysis(parse_whole(source), source, assume_torch=assume_torch, library=library)
 
 
 def site(code: str, text: str, kind: str = "", **kwargs: bool) -> Site:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tensorlint.analysis import syntax
-from tensorlint.analysis.from_ast import parse_expression
 import pytest
 from analysis_helpers import analyze, site
 
+from tensorlint.analysis import syntax
 from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, TENSOR
+from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
 
 # --- 1. is it torch? ----------------------------------------------------------

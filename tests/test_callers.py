@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tensorlint.analysis import syntax
-from tensorlint.analysis.from_ast import parse_expression
 from analysis_helpers import site
 
 from tensorlint.analysis.facts import CPU, NOGRAD
+from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.engine.lint import lint_source
 from tensorlint.registry import select
 from tensorlint.roles import is_library

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from tensorlint.analysis import syntax
-
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.names import bind_arguments as names_bind

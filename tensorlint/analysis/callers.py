@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Optional
 
 from tensorlint.analysis import syntax
-
 from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
 from tensorlint.analysis.names import Scope, bind_arguments
 

@@ -21,10 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from tensorlint.analysis import syntax
+from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.from_ast import parse_expression
-
-from tensorlint.analysis import ops
 from tensorlint.analysis.names import Scope, bind_arguments, dotted_name, qualified_name
 
 Facts = frozenset[str]
@@ -164,7 +162,9 @@ def is_true(node: Optional[syntax.BaseExpression]) -> bool:
 
 
 def _is_literal_data(node: syntax.BaseExpression) -> bool:
-    return isinstance(node, (syntax.List, syntax.Tuple, syntax.Integer, syntax.Float, syntax.ListComp))
+    return isinstance(
+        node, (syntax.List, syntax.Tuple, syntax.Integer, syntax.Float, syntax.ListComp)
+    )
 
 
 def _combine(a: Facts, b: Facts) -> Facts:
@@ -227,7 +227,9 @@ def is_plain_annotation(annotation: Optional[syntax.BaseExpression]) -> bool:
             annotation = parse_expression(text)
         except SyntaxError:
             return False
-    if isinstance(annotation, syntax.BinaryOperation) and isinstance(annotation.operator, syntax.BitOr):
+    if isinstance(annotation, syntax.BinaryOperation) and isinstance(
+        annotation.operator, syntax.BitOr
+    ):
         return is_plain_annotation(annotation.left) and is_plain_annotation(annotation.right)
     if isinstance(annotation, syntax.Subscript):
         if not is_plain_annotation(annotation.value):
@@ -667,7 +669,8 @@ def self_name(scope: Scope) -> Optional[str]:
     if not isinstance(node, syntax.FunctionDef) or scope.parent is None:
         return None
     if scope.parent.kind != "class" or any(
-        isinstance(d.decorator, syntax.Name) and d.decorator.value in ("staticmethod", "classmethod")
+        isinstance(d.decorator, syntax.Name)
+        and d.decorator.value in ("staticmethod", "classmethod")
         for d in node.decorators
     ):
         return None
@@ -722,7 +725,9 @@ def requires_grad_test(test: syntax.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.requires_grad`` (or ``is True``/``== True``)."""
     if isinstance(test, syntax.Comparison) and len(test.comparisons) == 1:
         comparison = test.comparisons[0]
-        if isinstance(comparison.operator, (syntax.Is, syntax.Equal)) and is_true(comparison.comparator):
+        if isinstance(comparison.operator, (syntax.Is, syntax.Equal)) and is_true(
+            comparison.comparator
+        ):
             test = test.left
     if isinstance(test, syntax.Attribute) and test.attr.value == "requires_grad":
         return dotted_name(test.value)

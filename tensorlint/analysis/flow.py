@@ -15,10 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from tensorlint.analysis import syntax
-from tensorlint.analysis.from_ast import parse_expression
-
-from tensorlint.analysis import ops
+from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.facts import (
     CPU,
@@ -49,6 +46,7 @@ from tensorlint.analysis.facts import (
     returns_indices,
     settle,
 )
+from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
 from tensorlint.analysis.summaries import WRITES
 from tensorlint.analysis.walk import children
@@ -112,7 +110,9 @@ class FactsWalker:
         if id(node) in self.wanted:
             self.snapshots[id(node)] = dict(env)
 
-    def statement(self, node: Union[syntax.BaseStatement, syntax.BaseSmallStatement], env: Env) -> Env:
+    def statement(
+        self, node: Union[syntax.BaseStatement, syntax.BaseSmallStatement], env: Env
+    ) -> Env:
         self._snap(node, env)
         if isinstance(node, syntax.SimpleStatementLine):
             for small in node.body:
@@ -186,7 +186,11 @@ class FactsWalker:
         return env
 
     def _bind_unpacked(
-        self, env: Env, target: syntax.Tuple | syntax.List, value: syntax.BaseExpression, facts: Facts
+        self,
+        env: Env,
+        target: syntax.Tuple | syntax.List,
+        value: syntax.BaseExpression,
+        facts: Facts,
     ) -> None:
         """``a, b = x.cpu(), y.cpu()`` element-wise; ``_, idx = torch.max(x, 1)``: indices."""
         elements = [e.value for e in target.elements]

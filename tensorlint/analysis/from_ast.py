@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax as S
@@ -30,36 +30,42 @@ _STRING_START = re.compile(r"""[A-Za-z]{0,2}(?:'''|\"\"\"|'|")""")
 _BLANK = re.compile(r"(?:[ \t\f\r\n]|\\\r?\n|\\\r|#[^\r\n]*)*")
 _DEF = re.compile(r"(?:async\s+)?def\s+|class\s+")
 
-_BINARY = {
+_BINARY: dict[type[ast.AST], type[S.CSTNode]] = {
     ast.Add: S.Add, ast.Sub: S.Subtract, ast.Mult: S.Multiply, ast.Div: S.Divide,
     ast.FloorDiv: S.FloorDivide, ast.Mod: S.Modulo, ast.Pow: S.Power,
     ast.MatMult: S.MatrixMultiply, ast.LShift: S.LeftShift, ast.RShift: S.RightShift,
     ast.BitOr: S.BitOr, ast.BitAnd: S.BitAnd, ast.BitXor: S.BitXor,
 }  # fmt: skip
-_AUGMENTED = {
+_AUGMENTED: dict[type[ast.AST], type[S.CSTNode]] = {
     ast.Add: S.AddAssign, ast.Sub: S.SubtractAssign, ast.Mult: S.MultiplyAssign,
     ast.Div: S.DivideAssign, ast.FloorDiv: S.FloorDivideAssign, ast.Mod: S.ModuloAssign,
     ast.Pow: S.PowerAssign, ast.MatMult: S.MatrixMultiplyAssign,
     ast.LShift: S.LeftShiftAssign, ast.RShift: S.RightShiftAssign,
     ast.BitOr: S.BitOrAssign, ast.BitAnd: S.BitAndAssign, ast.BitXor: S.BitXorAssign,
 }  # fmt: skip
-_UNARY = {ast.Not: S.Not, ast.USub: S.Minus, ast.UAdd: S.Plus, ast.Invert: S.BitInvert}
-_COMPARE = {
+_BOOLEAN: dict[type[ast.AST], type[S.CSTNode]] = {ast.And: S.And, ast.Or: S.Or}
+_UNARY: dict[type[ast.AST], type[S.CSTNode]] = {
+    ast.Not: S.Not,
+    ast.USub: S.Minus,
+    ast.UAdd: S.Plus,
+    ast.Invert: S.BitInvert,
+}
+_COMPARE: dict[type[ast.AST], type[S.CSTNode]] = {
     ast.Eq: S.Equal, ast.NotEq: S.NotEqual, ast.Lt: S.LessThan, ast.LtE: S.LessThanEqual,
     ast.Gt: S.GreaterThan, ast.GtE: S.GreaterThanEqual, ast.Is: S.Is, ast.IsNot: S.IsNot,
     ast.In: S.In, ast.NotIn: S.NotIn,
 }  # fmt: skip
 
 
-_OPERATORS: dict[type, S.CSTNode] = {}
+_OPERATORS: dict[type[S.CSTNode], S.CSTNode] = {}
 
 
-def _operator(kinds: dict[type, type], node: ast.AST) -> S.CSTNode:
+def _operator(kinds: Mapping[type[ast.AST], type[S.CSTNode]], node: ast.AST) -> S.CSTNode:
     """The operator node (one shared instance per kind: operators hold no code)."""
     kind = kinds[type(node)]
     made = _OPERATORS.get(kind)
     if made is None:
-        made = kind.__new__(kind)
+        made = object.__new__(kind)
         for name in kind.__slots__:  # ``!=``'s spelling: LibCST's only operator field
             setattr(made, name, "!=")
         made = _OPERATORS[kind] = _at(made, 0, 0)
@@ -191,14 +197,14 @@ class Builder:
         first = self.offset(body[0].lineno, body[0].col_offset)
         before = self._previous(first)
         statements = self.statements(body)
-        if before >= 0 and self.source[before] == ":" and "\n" not in self.source[before:first]:
-            if "\r" not in self.source[before:first]:
-                small: list[S.BaseSmallStatement] = []
-                for statement in statements:
-                    if isinstance(statement, S.SimpleStatementLine):
-                        small.extend(statement.body)
-                made: S.BaseSuite = S.SimpleStatementSuite(small)
-                return _at(made, first, statements[-1].src_end)  # type: ignore[return-value]
+        between = self.source[before:first] if before >= 0 else "\n"
+        if self.source[before] == ":" and "\n" not in between and "\r" not in between:
+            small: list[S.BaseSmallStatement] = []
+            for statement in statements:
+                if isinstance(statement, S.SimpleStatementLine):
+                    small.extend(statement.body)
+            made: S.BaseSuite = S.SimpleStatementSuite(small)
+            return _at(made, first, statements[-1].src_end)  # type: ignore[return-value]
         made = S.IndentedBlock(statements)
         return _at(made, statements[0].src_start, statements[-1].src_end)  # type: ignore[return-value]
 
@@ -303,7 +309,7 @@ class Builder:
                 body = self.suite(case.body)
                 guard = e(case.guard) if case.guard is not None else None
                 cases.append(_at(S.MatchCase(None, body, guard), body.src_start, body.src_end))
-            made = S.Match(e(node.subject), cases)  # type: ignore[attr-defined]
+            made = S.Match(e(node.subject), cases)  # type: ignore[attr-defined, arg-type]
         else:  # a statement kind newer than this table (``type X = ...``)
             made = S.Pass()
         return _at(made, start, end)  # type: ignore[return-value]
@@ -423,7 +429,7 @@ class Builder:
         return _at(S.Parameters(params, star, kwonly, kwarg, posonly), start, end)  # type: ignore[return-value]
 
     def _param(self, arg: ast.arg, default: Optional[ast.expr]) -> S.Param:
-        start, end = self.span(arg)
+        start = self.offset(arg.lineno, arg.col_offset)
         name = _at(S.Name(arg.arg), start, start + len(arg.arg))
         annotation = self._annotation(arg.annotation)
         value = self.expr(default) if default is not None else None
@@ -472,8 +478,8 @@ class Builder:
             values = [e(v) for v in node.values]
             result = values[0]
             for value in values[1:]:
-                op = _operator({ast.And: S.And, ast.Or: S.Or}, node.op)
-                combined = S.BooleanOperation(result, op, value)  # type: ignore[arg-type]
+                boolean = _operator(_BOOLEAN, node.op)
+                combined = S.BooleanOperation(result, boolean, value)  # type: ignore[arg-type]
                 result = _at(combined, self.outer(values[0])[0], self.outer(value)[1])  # type: ignore[assignment]
             result.src_start, result.src_end = start, end
             result.src_parens = self.parens(start, end)
@@ -481,14 +487,14 @@ class Builder:
         elif isinstance(node, ast.Compare):
             targets = []
             for op, comparator in zip(node.ops, node.comparators):
-                value = e(comparator)
-                target = S.ComparisonTarget(_operator(_COMPARE, op), value)  # type: ignore[arg-type]
-                targets.append(_at(target, value.src_start, value.src_end))
+                compared = e(comparator)
+                target = S.ComparisonTarget(_operator(_COMPARE, op), compared)  # type: ignore[arg-type]
+                targets.append(_at(target, compared.src_start, compared.src_end))
             made = S.Comparison(e(node.left), targets)  # type: ignore[arg-type]
         elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             elements = [self._element(v) for v in node.elts]
             kind = {ast.Tuple: S.Tuple, ast.List: S.List, ast.Set: S.Set}[type(node)]
-            made = kind(elements)  # type: ignore[abstract]
+            made = kind(elements)
             if isinstance(node, ast.Tuple) and self.source.startswith("(", start):
                 first = self.outer(elements[0])[0] if elements else start + 1
                 if first > start:  # the tuple's own parentheses: ``(a, b)``
@@ -496,19 +502,26 @@ class Builder:
                     start, end = (first, inner_end) if elements else (start + 1, start + 1)
         elif isinstance(node, ast.Dict):
             items: list[S.BaseDictElement] = []
-            for key, value in zip(node.keys, node.values):
-                v = e(value)
+            for key, entry in zip(node.keys, node.values):
+                v = e(entry)
+                where = self._previous(v.src_start) - 1
                 if key is None:
-                    items.append(_at(S.StarredDictElement(v), self._previous(v.src_start) - 1, v.src_end))  # type: ignore[arg-type]
+                    starred = _at(S.StarredDictElement(v), where, v.src_end)
+                    items.append(starred)  # type: ignore[arg-type]
                 else:
                     k = e(key)
-                    items.append(_at(S.DictElement(k, v), self.outer(k)[0], self.outer(v)[1]))  # type: ignore[arg-type]
+                    pair = _at(S.DictElement(k, v), self.outer(k)[0], self.outer(v)[1])
+                    items.append(pair)  # type: ignore[arg-type]
             made = S.Dict(items)
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             elt = e(node.elt)
-            kind2 = {ast.ListComp: S.ListComp, ast.SetComp: S.SetComp, ast.GeneratorExp: S.GeneratorExp}
+            kind2 = {
+                ast.ListComp: S.ListComp,
+                ast.SetComp: S.SetComp,
+                ast.GeneratorExp: S.GeneratorExp,
+            }
             comprehension = self._comprehension(node.generators)
-            made = kind2[type(node)](elt, comprehension)  # type: ignore[abstract]
+            made = kind2[type(node)](elt, comprehension)
             if isinstance(node, ast.GeneratorExp) and self.source.startswith("(", start):
                 # CPython's span takes in the parentheses (the call's, for a lone argument)
                 start, end = self.outer(elt)[0], comprehension.src_end
@@ -519,7 +532,7 @@ class Builder:
         elif isinstance(node, ast.Lambda):
             made = S.Lambda(self.parameters(node.args), e(node.body))
         elif isinstance(node, ast.NamedExpr):
-            made = S.NamedExpr(e(node.target), e(node.value))  # type: ignore[arg-type]
+            made = S.NamedExpr(e(node.target), e(node.value))
         elif isinstance(node, ast.Await):
             made = S.Await(e(node.value))
         elif isinstance(node, ast.Yield):
@@ -538,7 +551,7 @@ class Builder:
             made = S.Ellipsis()
         made.src_start, made.src_end = start, end
         made.src_parens = self.parens(start, end)
-        return made  # type: ignore[return-value]
+        return made
 
     def _element(self, node: ast.expr) -> S.BaseElement:
         if isinstance(node, ast.Starred):
@@ -711,7 +724,9 @@ class Builder:
             result = _at(joined, string.src_start, end)  # type: ignore[assignment]
         return result
 
-    def _fstring_piece(self, parts: list[S.BaseFormattedStringContent], start: int) -> S.FormattedString:
+    def _fstring_piece(
+        self, parts: list[S.BaseFormattedStringContent], start: int
+    ) -> S.FormattedString:
         head = _STRING_START.match(self.source, start)
         opening = head.group(0) if head else 'f"'
         quote = opening.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

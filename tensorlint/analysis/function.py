@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
-
 from tensorlint.analysis.facts import AttributeFacts, Env, Facts, self_name
 from tensorlint.analysis.flow import (
     Conversion,

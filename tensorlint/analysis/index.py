@@ -9,9 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, cast
 
-from tensorlint.analysis import syntax
-
-from tensorlint.analysis import ops
+from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callers import CallSite
 from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
 from tensorlint.analysis.walk import children
@@ -105,7 +103,9 @@ class ModuleIndex:
                 self._candidate(node, "data")
         elif isinstance(node, syntax.Name):
             pass
-        elif isinstance(node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
+        elif isinstance(
+            node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)
+        ):
             self._bind_statement(node)
         elif isinstance(node, syntax.FunctionDef):
             self.builder.bind(self.scope_stack[-1], node.name.value)
@@ -168,7 +168,8 @@ class ModuleIndex:
         self.candidates.append(Candidate(node, kind, tuple(self.stack), self.scope_stack[-1]))
 
     def _bind_statement(
-        self, node: syntax.Assign | syntax.AugAssign | syntax.AnnAssign | syntax.For | syntax.NamedExpr
+        self,
+        node: syntax.Assign | syntax.AugAssign | syntax.AnnAssign | syntax.For | syntax.NamedExpr,
     ) -> None:
         scope = self.scope_stack[-1]
         if isinstance(node, syntax.Assign):
@@ -193,19 +194,16 @@ class ModuleIndex:
 #: Node types the index has nothing to do for (most of a tree): skipping them
 #: early avoids a dozen slow ``isinstance`` checks against LibCST's ABCs.
 _PASSIVE = frozenset(
-    {
-        syntax.Name, syntax.Integer, syntax.Float, syntax.SimpleString, syntax.FormattedString,
-        syntax.FormattedStringText, syntax.FormattedStringExpression, syntax.ConcatenatedString,
-        syntax.Arg, syntax.Param, syntax.Parameters, syntax.SimpleStatementLine, syntax.IndentedBlock,
-        syntax.Expr, syntax.BinaryOperation, syntax.Comparison, syntax.ComparisonTarget,
-        syntax.Subscript, syntax.SubscriptElement, syntax.Index, syntax.Slice, syntax.Element,
-        syntax.DictElement, syntax.Dict, syntax.List, syntax.Tuple, syntax.Return, syntax.If, syntax.Else,
-        syntax.UnaryOperation, syntax.BooleanOperation, syntax.Decorator, syntax.Annotation,
-        syntax.Pass, syntax.Ellipsis, syntax.IfExp, syntax.Add, syntax.Subtract, syntax.Multiply,
-        syntax.Divide, syntax.Equal, syntax.NotEqual, syntax.Is, syntax.IsNot, syntax.In, syntax.NotIn,
-        syntax.LessThan, syntax.GreaterThan, syntax.Not, syntax.And, syntax.Or, syntax.Minus,
-    }
-)  # fmt: skip
+    getattr(syntax, name)
+    for name in """
+Name Integer Float SimpleString FormattedString FormattedStringText
+FormattedStringExpression ConcatenatedString Arg Param Parameters SimpleStatementLine
+IndentedBlock Expr BinaryOperation Comparison ComparisonTarget Subscript
+SubscriptElement Index Slice Element DictElement Dict List Tuple Return If Else
+UnaryOperation BooleanOperation Decorator Annotation Pass Ellipsis IfExp Add Subtract
+Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or Minus
+""".split()  # noqa: SIM905
+)
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})

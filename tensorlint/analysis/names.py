@@ -176,7 +176,8 @@ def _is_import_error_handler(node: syntax.ExceptHandler) -> bool:
     elif node.type is not None:
         kinds = [node.type]
     return any(
-        isinstance(k, syntax.Name) and k.value in ("ImportError", "ModuleNotFoundError") for k in kinds
+        isinstance(k, syntax.Name) and k.value in ("ImportError", "ModuleNotFoundError")
+        for k in kinds
     )
 
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Optional
 
-from tensorlint.analysis import syntax
-from tensorlint.analysis.from_ast import parse_expression
-
-from tensorlint.analysis import callers, ops
+from tensorlint.analysis import callers, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.facts import (
     CPU,
@@ -34,6 +31,7 @@ from tensorlint.analysis.facts import (
     self_name,
 )
 from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
+from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Scope, qualified_name
@@ -145,7 +143,9 @@ class ModuleAnalysis:
         if analysis is None:
             scope = self.index.scopes[owner]
             params, via = (
-                self._passed(owner, scope) if isinstance(owner, syntax.FunctionDef) else (None, None)
+                self._passed(owner, scope)
+                if isinstance(owner, syntax.FunctionDef)
+                else (None, None)
             )
             analysis = FunctionAnalysis(
                 owner,
@@ -582,7 +582,10 @@ def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scop
             if parent.keyword is not None and parent.keyword.value in ops.OUT_KEYWORDS:
                 return False
             func = call.func
-            if isinstance(func, syntax.Attribute) and func.attr.value in ops.CONTAINER_STORE_METHODS:
+            if (
+                isinstance(func, syntax.Attribute)
+                and func.attr.value in ops.CONTAINER_STORE_METHODS
+            ):
                 return qualified_name(func, scope) is None
             if qualified_name(func, scope) in ops.NUMPY_VIEW_FUNCS:
                 child, i = call, i - 2
@@ -606,7 +609,9 @@ def _directly_written(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...
         )
     if isinstance(parent, syntax.Subscript) and len(ancestors) >= 2:
         target = ancestors[-2]
-        return isinstance(target, (syntax.AssignTarget, syntax.AugAssign)) and (target.target is parent)
+        return isinstance(target, (syntax.AssignTarget, syntax.AugAssign)) and (
+            target.target is parent
+        )
     if isinstance(parent, syntax.Arg):
         if parent.keyword is not None:
             return parent.keyword.value in ops.OUT_KEYWORDS

@@ -6,7 +6,7 @@ span in the source (``src_start``, ``src_end``: character offsets, the node's ow
 parentheses excluded, as LibCST's positions) and ``src_parens`` (how many
 pairs of its own parentheses surround it)."""
 
-# ruff: noqa: E501
+# ruff: noqa: RUF023
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -67,6 +67,7 @@ class BaseDict(BaseExpression):
 
 class BaseElement(CSTNode):
     __slots__ = ()
+    value: BaseExpression
 
 
 class BaseDictElement(CSTNode):
@@ -114,8 +115,8 @@ class BaseAugOp(CSTNode):
 
 
 class Module(CSTNode):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: Sequence[Union[SimpleStatementLine, BaseCompoundStatement]]
 
     def __init__(self, body: Sequence[Union[SimpleStatementLine, BaseCompoundStatement]]) -> None:
@@ -123,8 +124,8 @@ class Module(CSTNode):
 
 
 class SimpleStatementLine(BaseStatement):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: Sequence[BaseSmallStatement]
 
     def __init__(self, body: Sequence[BaseSmallStatement]) -> None:
@@ -132,8 +133,8 @@ class SimpleStatementLine(BaseStatement):
 
 
 class SimpleStatementSuite(BaseSuite):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: Sequence[BaseSmallStatement]
 
     def __init__(self, body: Sequence[BaseSmallStatement]) -> None:
@@ -141,8 +142,8 @@ class SimpleStatementSuite(BaseSuite):
 
 
 class IndentedBlock(BaseSuite):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: Sequence[BaseStatement]
 
     def __init__(self, body: Sequence[BaseStatement]) -> None:
@@ -150,8 +151,8 @@ class IndentedBlock(BaseSuite):
 
 
 class Expr(BaseSmallStatement):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: BaseExpression
 
     def __init__(self, value: BaseExpression) -> None:
@@ -159,8 +160,8 @@ class Expr(BaseSmallStatement):
 
 
 class Assign(BaseSmallStatement):
-    __slots__ = ('targets', 'value')
-    _children = ('targets', 'value')
+    __slots__ = ("targets", "value")
+    _children = ("targets", "value")
     targets: Sequence[AssignTarget]
     value: BaseExpression
 
@@ -170,8 +171,8 @@ class Assign(BaseSmallStatement):
 
 
 class AssignTarget(CSTNode):
-    __slots__ = ('target',)
-    _children = ('target',)
+    __slots__ = ("target",)
+    _children = ("target",)
     target: BaseAssignTargetExpression
 
     def __init__(self, target: BaseAssignTargetExpression) -> None:
@@ -179,34 +180,41 @@ class AssignTarget(CSTNode):
 
 
 class AugAssign(BaseSmallStatement):
-    __slots__ = ('target', 'operator', 'value')
-    _children = ('target', 'operator', 'value')
+    __slots__ = ("target", "operator", "value")
+    _children = ("target", "operator", "value")
     target: BaseAssignTargetExpression
     operator: BaseAugOp
     value: BaseExpression
 
-    def __init__(self, target: BaseAssignTargetExpression, operator: BaseAugOp, value: BaseExpression) -> None:
+    def __init__(
+        self, target: BaseAssignTargetExpression, operator: BaseAugOp, value: BaseExpression
+    ) -> None:
         self.target = target
         self.operator = operator
         self.value = value
 
 
 class AnnAssign(BaseSmallStatement):
-    __slots__ = ('target', 'annotation', 'value')
-    _children = ('target', 'annotation', 'value')
+    __slots__ = ("target", "annotation", "value")
+    _children = ("target", "annotation", "value")
     target: BaseAssignTargetExpression
     annotation: Annotation
     value: Optional[BaseExpression]
 
-    def __init__(self, target: BaseAssignTargetExpression, annotation: Annotation, value: Optional[BaseExpression]) -> None:
+    def __init__(
+        self,
+        target: BaseAssignTargetExpression,
+        annotation: Annotation,
+        value: Optional[BaseExpression],
+    ) -> None:
         self.target = target
         self.annotation = annotation
         self.value = value
 
 
 class Annotation(CSTNode):
-    __slots__ = ('annotation',)
-    _children = ('annotation',)
+    __slots__ = ("annotation",)
+    _children = ("annotation",)
     annotation: BaseExpression
 
     def __init__(self, annotation: BaseExpression) -> None:
@@ -214,8 +222,8 @@ class Annotation(CSTNode):
 
 
 class Return(BaseSmallStatement):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: Optional[BaseExpression]
 
     def __init__(self, value: Optional[BaseExpression]) -> None:
@@ -223,8 +231,8 @@ class Return(BaseSmallStatement):
 
 
 class Raise(BaseSmallStatement):
-    __slots__ = ('exc', 'cause')
-    _children = ('exc', 'cause')
+    __slots__ = ("exc", "cause")
+    _children = ("exc", "cause")
     exc: Optional[BaseExpression]
     cause: Optional[From]
 
@@ -234,8 +242,8 @@ class Raise(BaseSmallStatement):
 
 
 class Assert(BaseSmallStatement):
-    __slots__ = ('test', 'msg')
-    _children = ('test', 'msg')
+    __slots__ = ("test", "msg")
+    _children = ("test", "msg")
     test: BaseExpression
     msg: Optional[BaseExpression]
 
@@ -245,8 +253,8 @@ class Assert(BaseSmallStatement):
 
 
 class Del(BaseSmallStatement):
-    __slots__ = ('target',)
-    _children = ('target',)
+    __slots__ = ("target",)
+    _children = ("target",)
     target: BaseDelTargetExpression
 
     def __init__(self, target: BaseDelTargetExpression) -> None:
@@ -269,8 +277,8 @@ class Continue(BaseSmallStatement):
 
 
 class Global(BaseSmallStatement):
-    __slots__ = ('names',)
-    _children = ('names',)
+    __slots__ = ("names",)
+    _children = ("names",)
     names: Sequence[NameItem]
 
     def __init__(self, names: Sequence[NameItem]) -> None:
@@ -278,8 +286,8 @@ class Global(BaseSmallStatement):
 
 
 class Nonlocal(BaseSmallStatement):
-    __slots__ = ('names',)
-    _children = ('names',)
+    __slots__ = ("names",)
+    _children = ("names",)
     names: Sequence[NameItem]
 
     def __init__(self, names: Sequence[NameItem]) -> None:
@@ -287,8 +295,8 @@ class Nonlocal(BaseSmallStatement):
 
 
 class NameItem(CSTNode):
-    __slots__ = ('name',)
-    _children = ('name',)
+    __slots__ = ("name",)
+    _children = ("name",)
     name: Name
 
     def __init__(self, name: Name) -> None:
@@ -296,8 +304,8 @@ class NameItem(CSTNode):
 
 
 class Import(BaseSmallStatement):
-    __slots__ = ('names',)
-    _children = ('names',)
+    __slots__ = ("names",)
+    _children = ("names",)
     names: Sequence[ImportAlias]
 
     def __init__(self, names: Sequence[ImportAlias]) -> None:
@@ -305,21 +313,26 @@ class Import(BaseSmallStatement):
 
 
 class ImportFrom(BaseSmallStatement):
-    __slots__ = ('module', 'names', 'relative')
-    _children = ('module', 'names', 'relative')
+    __slots__ = ("module", "names", "relative")
+    _children = ("module", "names", "relative")
     module: Union[Attribute, Name, None]
     names: Union[Sequence[ImportAlias], ImportStar]
     relative: Sequence[Dot]
 
-    def __init__(self, module: Union[Attribute, Name, None], names: Union[Sequence[ImportAlias], ImportStar], relative: Sequence[Dot]) -> None:
+    def __init__(
+        self,
+        module: Union[Attribute, Name, None],
+        names: Union[Sequence[ImportAlias], ImportStar],
+        relative: Sequence[Dot],
+    ) -> None:
         self.module = module
         self.names = names
         self.relative = relative
 
 
 class ImportAlias(CSTNode):
-    __slots__ = ('name', 'asname')
-    _children = ('name', 'asname')
+    __slots__ = ("name", "asname")
+    _children = ("name", "asname")
     name: Union[Attribute, Name]
     asname: Optional[AsName]
 
@@ -334,8 +347,8 @@ class ImportStar(CSTNode):
 
 
 class AsName(CSTNode):
-    __slots__ = ('name',)
-    _children = ('name',)
+    __slots__ = ("name",)
+    _children = ("name",)
     name: Union[Name, Tuple, List]
 
     def __init__(self, name: Union[Name, Tuple, List]) -> None:
@@ -343,15 +356,22 @@ class AsName(CSTNode):
 
 
 class FunctionDef(BaseCompoundStatement):
-    __slots__ = ('name', 'params', 'body', 'decorators', 'returns')
-    _children = ('name', 'params', 'body', 'decorators', 'returns')
+    __slots__ = ("name", "params", "body", "decorators", "returns")
+    _children = ("name", "params", "body", "decorators", "returns")
     name: Name
     params: Parameters
     body: BaseSuite
     decorators: Sequence[Decorator]
     returns: Optional[Annotation]
 
-    def __init__(self, name: Name, params: Parameters, body: BaseSuite, decorators: Sequence[Decorator], returns: Optional[Annotation]) -> None:
+    def __init__(
+        self,
+        name: Name,
+        params: Parameters,
+        body: BaseSuite,
+        decorators: Sequence[Decorator],
+        returns: Optional[Annotation],
+    ) -> None:
         self.name = name
         self.params = params
         self.body = body
@@ -360,8 +380,8 @@ class FunctionDef(BaseCompoundStatement):
 
 
 class Decorator(CSTNode):
-    __slots__ = ('decorator',)
-    _children = ('decorator',)
+    __slots__ = ("decorator",)
+    _children = ("decorator",)
     decorator: BaseExpression
 
     def __init__(self, decorator: BaseExpression) -> None:
@@ -369,15 +389,22 @@ class Decorator(CSTNode):
 
 
 class Parameters(CSTNode):
-    __slots__ = ('params', 'star_arg', 'kwonly_params', 'star_kwarg', 'posonly_params')
-    _children = ('params', 'star_arg', 'kwonly_params', 'star_kwarg', 'posonly_params')
+    __slots__ = ("params", "star_arg", "kwonly_params", "star_kwarg", "posonly_params")
+    _children = ("params", "star_arg", "kwonly_params", "star_kwarg", "posonly_params")
     params: Sequence[Param]
     star_arg: Union[Param, ParamStar, None]
     kwonly_params: Sequence[Param]
     star_kwarg: Optional[Param]
     posonly_params: Sequence[Param]
 
-    def __init__(self, params: Sequence[Param], star_arg: Union[Param, ParamStar, None], kwonly_params: Sequence[Param], star_kwarg: Optional[Param], posonly_params: Sequence[Param]) -> None:
+    def __init__(
+        self,
+        params: Sequence[Param],
+        star_arg: Union[Param, ParamStar, None],
+        kwonly_params: Sequence[Param],
+        star_kwarg: Optional[Param],
+        posonly_params: Sequence[Param],
+    ) -> None:
         self.params = params
         self.star_arg = star_arg
         self.kwonly_params = kwonly_params
@@ -386,28 +413,37 @@ class Parameters(CSTNode):
 
 
 class Param(CSTNode):
-    __slots__ = ('name', 'annotation', 'default')
-    _children = ('name', 'annotation', 'default')
+    __slots__ = ("name", "annotation", "default")
+    _children = ("name", "annotation", "default")
     name: Name
     annotation: Optional[Annotation]
     default: Optional[BaseExpression]
 
-    def __init__(self, name: Name, annotation: Optional[Annotation], default: Optional[BaseExpression]) -> None:
+    def __init__(
+        self, name: Name, annotation: Optional[Annotation], default: Optional[BaseExpression]
+    ) -> None:
         self.name = name
         self.annotation = annotation
         self.default = default
 
 
 class ClassDef(BaseCompoundStatement):
-    __slots__ = ('name', 'body', 'bases', 'keywords', 'decorators')
-    _children = ('name', 'body', 'bases', 'keywords', 'decorators')
+    __slots__ = ("name", "body", "bases", "keywords", "decorators")
+    _children = ("name", "body", "bases", "keywords", "decorators")
     name: Name
     body: BaseSuite
     bases: Sequence[Arg]
     keywords: Sequence[Arg]
     decorators: Sequence[Decorator]
 
-    def __init__(self, name: Name, body: BaseSuite, bases: Sequence[Arg], keywords: Sequence[Arg], decorators: Sequence[Decorator]) -> None:
+    def __init__(
+        self,
+        name: Name,
+        body: BaseSuite,
+        bases: Sequence[Arg],
+        keywords: Sequence[Arg],
+        decorators: Sequence[Decorator],
+    ) -> None:
         self.name = name
         self.body = body
         self.bases = bases
@@ -416,21 +452,23 @@ class ClassDef(BaseCompoundStatement):
 
 
 class If(BaseCompoundStatement):
-    __slots__ = ('test', 'body', 'orelse')
-    _children = ('test', 'body', 'orelse')
+    __slots__ = ("test", "body", "orelse")
+    _children = ("test", "body", "orelse")
     test: BaseExpression
     body: BaseSuite
     orelse: Union[If, Else, None]
 
-    def __init__(self, test: BaseExpression, body: BaseSuite, orelse: Union[If, Else, None]) -> None:
+    def __init__(
+        self, test: BaseExpression, body: BaseSuite, orelse: Union[If, Else, None]
+    ) -> None:
         self.test = test
         self.body = body
         self.orelse = orelse
 
 
 class Else(CSTNode):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: BaseSuite
 
     def __init__(self, body: BaseSuite) -> None:
@@ -438,14 +476,20 @@ class Else(CSTNode):
 
 
 class For(BaseCompoundStatement):
-    __slots__ = ('target', 'iter', 'body', 'orelse')
-    _children = ('target', 'iter', 'body', 'orelse')
+    __slots__ = ("target", "iter", "body", "orelse")
+    _children = ("target", "iter", "body", "orelse")
     target: BaseAssignTargetExpression
     iter: BaseExpression
     body: BaseSuite
     orelse: Optional[Else]
 
-    def __init__(self, target: BaseAssignTargetExpression, iter: BaseExpression, body: BaseSuite, orelse: Optional[Else]) -> None:
+    def __init__(
+        self,
+        target: BaseAssignTargetExpression,
+        iter: BaseExpression,
+        body: BaseSuite,
+        orelse: Optional[Else],
+    ) -> None:
         self.target = target
         self.iter = iter
         self.body = body
@@ -453,8 +497,8 @@ class For(BaseCompoundStatement):
 
 
 class While(BaseCompoundStatement):
-    __slots__ = ('test', 'body', 'orelse')
-    _children = ('test', 'body', 'orelse')
+    __slots__ = ("test", "body", "orelse")
+    _children = ("test", "body", "orelse")
     test: BaseExpression
     body: BaseSuite
     orelse: Optional[Else]
@@ -466,14 +510,20 @@ class While(BaseCompoundStatement):
 
 
 class Try(BaseCompoundStatement):
-    __slots__ = ('body', 'handlers', 'orelse', 'finalbody')
-    _children = ('body', 'handlers', 'orelse', 'finalbody')
+    __slots__ = ("body", "handlers", "orelse", "finalbody")
+    _children = ("body", "handlers", "orelse", "finalbody")
     body: BaseSuite
     handlers: Sequence[ExceptHandler]
     orelse: Optional[Else]
     finalbody: Optional[Finally]
 
-    def __init__(self, body: BaseSuite, handlers: Sequence[ExceptHandler], orelse: Optional[Else], finalbody: Optional[Finally]) -> None:
+    def __init__(
+        self,
+        body: BaseSuite,
+        handlers: Sequence[ExceptHandler],
+        orelse: Optional[Else],
+        finalbody: Optional[Finally],
+    ) -> None:
         self.body = body
         self.handlers = handlers
         self.orelse = orelse
@@ -481,14 +531,20 @@ class Try(BaseCompoundStatement):
 
 
 class TryStar(BaseCompoundStatement):
-    __slots__ = ('body', 'handlers', 'orelse', 'finalbody')
-    _children = ('body', 'handlers', 'orelse', 'finalbody')
+    __slots__ = ("body", "handlers", "orelse", "finalbody")
+    _children = ("body", "handlers", "orelse", "finalbody")
     body: BaseSuite
     handlers: Sequence[ExceptStarHandler]
     orelse: Optional[Else]
     finalbody: Optional[Finally]
 
-    def __init__(self, body: BaseSuite, handlers: Sequence[ExceptStarHandler], orelse: Optional[Else], finalbody: Optional[Finally]) -> None:
+    def __init__(
+        self,
+        body: BaseSuite,
+        handlers: Sequence[ExceptStarHandler],
+        orelse: Optional[Else],
+        finalbody: Optional[Finally],
+    ) -> None:
         self.body = body
         self.handlers = handlers
         self.orelse = orelse
@@ -496,21 +552,23 @@ class TryStar(BaseCompoundStatement):
 
 
 class ExceptHandler(CSTNode):
-    __slots__ = ('body', 'type', 'name')
-    _children = ('body', 'type', 'name')
+    __slots__ = ("body", "type", "name")
+    _children = ("body", "type", "name")
     body: BaseSuite
     type: Optional[BaseExpression]
     name: Optional[AsName]
 
-    def __init__(self, body: BaseSuite, type: Optional[BaseExpression], name: Optional[AsName]) -> None:
+    def __init__(
+        self, body: BaseSuite, type: Optional[BaseExpression], name: Optional[AsName]
+    ) -> None:
         self.body = body
         self.type = type
         self.name = name
 
 
 class ExceptStarHandler(CSTNode):
-    __slots__ = ('body', 'type', 'name')
-    _children = ('body', 'type', 'name')
+    __slots__ = ("body", "type", "name")
+    _children = ("body", "type", "name")
     body: BaseSuite
     type: BaseExpression
     name: Optional[AsName]
@@ -522,8 +580,8 @@ class ExceptStarHandler(CSTNode):
 
 
 class Finally(CSTNode):
-    __slots__ = ('body',)
-    _children = ('body',)
+    __slots__ = ("body",)
+    _children = ("body",)
     body: BaseSuite
 
     def __init__(self, body: BaseSuite) -> None:
@@ -531,8 +589,8 @@ class Finally(CSTNode):
 
 
 class With(BaseCompoundStatement):
-    __slots__ = ('items', 'body')
-    _children = ('items', 'body')
+    __slots__ = ("items", "body")
+    _children = ("items", "body")
     items: Sequence[WithItem]
     body: BaseSuite
 
@@ -542,8 +600,8 @@ class With(BaseCompoundStatement):
 
 
 class WithItem(CSTNode):
-    __slots__ = ('item', 'asname')
-    _children = ('item', 'asname')
+    __slots__ = ("item", "asname")
+    _children = ("item", "asname")
     item: BaseExpression
     asname: Optional[AsName]
 
@@ -553,8 +611,8 @@ class WithItem(CSTNode):
 
 
 class Match(BaseCompoundStatement):
-    __slots__ = ('subject', 'cases')
-    _children = ('subject', 'cases')
+    __slots__ = ("subject", "cases")
+    _children = ("subject", "cases")
     subject: BaseExpression
     cases: Sequence[MatchCase]
 
@@ -564,20 +622,22 @@ class Match(BaseCompoundStatement):
 
 
 class MatchCase(CSTNode):
-    __slots__ = ('pattern', 'body', 'guard')
-    _children = ('pattern', 'body', 'guard')
+    __slots__ = ("pattern", "body", "guard")
+    _children = ("pattern", "body", "guard")
     pattern: Optional[CSTNode]
     body: BaseSuite
     guard: Optional[BaseExpression]
 
-    def __init__(self, pattern: Optional[CSTNode], body: BaseSuite, guard: Optional[BaseExpression]) -> None:
+    def __init__(
+        self, pattern: Optional[CSTNode], body: BaseSuite, guard: Optional[BaseExpression]
+    ) -> None:
         self.pattern = pattern
         self.body = body
         self.guard = guard
 
 
 class Name(BaseAssignTargetExpression, BaseDelTargetExpression):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -586,8 +646,8 @@ class Name(BaseAssignTargetExpression, BaseDelTargetExpression):
 
 
 class Attribute(BaseAssignTargetExpression, BaseDelTargetExpression):
-    __slots__ = ('value', 'attr')
-    _children = ('value', 'attr')
+    __slots__ = ("value", "attr")
+    _children = ("value", "attr")
     value: BaseExpression
     attr: Name
 
@@ -597,8 +657,8 @@ class Attribute(BaseAssignTargetExpression, BaseDelTargetExpression):
 
 
 class Call(BaseExpression):
-    __slots__ = ('func', 'args')
-    _children = ('func', 'args')
+    __slots__ = ("func", "args")
+    _children = ("func", "args")
     func: BaseExpression
     args: Sequence[Arg]
 
@@ -608,8 +668,8 @@ class Call(BaseExpression):
 
 
 class Arg(CSTNode):
-    __slots__ = ('value', 'keyword', 'star')
-    _children = ('value', 'keyword')
+    __slots__ = ("value", "keyword", "star")
+    _children = ("value", "keyword")
     value: BaseExpression
     keyword: Optional[Name]
     star: str
@@ -621,8 +681,8 @@ class Arg(CSTNode):
 
 
 class Subscript(BaseAssignTargetExpression, BaseDelTargetExpression):
-    __slots__ = ('value', 'slice')
-    _children = ('value', 'slice')
+    __slots__ = ("value", "slice")
+    _children = ("value", "slice")
     value: BaseExpression
     slice: Sequence[SubscriptElement]
 
@@ -632,8 +692,8 @@ class Subscript(BaseAssignTargetExpression, BaseDelTargetExpression):
 
 
 class SubscriptElement(CSTNode):
-    __slots__ = ('slice',)
-    _children = ('slice',)
+    __slots__ = ("slice",)
+    _children = ("slice",)
     slice: BaseSlice
 
     def __init__(self, slice: BaseSlice) -> None:
@@ -641,8 +701,8 @@ class SubscriptElement(CSTNode):
 
 
 class Index(BaseSlice):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: BaseExpression
 
     def __init__(self, value: BaseExpression) -> None:
@@ -650,21 +710,26 @@ class Index(BaseSlice):
 
 
 class Slice(BaseSlice):
-    __slots__ = ('lower', 'upper', 'step')
-    _children = ('lower', 'upper', 'step')
+    __slots__ = ("lower", "upper", "step")
+    _children = ("lower", "upper", "step")
     lower: Optional[BaseExpression]
     upper: Optional[BaseExpression]
     step: Optional[BaseExpression]
 
-    def __init__(self, lower: Optional[BaseExpression], upper: Optional[BaseExpression], step: Optional[BaseExpression]) -> None:
+    def __init__(
+        self,
+        lower: Optional[BaseExpression],
+        upper: Optional[BaseExpression],
+        step: Optional[BaseExpression],
+    ) -> None:
         self.lower = lower
         self.upper = upper
         self.step = step
 
 
 class BinaryOperation(BaseExpression):
-    __slots__ = ('left', 'operator', 'right')
-    _children = ('left', 'operator', 'right')
+    __slots__ = ("left", "operator", "right")
+    _children = ("left", "operator", "right")
     left: BaseExpression
     operator: BaseBinaryOp
     right: BaseExpression
@@ -676,21 +741,23 @@ class BinaryOperation(BaseExpression):
 
 
 class BooleanOperation(BaseExpression):
-    __slots__ = ('left', 'operator', 'right')
-    _children = ('left', 'operator', 'right')
+    __slots__ = ("left", "operator", "right")
+    _children = ("left", "operator", "right")
     left: BaseExpression
     operator: BaseBooleanOp
     right: BaseExpression
 
-    def __init__(self, left: BaseExpression, operator: BaseBooleanOp, right: BaseExpression) -> None:
+    def __init__(
+        self, left: BaseExpression, operator: BaseBooleanOp, right: BaseExpression
+    ) -> None:
         self.left = left
         self.operator = operator
         self.right = right
 
 
 class UnaryOperation(BaseExpression):
-    __slots__ = ('operator', 'expression')
-    _children = ('operator', 'expression')
+    __slots__ = ("operator", "expression")
+    _children = ("operator", "expression")
     operator: BaseUnaryOp
     expression: BaseExpression
 
@@ -700,8 +767,8 @@ class UnaryOperation(BaseExpression):
 
 
 class Comparison(BaseExpression):
-    __slots__ = ('left', 'comparisons')
-    _children = ('left', 'comparisons')
+    __slots__ = ("left", "comparisons")
+    _children = ("left", "comparisons")
     left: BaseExpression
     comparisons: Sequence[ComparisonTarget]
 
@@ -711,8 +778,8 @@ class Comparison(BaseExpression):
 
 
 class ComparisonTarget(CSTNode):
-    __slots__ = ('operator', 'comparator')
-    _children = ('operator', 'comparator')
+    __slots__ = ("operator", "comparator")
+    _children = ("operator", "comparator")
     operator: BaseCompOp
     comparator: BaseExpression
 
@@ -722,8 +789,8 @@ class ComparisonTarget(CSTNode):
 
 
 class IfExp(BaseExpression):
-    __slots__ = ('test', 'body', 'orelse')
-    _children = ('test', 'body', 'orelse')
+    __slots__ = ("test", "body", "orelse")
+    _children = ("test", "body", "orelse")
     test: BaseExpression
     body: BaseExpression
     orelse: BaseExpression
@@ -735,8 +802,8 @@ class IfExp(BaseExpression):
 
 
 class Lambda(BaseExpression):
-    __slots__ = ('params', 'body')
-    _children = ('params', 'body')
+    __slots__ = ("params", "body")
+    _children = ("params", "body")
     params: Parameters
     body: BaseExpression
 
@@ -746,8 +813,8 @@ class Lambda(BaseExpression):
 
 
 class NamedExpr(BaseExpression):
-    __slots__ = ('target', 'value')
-    _children = ('target', 'value')
+    __slots__ = ("target", "value")
+    _children = ("target", "value")
     target: BaseExpression
     value: BaseExpression
 
@@ -757,8 +824,8 @@ class NamedExpr(BaseExpression):
 
 
 class Await(BaseExpression):
-    __slots__ = ('expression',)
-    _children = ('expression',)
+    __slots__ = ("expression",)
+    _children = ("expression",)
     expression: BaseExpression
 
     def __init__(self, expression: BaseExpression) -> None:
@@ -766,8 +833,8 @@ class Await(BaseExpression):
 
 
 class Yield(BaseExpression):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: Union[BaseExpression, From, None]
 
     def __init__(self, value: Union[BaseExpression, From, None]) -> None:
@@ -775,8 +842,8 @@ class Yield(BaseExpression):
 
 
 class From(CSTNode):
-    __slots__ = ('item',)
-    _children = ('item',)
+    __slots__ = ("item",)
+    _children = ("item",)
     item: BaseExpression
 
     def __init__(self, item: BaseExpression) -> None:
@@ -784,8 +851,8 @@ class From(CSTNode):
 
 
 class Tuple(BaseAssignTargetExpression, BaseDelTargetExpression):
-    __slots__ = ('elements',)
-    _children = ('elements',)
+    __slots__ = ("elements",)
+    _children = ("elements",)
     elements: Sequence[BaseElement]
 
     def __init__(self, elements: Sequence[BaseElement]) -> None:
@@ -793,8 +860,8 @@ class Tuple(BaseAssignTargetExpression, BaseDelTargetExpression):
 
 
 class List(BaseList, BaseAssignTargetExpression, BaseDelTargetExpression):
-    __slots__ = ('elements',)
-    _children = ('elements',)
+    __slots__ = ("elements",)
+    _children = ("elements",)
     elements: Sequence[BaseElement]
 
     def __init__(self, elements: Sequence[BaseElement]) -> None:
@@ -802,8 +869,8 @@ class List(BaseList, BaseAssignTargetExpression, BaseDelTargetExpression):
 
 
 class Set(BaseSet):
-    __slots__ = ('elements',)
-    _children = ('elements',)
+    __slots__ = ("elements",)
+    _children = ("elements",)
     elements: Sequence[BaseElement]
 
     def __init__(self, elements: Sequence[BaseElement]) -> None:
@@ -811,8 +878,8 @@ class Set(BaseSet):
 
 
 class Dict(BaseDict):
-    __slots__ = ('elements',)
-    _children = ('elements',)
+    __slots__ = ("elements",)
+    _children = ("elements",)
     elements: Sequence[BaseDictElement]
 
     def __init__(self, elements: Sequence[BaseDictElement]) -> None:
@@ -820,8 +887,8 @@ class Dict(BaseDict):
 
 
 class Element(BaseElement):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: BaseExpression
 
     def __init__(self, value: BaseExpression) -> None:
@@ -829,8 +896,8 @@ class Element(BaseElement):
 
 
 class StarredElement(BaseElement, BaseExpression):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: BaseExpression
 
     def __init__(self, value: BaseExpression) -> None:
@@ -838,8 +905,8 @@ class StarredElement(BaseElement, BaseExpression):
 
 
 class DictElement(BaseDictElement):
-    __slots__ = ('key', 'value')
-    _children = ('key', 'value')
+    __slots__ = ("key", "value")
+    _children = ("key", "value")
     key: BaseExpression
     value: BaseExpression
 
@@ -849,8 +916,8 @@ class DictElement(BaseDictElement):
 
 
 class StarredDictElement(BaseDictElement):
-    __slots__ = ('value',)
-    _children = ('value',)
+    __slots__ = ("value",)
+    _children = ("value",)
     value: BaseExpression
 
     def __init__(self, value: BaseExpression) -> None:
@@ -858,8 +925,8 @@ class StarredDictElement(BaseDictElement):
 
 
 class ListComp(BaseList, BaseSimpleComp):
-    __slots__ = ('elt', 'for_in')
-    _children = ('elt', 'for_in')
+    __slots__ = ("elt", "for_in")
+    _children = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
@@ -869,8 +936,8 @@ class ListComp(BaseList, BaseSimpleComp):
 
 
 class SetComp(BaseSet, BaseSimpleComp):
-    __slots__ = ('elt', 'for_in')
-    _children = ('elt', 'for_in')
+    __slots__ = ("elt", "for_in")
+    _children = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
@@ -880,8 +947,8 @@ class SetComp(BaseSet, BaseSimpleComp):
 
 
 class DictComp(BaseDict, BaseComp):
-    __slots__ = ('key', 'value', 'for_in')
-    _children = ('key', 'value', 'for_in')
+    __slots__ = ("key", "value", "for_in")
+    _children = ("key", "value", "for_in")
     key: BaseExpression
     value: BaseExpression
     for_in: CompFor
@@ -893,8 +960,8 @@ class DictComp(BaseDict, BaseComp):
 
 
 class GeneratorExp(BaseSimpleComp):
-    __slots__ = ('elt', 'for_in')
-    _children = ('elt', 'for_in')
+    __slots__ = ("elt", "for_in")
+    _children = ("elt", "for_in")
     elt: BaseExpression
     for_in: CompFor
 
@@ -904,14 +971,20 @@ class GeneratorExp(BaseSimpleComp):
 
 
 class CompFor(CSTNode):
-    __slots__ = ('target', 'iter', 'ifs', 'inner_for_in')
-    _children = ('target', 'iter', 'ifs', 'inner_for_in')
+    __slots__ = ("target", "iter", "ifs", "inner_for_in")
+    _children = ("target", "iter", "ifs", "inner_for_in")
     target: BaseAssignTargetExpression
     iter: BaseExpression
     ifs: Sequence[CompIf]
     inner_for_in: Optional[CompFor]
 
-    def __init__(self, target: BaseAssignTargetExpression, iter: BaseExpression, ifs: Sequence[CompIf], inner_for_in: Optional[CompFor]) -> None:
+    def __init__(
+        self,
+        target: BaseAssignTargetExpression,
+        iter: BaseExpression,
+        ifs: Sequence[CompIf],
+        inner_for_in: Optional[CompFor],
+    ) -> None:
         self.target = target
         self.iter = iter
         self.ifs = ifs
@@ -919,8 +992,8 @@ class CompFor(CSTNode):
 
 
 class CompIf(CSTNode):
-    __slots__ = ('test',)
-    _children = ('test',)
+    __slots__ = ("test",)
+    _children = ("test",)
     test: BaseExpression
 
     def __init__(self, test: BaseExpression) -> None:
@@ -928,7 +1001,7 @@ class CompIf(CSTNode):
 
 
 class SimpleString(BaseString):
-    __slots__ = ('value', 'evaluated_value')
+    __slots__ = ("value", "evaluated_value")
     _children = ()
     value: str
     evaluated_value: Union[str, bytes]
@@ -939,33 +1012,43 @@ class SimpleString(BaseString):
 
 
 class ConcatenatedString(BaseString):
-    __slots__ = ('left', 'right', 'evaluated_value')
-    _children = ('left', 'right')
+    __slots__ = ("left", "right", "evaluated_value")
+    _children = ("left", "right")
     left: Union[SimpleString, FormattedString]
     right: Union[SimpleString, FormattedString, ConcatenatedString]
     evaluated_value: Union[str, bytes, None]
 
-    def __init__(self, left: Union[SimpleString, FormattedString], right: Union[SimpleString, FormattedString, ConcatenatedString], evaluated_value: Union[str, bytes, None]) -> None:
+    def __init__(
+        self,
+        left: Union[SimpleString, FormattedString],
+        right: Union[SimpleString, FormattedString, ConcatenatedString],
+        evaluated_value: Union[str, bytes, None],
+    ) -> None:
         self.left = left
         self.right = right
         self.evaluated_value = evaluated_value
 
 
 class FormattedString(BaseString):
-    __slots__ = ('parts', 'start', 'end')
-    _children = ('parts',)
+    __slots__ = ("parts", "start", "end")
+    _children = ("parts",)
     parts: Sequence[BaseFormattedStringContent]
     start: str
     end: Literal['"', "'", '"""', "'''"]
 
-    def __init__(self, parts: Sequence[BaseFormattedStringContent], start: str, end: Literal['"', "'", '"""', "'''"]) -> None:
+    def __init__(
+        self,
+        parts: Sequence[BaseFormattedStringContent],
+        start: str,
+        end: Literal['"', "'", '"""', "'''"],
+    ) -> None:
         self.parts = parts
         self.start = start
         self.end = end
 
 
 class FormattedStringText(BaseFormattedStringContent):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -974,14 +1057,20 @@ class FormattedStringText(BaseFormattedStringContent):
 
 
 class FormattedStringExpression(BaseFormattedStringContent):
-    __slots__ = ('expression', 'conversion', 'format_spec', 'equal')
-    _children = ('expression', 'format_spec')
+    __slots__ = ("expression", "conversion", "format_spec", "equal")
+    _children = ("expression", "format_spec")
     expression: BaseExpression
     conversion: Optional[str]
     format_spec: Optional[Sequence[BaseFormattedStringContent]]
     equal: bool
 
-    def __init__(self, expression: BaseExpression, conversion: Optional[str], format_spec: Optional[Sequence[BaseFormattedStringContent]], equal: bool) -> None:
+    def __init__(
+        self,
+        expression: BaseExpression,
+        conversion: Optional[str],
+        format_spec: Optional[Sequence[BaseFormattedStringContent]],
+        equal: bool,
+    ) -> None:
         self.expression = expression
         self.conversion = conversion
         self.format_spec = format_spec
@@ -989,7 +1078,7 @@ class FormattedStringExpression(BaseFormattedStringContent):
 
 
 class Integer(BaseNumber):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -998,7 +1087,7 @@ class Integer(BaseNumber):
 
 
 class Float(BaseNumber):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -1007,7 +1096,7 @@ class Float(BaseNumber):
 
 
 class Imaginary(BaseNumber):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -1131,7 +1220,7 @@ class Equal(BaseCompOp):
 
 
 class NotEqual(BaseCompOp):
-    __slots__ = ('value',)
+    __slots__ = ("value",)
     _children = ()
     value: str
 
@@ -1242,5 +1331,3 @@ class BitAndAssign(BaseAugOp):
 class BitXorAssign(BaseAugOp):
     __slots__ = ()
     _children = ()
-
-

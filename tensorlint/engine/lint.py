@@ -19,7 +19,6 @@ from tensorlint.rule import Rule, RuleContext, Settings
 from tensorlint.rules.tl900 import UnusedNoqa, unused_noqa
 
 if TYPE_CHECKING:
-    import libcst as cst
 
     from tensorlint.analysis.summaries import FunctionSummary
 
@@ -285,7 +284,7 @@ def _lint_parsed(
     return sorted(diagnostics, key=lambda d: (d.start, d.code))
 
 
-def _syntax_message(source: str, error: cst.ParserSyntaxError) -> str:
+def _syntax_message(source: str, error: Exception) -> str:
     """Python's own wording where it has one (LibCST's points past the error)."""
     try:
         compile(source, "<file>", "exec", dont_inherit=True)
@@ -294,5 +293,8 @@ def _syntax_message(source: str, error: cst.ParserSyntaxError) -> str:
         return f"syntax error at line {line}, column {column}: {python_error.msg}"
     except (ValueError, RecursionError, MemoryError):
         pass
-    message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-    return f"cannot parse at line {error.raw_line}, column {error.raw_column + 1}: {message}"
+    # LibCST's ParserSyntaxError (LibCST is imported only for what CPython rejects)
+    text = getattr(error, "message", "")
+    message = str(text).splitlines()[0] if text else "invalid syntax"
+    line, column = getattr(error, "raw_line", 0), getattr(error, "raw_column", 0)
+    return f"cannot parse at line {line}, column {column + 1}: {message}"

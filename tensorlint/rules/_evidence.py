@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.analysis import syntax
 from tensorlint.rule import RuleContext
 
-from tensorlint.analysis import syntax
-
 if TYPE_CHECKING:
-
     from tensorlint.analysis.facts import Evidence
 
 
@@ -49,7 +47,9 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             (node, "moved to a device that may be CUDA"),
         )
     if kind == "device":
-        what = f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
+        what = (
+            f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
+        )
         return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
     if kind == "parameter":
         return (

@@ -11,13 +11,11 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
+from tensorlint.analysis import syntax
 from tensorlint.diagnostics import Applicability, Edit
 from tensorlint.rule import Rule, RuleContext
 
-from tensorlint.analysis import syntax
-
 if TYPE_CHECKING:
-
     from tensorlint.analysis.sites import Site
 
 #: the rules whose fix moves to the CPU / detaches (evidence-based and strict)

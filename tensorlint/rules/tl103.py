@@ -5,15 +5,12 @@ import tokenize
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
-from tensorlint.analysis import ops
+from tensorlint.analysis import ops, syntax
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
-from tensorlint.analysis import syntax
-
 if TYPE_CHECKING:
-
     from tensorlint.analysis.sites import Site
 
 

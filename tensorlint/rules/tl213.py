@@ -2,13 +2,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.analysis import syntax
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
 
-from tensorlint.analysis import syntax
-
 if TYPE_CHECKING:
-
     from tensorlint.analysis.sites import Site
 
 

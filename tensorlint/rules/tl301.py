@@ -2,14 +2,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tensorlint.analysis import ops
+from tensorlint.analysis import ops, syntax
 from tensorlint.diagnostics import Applicability
 from tensorlint.rule import Rule, RuleContext
 
-from tensorlint.analysis import syntax
-
 if TYPE_CHECKING:
-
     from tensorlint.analysis.sites import Site
 
 
