@@ -19,7 +19,6 @@ from tensorlint.rule import Rule, RuleContext, Settings
 from tensorlint.rules.tl900 import UnusedNoqa, unused_noqa
 
 if TYPE_CHECKING:
-
     from tensorlint.analysis.summaries import FunctionSummary
 
 
