@@ -36,7 +36,8 @@ def _shape(node: object, out: list[str]) -> None:
             _shape(item, out)
     elif isinstance(node, syntax.CSTNode):
         plain = {k: getattr(node, k) for k in node.__slots__ if k not in node._children}
-        plain.pop("value", None) if isinstance(node, syntax.FormattedStringText) else None
+        if isinstance(node, syntax.FormattedStringText):
+            plain.pop("value")  # LibCST keeps the escapes, CPython the evaluated text
         out.append(f"{type(node).__name__} {sorted(plain.items())}")
         for name in node._children:
             _shape(getattr(node, name), out)

@@ -87,7 +87,8 @@ class Builder:
         self.source = source
         self.line_starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]
         self._ascii = source.isascii()
-        self._line_ascii: dict[int, bool] = {}
+        #: lines holding a character outside ASCII (their byte columns need decoding)
+        self._wide: dict[int, bool] = {}
         #: statements left out of the analysis (``id`` of the ``ast`` node ->
         #: the name they bind): each becomes ``name = None`` (see ``parse.py``)
         self.stubs: dict[int, str] = {}
@@ -97,15 +98,12 @@ class Builder:
     def offset(self, line: int, column: int) -> int:
         """The character offset of CPython's (line, UTF-8 byte column)."""
         base = self.line_starts[line - 1]
-        if self._ascii:
+        if self._ascii or self._wide.get(line) is False:
             return base + column
-        plain = self._line_ascii.get(line)
-        text = ""
-        if plain is None or not plain:
-            end = self.line_starts[line] if line < len(self.line_starts) else len(self.source)
-            text = self.source[base:end]
-            plain = self._line_ascii[line] = text.isascii()
-        if plain:
+        end = self.line_starts[line] if line < len(self.line_starts) else len(self.source)
+        text = self.source[base:end]
+        self._wide[line] = not text.isascii()
+        if not self._wide[line]:
             return base + column
         return base + len(text.encode("utf-8")[:column].decode("utf-8", "replace"))
 
@@ -208,7 +206,7 @@ class Builder:
         made = S.IndentedBlock(statements)
         return _at(made, statements[0].src_start, statements[-1].src_end)  # type: ignore[return-value]
 
-    def _orelse(self, orelse: Sequence[ast.stmt], start: int) -> Optional[S.CSTNode]:
+    def _orelse(self, orelse: Sequence[ast.stmt]) -> Optional[S.CSTNode]:
         if not orelse:
             return None
         if len(orelse) == 1 and isinstance(orelse[0], ast.If):
@@ -252,16 +250,16 @@ class Builder:
         elif isinstance(node, ast.ClassDef):
             made = self._class(node, start)
         elif isinstance(node, ast.If):
-            made = S.If(e(node.test), self.suite(node.body), self._orelse(node.orelse, end))  # type: ignore[arg-type]
+            made = S.If(e(node.test), self.suite(node.body), self._orelse(node.orelse))  # type: ignore[arg-type]
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             made = S.For(
                 e(node.target),  # type: ignore[arg-type]
                 e(node.iter),
                 self.suite(node.body),
-                self._orelse(node.orelse, end) if node.orelse else None,  # type: ignore[arg-type]
+                self._orelse(node.orelse) if node.orelse else None,  # type: ignore[arg-type]
             )
         elif isinstance(node, ast.While):
-            made = S.While(e(node.test), self.suite(node.body), self._orelse(node.orelse, end))  # type: ignore[arg-type]
+            made = S.While(e(node.test), self.suite(node.body), self._orelse(node.orelse))  # type: ignore[arg-type]
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             made = S.With([self._with_item(item) for item in node.items], self.suite(node.body))
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
@@ -450,11 +448,7 @@ class Builder:
     # -- expressions -----------------------------------------------------------
 
     def expr(self, node: ast.expr) -> S.BaseExpression:
-        start, end = self.span(node)
-        made = self._expression(node, start, end)
-        if made.src_end == -1:  # the converter set an inner span (tuples, generators)
-            made.src_end = made.src_start
-        return made
+        return self._expression(node, *self.span(node))
 
     def _expression(self, node: ast.expr, start: int, end: int) -> S.BaseExpression:
         e = self.expr
@@ -545,9 +539,7 @@ class Builder:
             made = S.StarredElement(e(node.value))
         elif isinstance(node, ast.JoinedStr):
             made = self._fstring(node, start, end)
-        elif isinstance(node, ast.Slice):  # only inside a subscript (``_subscript``)
-            made = S.Ellipsis()
-        else:
+        else:  # a kind newer than this table; slices are built by ``_subscript``
             made = S.Ellipsis()
         made.src_start, made.src_end = start, end
         made.src_parens = self.parens(start, end)
@@ -645,8 +637,6 @@ class Builder:
             made = S.Name(str(value))
         elif value is Ellipsis:
             made = S.Ellipsis()
-        elif isinstance(value, bool):  # pragma: no cover (handled above)
-            made = S.Name(str(value))
         elif isinstance(value, int):
             made = S.Integer(text)
         elif isinstance(value, float):
@@ -664,14 +654,7 @@ class Builder:
         pieces = self._literals(start, end)
         if len(pieces) <= 1:
             return S.SimpleString(self.source[start:end], value)
-        strings = []
-        for piece_start, piece_end in pieces:
-            text = self.source[piece_start:piece_end]
-            try:
-                evaluated = ast.literal_eval(text)
-            except (ValueError, SyntaxError):
-                evaluated = ""
-            strings.append(_at(S.SimpleString(text, evaluated), piece_start, piece_end))
+        strings = [self._simple_string(*piece) for piece in pieces]
         result: S.CSTNode = strings[-1]
         for string in reversed(strings[:-1]):
             result = _at(
@@ -681,6 +664,15 @@ class Builder:
             )
         result.evaluated_value = value  # type: ignore[attr-defined]
         return result
+
+    def _simple_string(self, start: int, end: int) -> S.SimpleString:
+        """One literal of an implicit concatenation."""
+        text = self.source[start:end]
+        try:
+            evaluated = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            evaluated = ""
+        return _at(S.SimpleString(text, evaluated), start, end)  # type: ignore[return-value]
 
     def _literals(self, start: int, end: int) -> list[tuple[int, int]]:
         """The string literals of an implicit concatenation in ``start:end``."""
@@ -711,12 +703,7 @@ class Builder:
             if head is not None and "f" in head.group(0).lower():
                 made = self._fstring_piece(inside, piece_start)
             else:
-                text = self.source[piece_start:piece_end]
-                try:
-                    evaluated = ast.literal_eval(text)
-                except (ValueError, SyntaxError):
-                    evaluated = ""
-                made = S.SimpleString(text, evaluated)
+                made = self._simple_string(piece_start, piece_end)
             strings.append(_at(made, piece_start, piece_end))  # type: ignore[arg-type]
         result = strings[-1]
         for string in reversed(strings[:-1]):
@@ -744,7 +731,7 @@ class Builder:
             made: S.CSTNode = S.FormattedStringExpression(value, conversion, spec, equal)
             return _at(made, value.src_start, value.src_end)  # type: ignore[return-value]
         text = node.value if isinstance(node, ast.Constant) else ""
-        return _at(S.FormattedStringText(str(text)), -1, -1)  # type: ignore[return-value]
+        return _at(S.FormattedStringText(str(text)), 0, 0)  # type: ignore[return-value]
 
 
 def _comment_start(line: str) -> Optional[int]:
