@@ -78,13 +78,15 @@ def _folder_role(folder: str, root: Optional[Path], cwd: str) -> Optional[bool]:
 
 
 #: ``if __name__ == "__main__":`` at the start of a line.
-_MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+_MAIN_GUARD = re.compile(r"\nif\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 
 
 def is_script_text(text: str) -> bool:
     """A file outside any package with a ``__main__`` guard is a program
     (``train.py`` next to a README): its functions have no outside callers."""
-    return _MAIN_GUARD.search(text.replace("\r", "\n")) is not None
+    # (the pattern starts with the newline before the line: a leading literal
+    # is scanned far faster than ``^`` is tried at every position)
+    return _MAIN_GUARD.search("\n" + text.replace("\r", "\n")) is not None
 
 
 def _in_package(directory: Path) -> bool:  # (asked once per folder: _folder_role)
@@ -103,12 +105,14 @@ def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
     return path.parent.parts if not path.is_absolute() else ()
 
 
-#: Lower-case words one of which ``ACCELERATOR`` needs (a cheap first look).
-_ACCELERATOR_WORDS = ("cuda", "mps", "xpu", "hpu", "npu", "tpu", "accelerator", "gpu")
+#: Where an ``ACCELERATOR`` match can start: a pattern that starts with a
+#: character set is scanned far faster by ``re`` than the case-insensitive
+#: alternation of ``\b`` branches (``ſ`` folds to ``s`` there).
+_ACCELERATOR_START = re.compile(
+    r"[cmxhntagCMXHNTAG](?:[uU][dD][aA]|[pP][sSuUſ]|[cC][cC][eE][lL][eE][rR][aA][tT][oO][rR])"
+)
 
 
 def mentions_accelerator(source: str) -> bool:
-    lowered = source.lower()
-    if not any(word in lowered for word in _ACCELERATOR_WORDS):
-        return False
-    return ACCELERATOR.search(source) is not None
+    """Does ``source`` name an accelerator (``ACCELERATOR.search``, faster)?"""
+    return any(ACCELERATOR.match(source, m.start()) for m in _ACCELERATOR_START.finditer(source))

@@ -60,3 +60,52 @@ def test_screen_never_drops_a_match_in_the_fixtures() -> None:
             for text in texts:
                 for match in compiled.finditer(text):
                     assert any(word in match.group() for word in words), (rule.CODE, match)
+
+
+def test_array_trigger_matches_as_its_readable_form() -> None:
+    """TL103's trigger is written to start with a literal (for speed); it
+    must match exactly where the readable pattern does."""
+    from tensorlint.rules.tl103 import ImplicitTensorToArray
+
+    readable = re.compile(r"\b(?:as|asany|ascontiguous|asfortran)?array\s*\(")
+    fast = re.compile(ImplicitTensorToArray.TRIGGERS[0])
+    crafted = [
+        "array(x)",
+        "np.asarray (t)",
+        "asanyarray(t) + ascontiguousarray\n(t) + asfortranarray(t)",
+        "xarray(t) bytearray(b) _array(a) 1array(a) éarray(a) aarray(a)",
+        "asxarray(t) asany array(t) a.array(t) (array)(t) array",
+        "s = 'asarray(' ; numpy.array(\t\n t)",
+    ]
+    texts = crafted + [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.py")]
+    matched = 0
+    for text in texts:
+        spans = [m.span() for m in readable.finditer(text)]
+        assert [m.span() for m in fast.finditer(text)] == spans, text[:80]
+        matched += len(spans)
+    assert matched > 20
+
+
+def test_accelerator_scan_answers_as_the_pattern() -> None:
+    """``mentions_accelerator`` looks only where a match can start; it must
+    answer as ``ACCELERATOR.search`` does."""
+    from tensorlint.roles import ACCELERATOR, mentions_accelerator
+
+    crafted = [
+        "x = t.cuda()",
+        "device = 'CUDA:0'",
+        "use_gpus = 2",
+        "n_gpus = 2; GPUs",
+        "MPS backend",
+        "dumps(x); steps; https://a; maps",
+        "on the TPU",
+        "an Accelerator()",
+        "accelerators",
+        "mpſ",
+        "cudagraph xpu_ npu1 hpu",
+        "",
+    ]
+    texts = crafted + [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.py")]
+    answers = [mentions_accelerator(text) for text in texts]
+    assert answers == [ACCELERATOR.search(text) is not None for text in texts]
+    assert True in answers and False in answers

@@ -69,7 +69,6 @@ class ModuleAnalysis:
         self._wanted_owners: set[Owner] = set()
         #: library code: public functions are entered from callers we cannot see
         self.library = library
-        self.mentions_accelerator = mentions_accelerator(self.source)
         # from the text: the selective parse leaves most ``def`` blocks out
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
@@ -78,6 +77,8 @@ class ModuleAnalysis:
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
         self._no_grad_callers: dict[int, bool] = {}
+        self._called: dict[str, bool] = {}
+        self._mention_counts: dict[str, int] = {}
         for call in self.index.calls:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
@@ -100,7 +101,7 @@ class ModuleAnalysis:
         if scope is None or not _is_public(function, scope):
             return
         name = function.name.value
-        if name in self._called_names:
+        if self._is_called(name):
             return  # called here: its callers decide (function summaries, later)
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -179,10 +180,9 @@ class ModuleAnalysis:
                 FactEvaluator(site.scope, attributes), env
             )
         name = function.name.value
-        words, defs = self._word_counts
-        complete = not (self.library and _is_public(function, scope)) and words[name] - defs[
+        complete = not (self.library and _is_public(function, scope)) and self._mentions(
             name
-        ] == len(sites)
+        ) == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
@@ -201,8 +201,7 @@ class ModuleAnalysis:
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]
         name = function.name.value
-        words, defs = self._word_counts
-        if not sites or words[name] - defs[name] != len(sites):
+        if not sites or self._mentions(name) != len(sites):
             return False
         return all(_grad_disabled(site.ancestors, site.scope) for site in sites)
 
@@ -218,26 +217,42 @@ class ModuleAnalysis:
         return walk
 
     @functools.cached_property
-    def _called_names(self) -> frozenset[str]:
-        """Names code in this file calls: ``f(...)``, ``self.f(...)``, ``cls.f(...)``
-        (not ``obj.f(...)``, not in doctests or comments). One pass over the text."""
-        source = self.source.replace("\r", "\n") if "\r" in self.source else self.source
-        found: set[str] = set()
-        for match in _CALL.finditer(source):
-            name = match.group(1)
-            if name in found:
-                continue
-            line_start = source.rfind("\n", 0, match.start()) + 1
-            head = source[line_start : match.start()].lstrip()
-            if not head.startswith((">>>", "...", "#")):
-                found.add(name)
-        return frozenset(found)
+    def mentions_accelerator(self) -> bool:
+        """Does the text name an accelerator (asked outside library code only)?"""
+        return mentions_accelerator(self.source)
 
     @functools.cached_property
-    def _word_counts(self) -> tuple[Counter[str], Counter[str]]:
-        """How often each word occurs in the text, and how often it is ``def``'d."""
-        source = self.source.replace("\r", "\n") if "\r" in self.source else self.source
-        return Counter(_WORD.findall(source)), Counter(_DEF.findall(source))
+    def _text(self) -> str:
+        """The source with bare CRs as newlines (for line starts)."""
+        return self.source.replace("\r", "\n") if "\r" in self.source else self.source
+
+    def _is_called(self, name: str) -> bool:
+        """Does code in this file call ``name``: ``f(...)``, ``self.f(...)``,
+        ``cls.f(...)`` (not ``obj.f(...)``, not ``def f(``, not in doctests or
+        comments)? One scan for the name's literal text, once per name."""
+        known = self._called.get(name)
+        if known is None:
+            known = self._called[name] = any(
+                _is_call_at(self._text, match.start())
+                for match in re.finditer(
+                    rf"{re.escape(name)}(?<!\w{re.escape(name)})\s*\(", self._text
+                )
+            )
+        return known
+
+    def _mentions(self, name: str) -> int:
+        """How often ``name`` occurs in the text as a whole word, less the
+        ``def`` lines that define it."""
+        known = self._mention_counts.get(name)
+        if known is None:
+            escaped = re.escape(name)
+            words = len(re.findall(rf"{escaped}(?<!\w{escaped})(?!\w)", self._text))
+            known = self._mention_counts[name] = words - self._def_counts[name]
+        return known
+
+    @functools.cached_property
+    def _def_counts(self) -> Counter[str]:
+        return Counter(_DEF.findall("\n" + self._text))
 
     @property
     def positions(self) -> Positions:
@@ -265,19 +280,37 @@ class ModuleAnalysis:
         return self.positions.code(node)
 
 
-#: a call of a name, or of a method through ``self``/``cls`` (not ``def f(``)
-_CALL = re.compile(r"(?<!def )(?<![\w.])(?:(?:self|cls)\.)?(\w+)\s*\(")
-_WORD = re.compile(r"\w+")
+def _is_call_at(text: str, start: int) -> bool:
+    """Is the name at ``start`` (followed by ``(``) called there as the file's
+    own function: ``f(``, ``self.f(``, ``cls.f(``, not ``obj.f(``, not
+    ``def f(``, not on a doctest or comment line?"""
+    if text[start - 1 : start] == ".":
+        for prefix in ("self.", "cls."):
+            if text.startswith(prefix, start - len(prefix)):
+                start -= len(prefix)
+                break
+        else:
+            return False  # ``obj.f(``
+        if start and (text[start - 1] == "." or _WORD_CHAR.match(text, start - 1)):
+            return False  # ``x.self.f(``, ``myself.f(``
+    if text[max(start - 4, 0) : start] == "def ":
+        return False
+    head = text[text.rfind("\n", 0, start) + 1 : start].lstrip()
+    return not head.startswith((">>>", "...", "#"))
 
 
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_WORD_CHAR = re.compile(r"\w")
+#: ``def`` lines; the pattern starts with the newline before the line (the
+#: text is searched with a newline put in front): ``re`` scans for a leading
+#: literal far faster than it tries ``^`` at every position
+_DEF = re.compile(r"\n[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
 def _def_names(source: str) -> frozenset[str]:
     """Names of the functions the text defines (lines may end with a bare CR)."""
     if "\r" in source:
         source = source.replace("\r", "\n")
-    return frozenset(_DEF.findall(source))
+    return frozenset(_DEF.findall("\n" + source))
 
 
 #: Methods that are a public entry point though spelled as dunders.

@@ -34,11 +34,12 @@ from tensorlint.fix.io import SourceReadError, read_source
 #: (path, size, mtime_ns) of a module a result depends on
 Dependency = tuple[str, int, int]
 
-#: ``from x import a, b as c`` (parenthesised lists may span lines)
-_FROM_IMPORT = re.compile(
-    r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE
-)
-_IMPORT_AS = re.compile(r"^[ \t]*import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+)", re.MULTILINE)
+#: ``from x import a, b as c`` (parenthesised lists may span lines) and
+#: ``import x as y``. Each pattern starts with the newline before the line
+#: (the text is searched with a newline put in front): ``re`` scans for a
+#: leading literal far faster than it tries ``^`` at every position.
+_FROM_IMPORT = re.compile(r"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)")
+_IMPORT_AS = re.compile(r"\n[ \t]*import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+)")
 #: Modules whose summaries (and trees) a process keeps, the oldest dropped first.
 _KEPT = 64
 #: Summaries bigger than this are not computed (generated code).
@@ -243,22 +244,24 @@ class FileView:
         if "import" not in source:
             return frozenset()
         imported: list[tuple[str, str]] = []  # (local name, qualified name)
-        for match in _FROM_IMPORT.finditer(source):
+        lines = "\n" + source
+        for match in _FROM_IMPORT.finditer(lines):
             module = match.group(1)
             for local, name in _names(match.group(2)):
                 sep = "" if module.endswith(".") else "."
                 imported.append((local, f"{module}{sep}{name}"))
-        imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(source))
+        imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(lines))
         found: set[str] = set()
         for local, qual in imported:
             if f"{local}(" not in source and f"{local}." not in source:
                 continue  # not called here (an annotation, a re-export): not read
             function, names = self._imported_aliases(qual)
             if function:  # ``from .io import to_tensor``
-                if re.search(rf"(?<![\w.]){re.escape(local)}\s*\(", source):
+                if re.search(rf"{re.escape(local)}(?<![\w.]{re.escape(local)})\s*\(", source):
                     found.add(local)
             elif names:  # ``from . import io``: ``io.to_tensor(x)``
-                pattern = rf"(?<![\w.]){re.escape(local)}\s*\.\s*(\w+)\s*\("
+                escaped = re.escape(local)  # (the lookbehind after it: a leading literal)
+                pattern = rf"{escaped}(?<![\w.]{escaped})\s*\.\s*(\w+)\s*\("
                 found.update(f"{local}.{a}" for a in re.findall(pattern, source) if a in names)
         return frozenset(found)
 

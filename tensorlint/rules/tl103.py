@@ -61,7 +61,10 @@ class ImplicitTensorToArray(Rule):
     CODE = "TL103"
     NAME = "implicit-tensor-to-array"
     KINDS = frozenset({"array_ctor"})
-    TRIGGERS = (r"\b(?:as|asany|ascontiguous|asfortran)?array\s*\(",)
+    #: ``\b(?:as|asany|ascontiguous|asfortran)?array\s*\(``, written to start
+    #: with a literal (the lookbehind is the ``\b`` before the ``a``): ``re``
+    #: scans for a leading literal many times faster
+    TRIGGERS = (r"a(?<!\wa)(?:s(?:any|contiguous|fortran)?a)?rray\s*\(",)
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
