@@ -124,6 +124,28 @@ def test_provenance_facts_flow_through_assignments(code: str, facts: set[str]) -
     assert proofs == facts
 
 
+
+NOT_TYPED = ["[t]", "(t,)", "{t}", "{0: t}", "[u for u in t]", "(u for u in t)", "f'{t}'",
+             "lambda: t", "(u := t)", "t and t", "'t'", "3"]  # fmt: skip
+
+
+@pytest.mark.parametrize("expression", [*NOT_TYPED, "t", "t[0]", "t * 2"])
+def test_what_may_be_tensor_skips_is_never_a_tensor(expression: str) -> None:
+    """TL103 asks ``may_be_tensor`` before walking the function: every kind it
+    answers no for has facts without ``TENSOR``, even around a CUDA tensor."""
+    from tensorlint.analysis.facts import may_be_tensor
+
+    source = "import numpy as np\nimport torch\ndef f(dev):\n"
+    source += "    t = torch.zeros(3).cuda()\n"
+    source += f"    return np.asarray({expression})\n"
+    analysis = analyze(source)
+    (found,) = [s for s in analysis.sites() if s.kind == "array_ctor"]
+    arg = found.node.args[0].value  # type: ignore[attr-defined]
+    typed = expression not in NOT_TYPED
+    assert (TENSOR in found.facts(arg)) == typed  # (the last three: a tensor)
+    assert may_be_tensor(arg) == typed
+
+
 EVIDENCE = [
     ("t = x.to(dev)", "move", None),
     ("t = torch.zeros(3).cuda() + 1", "move", None),

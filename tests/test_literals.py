@@ -109,3 +109,16 @@ def test_accelerator_scan_answers_as_the_pattern() -> None:
     answers = [mentions_accelerator(text) for text in texts]
     assert answers == [ACCELERATOR.search(text) is not None for text in texts]
     assert True in answers and False in answers
+
+
+def test_conversion_starts_are_the_pattern_matches() -> None:
+    from tensorlint.analysis.summaries import CONVERSION_TEXT, conversion_starts
+
+    crafted = ["x.numpy ()from_numpyasarrayasanyarrayas_tensor.numpy(", "asarrayasarray", ""]
+    texts = crafted + [p.read_text(encoding="utf-8") for p in FIXTURES.rglob("*.py")]
+    found = 0
+    for text in texts:
+        starts = [m.start() for m in CONVERSION_TEXT.finditer(text)]
+        assert conversion_starts(text) == starts, text[:80]
+        found += len(starts)
+    assert found > 100

@@ -80,6 +80,27 @@ def record(scope: Scope, kind: str, node: syntax.CSTNode, name: str = "") -> str
     return token
 
 
+#: The kinds of expression whose facts can hold ``TENSOR`` (see
+#: ``FactEvaluator._expr``: a number, a display, a string, a comprehension
+#: carries evidence at most).
+_TYPED = (
+    syntax.Name,
+    syntax.Attribute,
+    syntax.Subscript,
+    syntax.Call,
+    syntax.BinaryOperation,
+    syntax.UnaryOperation,
+    syntax.Comparison,
+    syntax.IfExp,
+)
+
+
+def may_be_tensor(node: syntax.BaseExpression) -> bool:
+    """Can the facts of ``node`` say ``TENSOR``? A rule asks before it pays
+    for the walk of the function."""
+    return isinstance(node, _TYPED)
+
+
 def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
 

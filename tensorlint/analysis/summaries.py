@@ -199,7 +199,7 @@ class _Lazy(Mapping[str, FunctionSummary]):
         #: lines where the text holds a conversion (None: not known)
         self.conversion_lines: Optional[list[int]] = None
         if source is not None:
-            starts = [m.start() for m in CONVERSION_TEXT.finditer(source)]
+            starts = conversion_starts(source)
             self.conversion_lines = [source.count("\n", 0, s) + 1 for s in starts[:1]]
             if len(starts) > 1:  # one pass over the text for the rest
                 line, last = self.conversion_lines[0], starts[0]
@@ -257,6 +257,18 @@ class _Lazy(Mapping[str, FunctionSummary]):
 CONVERSION_TEXT = re.compile(r"from_numpy|\.numpy\s*\(|asarray|as_tensor|asanyarray")
 _CONVERSION_WORDS = ("from_numpy", "asarray", "as_tensor", "asanyarray")
 _NUMPY_CALL = re.compile(r"\.numpy\s*\(")
+
+
+def conversion_starts(text: str) -> list[int]:
+    """Where ``CONVERSION_TEXT`` matches, in order: one scan per word (each
+    starts with a literal, which ``re`` scans for fast; no two overlap)."""
+    starts = [m.start() for m in _NUMPY_CALL.finditer(text)] if ".numpy" in text else []
+    for word in _CONVERSION_WORDS:
+        index = text.find(word)
+        while index >= 0:
+            starts.append(index)
+            index = text.find(word, index + len(word))
+    return sorted(starts)
 
 
 def has_conversion(text: str) -> bool:

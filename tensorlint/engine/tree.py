@@ -252,9 +252,15 @@ class FileView:
                 imported.append((local, f"{module}{sep}{name}"))
         imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(lines))
         found: set[str] = set()
+        # names followed by ``(`` or ``.``: a scan per name, or, for many
+        # names, one scan of the reversed text (whose pattern starts with a
+        # literal); either way a name that is not followed so is not read
+        words = _followed_words(source) if len(imported) > _MANY_NAMES else None
         for local, qual in imported:
-            if f"{local}(" not in source and f"{local}." not in source:
-                continue  # not called here (an annotation, a re-export): not read
+            if words is not None and local not in words:
+                continue  # not called here (an annotation, a re-export)
+            if words is None and f"{local}(" not in source and f"{local}." not in source:
+                continue
             function, names = self._imported_aliases(qual)
             if function:  # ``from .io import to_tensor``
                 if re.search(rf"{re.escape(local)}(?<![\w.]{re.escape(local)})\s*\(", source):
@@ -322,6 +328,17 @@ def _module_files(base: str, parts: list[str], name: str) -> list[tuple[Path, st
     if os.path.isfile(init):
         found.append((Path(init), name))
     return found
+
+
+#: a word followed by ``(`` or ``.``, read in the reversed text
+_FOLLOWED_REVERSED = re.compile(r"[(.]\s*(\w+)")
+#: more imported names than this: one scan of the text beats a scan per name
+_MANY_NAMES = 60
+
+
+def _followed_words(source: str) -> set[str]:
+    """The words of ``source`` followed by ``(`` or ``.`` (spaces between)."""
+    return {word[::-1] for word in _FOLLOWED_REVERSED.findall(source[::-1])}
 
 
 def _names(text: str) -> list[tuple[str, str]]:
