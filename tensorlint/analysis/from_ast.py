@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Optional, Union
@@ -21,6 +22,17 @@ from typing import Optional, Union
 from tensorlint.analysis import syntax as S
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(source: str) -> list[int]:
+    """Where each line of ``source`` starts (lines end at ``\\n``, ``\\r\\n``
+    or a bare ``\\r``, as for Python's tokenizer)."""
+    if "\r" in source:
+        return [0, *(m.end() for m in _NEWLINE.finditer(source))]
+    lengths = map(len, source.split("\n")[:-1])
+    return list(itertools.accumulate(map((1).__add__, lengths), initial=0))
+
+
 #: one string literal (any prefix, any quotes)
 _STRING = re.compile(
     r"""[A-Za-z]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\r\n])*'|"(?:\\.|[^"\\\r\n])*")""",
@@ -83,9 +95,9 @@ Statement = Union[S.SimpleStatementLine, S.BaseCompoundStatement]
 class Builder:
     """Converts one file's ``ast`` nodes; offsets are the file's."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, starts: Optional[list[int]] = None) -> None:
         self.source = source
-        self.line_starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]
+        self.line_starts = line_starts(source) if starts is None else starts
         self._ascii = source.isascii()
         #: lines holding a character outside ASCII (their byte columns need decoding)
         self._wide: dict[int, bool] = {}

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import ast
 import bisect
-import itertools
 import re
+from collections.abc import Iterable
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
-from tensorlint.analysis.from_ast import Builder
+from tensorlint.analysis.from_ast import Builder, line_starts
 from tensorlint.analysis.pytree import python_tree
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = (*_FUNCTIONS, ast.ClassDef)
 
@@ -48,8 +47,8 @@ def parse_relevant(
         tree = python_tree(source)
         if tree is None:
             return _whole(source)
-    lines = _LINE.findall(source)
-    hits = _trigger_lines(lines, source, trigger)
+    starts = line_starts(source)
+    hits = _lines_of(starts, (m.start() for m in trigger.finditer(source)))
     ranges: list[list[int]] = []  # [first line, last line, keep]
     blocks: dict[int, ast.stmt] = {}  # first line -> a block that may be left out
     kept_functions: list[str] = []
@@ -70,9 +69,9 @@ def parse_relevant(
             continue
         ranges.append([first, last, keep])
     if kept_functions or keep_calls:
-        _keep_callers(ranges, lines, [*kept_functions, *sorted(keep_calls)])
+        _keep_callers(ranges, _call_lines(source, starts, [*kept_functions, *sorted(keep_calls)]))
     callees = [*kept_functions, *keep_calls]
-    builder = Builder(source)
+    builder = Builder(source, starts)
     for first, _, keep in ranges:
         block = blocks.get(first)
         if not keep and block is not None:
@@ -84,7 +83,7 @@ def parse_relevant(
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         range_ = by_first.get(first)
         if range_ is not None and range_[2] and range_[1] == node.end_lineno:
-            for member in _left_out_members(node, lines, hits, callees):
+            for member in _left_out_members(node, source, starts, hits, callees):
                 builder.stubs[id(member)] = member.name
     return builder.module(tree.body)
 
@@ -100,7 +99,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _left_out_members(
-    node: ast.ClassDef, lines: list[str], hits: list[int], callees: list[str]
+    node: ast.ClassDef, source: str, starts: list[int], hits: list[int], callees: list[str]
 ) -> list[Member]:
     """The members of a kept class that cannot matter (each becomes ``name = None``).
 
@@ -121,7 +120,7 @@ def _left_out_members(
     kept = [_any_between(hits, start, end) for start, end, _ in members]
     if all(kept):
         return []
-    texts = ["".join(lines[start - 1 : end]) for start, end, _ in members]
+    texts = [source[starts[start - 1] : _end(source, starts, end)] for start, end, _ in members]
     words = [frozenset(_WORD.findall(text)) for text in texts]
     assigns: dict[int, frozenset[str]] = {}  # computed when first needed
 
@@ -135,9 +134,9 @@ def _left_out_members(
     # a helper imported as a module attribute (``arrays.to_host(x)``): its callers
     dotted = [name for name in callees if "." in name]
     if dotted:
-        call = _call_pattern(dotted)
-        for index, text in enumerate(texts):
-            if call.search(text):
+        calls = _call_lines(source, starts, dotted)
+        for index, (start, end, _) in enumerate(members):
+            if _any_between(calls, start, end):
                 kept[index] = True
     mentioned: set[str] = set()
     seen: set[int] = set()
@@ -167,29 +166,41 @@ def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return frozenset()
-    me = re.escape(params[0].arg)
-    pattern = rf"(?<![\w.]){me}\s*\.\s*(\w+)\s*(?::[^=\n]*)?=(?!=)"
+    me = re.escape(params[0].arg)  # (the lookbehind after it: a leading literal)
+    pattern = rf"{me}(?<![\w.]{me})\s*\.\s*(\w+)\s*(?::[^=\n]*)?=(?!=)"
     return frozenset(re.findall(pattern, text))
 
 
-def _keep_callers(ranges: list[list[int]], lines: list[str], names: list[str]) -> None:
-    """Keep the blocks that call a kept function: what they pass to it is
-    evidence about its parameters (see ``callers.py``)."""
-    call = _call_pattern(names)
+def _keep_callers(ranges: list[list[int]], calls: list[int]) -> None:
+    """Keep the blocks that call a kept function (``calls``: the lines where
+    such a call starts): what they pass to it is evidence about its
+    parameters (see ``callers.py``)."""
     for block in ranges:
-        if not block[2] and call.search("".join(lines[block[0] - 1 : block[1]])):
+        if not block[2] and _any_between(calls, block[0], block[1]):
             block[2] = 1
 
 
-def _call_pattern(names: list[str]) -> re.Pattern[str]:
-    """A call of one of ``names`` (``f(``, ``u.f(``; not ``obj.f(``)."""
-    return re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})\s*\(")
+def _call_lines(source: str, starts: list[int], names: list[str]) -> list[int]:
+    """The lines where a call of one of ``names`` starts (``f(``, ``u.f(``;
+    not ``obj.f(``), in order. One scan per name: the pattern starts with
+    the name's literal text (the lookbehind after it), which ``re`` scans for
+    far faster than for an alternation."""
+    found: list[int] = []
+    for name in names:
+        escaped = re.escape(name)
+        call = re.compile(rf"{escaped}(?<![\w.]{escaped})\s*\(")
+        found += _lines_of(starts, (m.start() for m in call.finditer(source)))
+    return sorted(found)
 
 
-def _trigger_lines(lines: list[str], source: str, trigger: re.Pattern[str]) -> list[int]:
-    """The 1-based lines where a trigger match starts, in order (one regex pass)."""
-    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
-    return [bisect.bisect_right(starts, m.start()) for m in trigger.finditer(source)]
+def _lines_of(starts: list[int], offsets: Iterable[int]) -> list[int]:
+    """The 1-based lines of ``offsets`` (``starts``: where each line starts)."""
+    return [bisect.bisect_right(starts, offset) for offset in offsets]
+
+
+def _end(source: str, starts: list[int], line: int) -> int:
+    """Where the 1-based ``line`` ends, its line break included."""
+    return starts[line] if line < len(starts) else len(source)
 
 
 def _any_between(hits: list[int], first: int, last: int) -> bool:
