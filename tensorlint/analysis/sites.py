@@ -59,7 +59,9 @@ class ModuleAnalysis:
         self.source = source
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
-        local_functions = _def_names(self.source)
+        #: how often each name is ``def``'d in the text
+        self._def_counts = _def_counts(self.source)
+        local_functions = frozenset(self._def_counts)
         self.index: ModuleIndex = build_index(module, local_functions, helpers)
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
@@ -250,10 +252,6 @@ class ModuleAnalysis:
             known = self._mention_counts[name] = words - self._def_counts[name]
         return known
 
-    @functools.cached_property
-    def _def_counts(self) -> Counter[str]:
-        return Counter(_DEF.findall("\n" + self._text))
-
     @property
     def positions(self) -> Positions:
         if self._positions is None:
@@ -306,11 +304,12 @@ _WORD_CHAR = re.compile(r"\w")
 _DEF = re.compile(r"\n[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
-def _def_names(source: str) -> frozenset[str]:
-    """Names of the functions the text defines (lines may end with a bare CR)."""
+def _def_counts(source: str) -> Counter[str]:
+    """Names of the functions the text defines, and how often (lines may end
+    with a bare CR)."""
     if "\r" in source:
         source = source.replace("\r", "\n")
-    return frozenset(_DEF.findall("\n" + source))
+    return Counter(_DEF.findall("\n" + source))
 
 
 #: Methods that are a public entry point though spelled as dunders.
