@@ -124,7 +124,6 @@ def test_provenance_facts_flow_through_assignments(code: str, facts: set[str]) -
     assert proofs == facts
 
 
-
 NOT_TYPED = ["[t]", "(t,)", "{t}", "{0: t}", "[u for u in t]", "(u for u in t)", "f'{t}'",
              "lambda: t", "(u := t)", "t and t", "'t'", "3"]  # fmt: skip
 
