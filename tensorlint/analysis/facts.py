@@ -96,8 +96,8 @@ _TYPED = (
 
 
 def may_be_tensor(node: syntax.BaseExpression) -> bool:
-    """Can the facts of ``node`` say ``TENSOR``? A rule asks before it pays
-    for the walk of the function."""
+    """Can the facts of ``node`` say ``TENSOR``? (Asked before paying for the
+    walk of the function: ``Site.is_tensor``.)"""
     return isinstance(node, _TYPED)
 
 

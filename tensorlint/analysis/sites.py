@@ -18,6 +18,7 @@ from tensorlint.analysis.facts import (
     NDARRAY,
     NOGRAD,
     OTHER,
+    TENSOR,
     Env,
     Evidence,
     FactEvaluator,
@@ -27,6 +28,7 @@ from tensorlint.analysis.facts import (
     grad_mode,
     is_false,
     keyword,
+    may_be_tensor,
     requires_grad_test,
     self_name,
 )
@@ -60,7 +62,7 @@ class ModuleAnalysis:
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
         #: how often each name is ``def``'d in the text
-        self._def_counts = _def_counts(self.source)
+        self._def_counts = _def_counts(self._text)
         local_functions = frozenset(self._def_counts)
         self.index: ModuleIndex = build_index(module, local_functions, helpers)
         self.assume_torch = assume_torch
@@ -304,12 +306,10 @@ _WORD_CHAR = re.compile(r"\w")
 _DEF = re.compile(r"\n[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
-def _def_counts(source: str) -> Counter[str]:
-    """Names of the functions the text defines, and how often (lines may end
-    with a bare CR)."""
-    if "\r" in source:
-        source = source.replace("\r", "\n")
-    return Counter(_DEF.findall("\n" + source))
+def _def_counts(text: str) -> Counter[str]:
+    """Names of the functions the text (bare CRs made newlines) defines, and
+    how often."""
+    return Counter(_DEF.findall("\n" + text))
 
 
 #: Methods that are a public entry point though spelled as dunders.
@@ -414,6 +414,11 @@ class Site:
     @property
     def function(self) -> FunctionAnalysis:
         return self.analysis.function(self.owner)
+
+    def is_tensor(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` known to be a torch tensor here? (A literal or display
+        is not, without the walk of the function its facts need.)"""
+        return may_be_tensor(expr) and TENSOR in self.facts(expr)
 
     def facts(self, expr: syntax.BaseExpression) -> Facts:
         """The provenance facts of ``expr`` where this site evaluates it."""

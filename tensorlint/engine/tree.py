@@ -257,10 +257,12 @@ class FileView:
         # literal); either way a name that is not followed so is not read
         words = _followed_words(source) if len(imported) > _MANY_NAMES else None
         for local, qual in imported:
-            if words is not None and local not in words:
+            if words is None:
+                followed = f"{local}(" in source or f"{local}." in source
+            else:
+                followed = local in words
+            if not followed:
                 continue  # not called here (an annotation, a re-export)
-            if words is None and f"{local}(" not in source and f"{local}." not in source:
-                continue
             function, names = self._imported_aliases(qual)
             if function:  # ``from .io import to_tensor``
                 if re.search(rf"{re.escape(local)}(?<![\w.]{re.escape(local)})\s*\(", source):

@@ -80,16 +80,12 @@ class ImplicitTensorToArray(Rule):
 
 def tensor_argument(site: Site) -> Optional[syntax.BaseExpression]:
     """The converted argument, when it is known to be a torch tensor."""
-    from tensorlint.analysis.facts import TENSOR, may_be_tensor
-
     node = site.node
     assert isinstance(node, syntax.Call)
     if not node.args or node.args[0].keyword is not None or node.args[0].star:
         return None
     arg = node.args[0].value
-    if not may_be_tensor(arg):  # ``np.array([1, 2])``: no need to walk the function
-        return None
-    return arg if TENSOR in site.facts(arg) else None
+    return arg if site.is_tensor(arg) else None
 
 
 def convert(
