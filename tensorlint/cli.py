@@ -31,8 +31,6 @@ from tensorlint.engine.runner import (
     settings_for,
 )
 from tensorlint.file_settings import apply_overrides
-from tensorlint.notebook import NotebookError
-from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.reporters import text as text_reporter
@@ -398,6 +396,9 @@ def check_stdin(
         except (ConfigError, SelectionError) as error:
             print(f"error: {error}", file=sys.stderr)
             return EXIT_ERROR
+    from tensorlint.notebook import NotebookError
+    from tensorlint.notebook import load as load_notebook
+
     notebook = None
     if name.suffix == ".ipynb":
         try:

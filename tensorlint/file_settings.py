@@ -101,10 +101,25 @@ class Resolver:
         self.overrides = dict(overrides)
         self._nearest: dict[str, Optional[Path]] = {}  #: folder -> its config file
         self._configs: dict[Optional[Path], Config] = {}
+        #: folder (as the path names it; with the working directory when
+        #: relative) -> its configuration
+        self._folders: dict[tuple[str, str], Config] = {}
+        #: (folder, library) -> the settings of a file there, for a
+        #: configuration without ``per-file-ignores``
+        self._settings: dict[tuple[tuple[str, str], Optional[bool]], Settings] = {}
 
     def config(self, path: Path) -> Config:
         """Raises ConfigError (and SelectionError) like ``load_config``."""
-        source = self._nearest_file(os.path.dirname(os.path.abspath(path)))
+        return self._config_in(_folder(path))
+
+    def _config_in(self, folder: tuple[str, str]) -> Config:
+        found = self._folders.get(folder)
+        if found is None:
+            found = self._folders[folder] = self._config(folder[1])
+        return found
+
+    def _config(self, folder: str) -> Config:
+        source = self._nearest_file(os.path.abspath(folder))
         found = self._configs.get(source)
         if found is None:
             found = apply_overrides(load_config(source), self.overrides)
@@ -114,7 +129,17 @@ class Resolver:
         return found
 
     def settings(self, path: Path) -> Settings:
-        return settings_in(self.config(path), path)
+        folder = _folder(path)
+        config = self._config_in(folder)
+        if config.per_file_ignores:
+            return settings_in(config, path)
+        # (the settings then depend on the folder and the file's role only:
+        # one value per folder and role, not one per file)
+        key = (folder, path_role(path, config.root))
+        found = self._settings.get(key)
+        if found is None:
+            found = self._settings[key] = settings_in(config, path)
+        return found
 
     def _nearest_file(self, folder: str) -> Optional[Path]:
         walked: list[str] = []
@@ -135,6 +160,13 @@ class Resolver:
         for name in walked:
             self._nearest[name] = found
         return found
+
+
+def _folder(path: Path) -> tuple[str, str]:
+    """The folder of ``path`` as a key: a relative one names another place
+    after a ``chdir``."""
+    folder = os.path.dirname(path)
+    return ("" if os.path.isabs(folder) else os.getcwd()), folder
 
 
 #: the configurations of a process that is handed files one at a time

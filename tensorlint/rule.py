@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Optional
 
-from tensorlint.analysis import syntax
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
 
 if TYPE_CHECKING:
+    from tensorlint.analysis import syntax
     from tensorlint.analysis.sites import ModuleAnalysis, Site
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")

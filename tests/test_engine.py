@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import shutil
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_a_warm_cache_serves_the_same_findings(tree: Path, tmp_path: Path) -> No
     fresh = run([tree], Config(), SETTINGS, RunOptions(), jobs=1)
     cold = run([tree], Config(), SETTINGS, RunOptions(), cache=Cache(tmp_path / "c"))
     warm_cache = Cache(tmp_path / "c")
-    assert len(warm_cache.entries) == len(fresh)
+    assert len(warm_cache) == len(fresh)
     warm = run([tree], Config(), SETTINGS, RunOptions(), cache=warm_cache)
     assert _findings(cold) == _findings(fresh) == _findings(warm)
     assert (tmp_path / "c" / ".gitignore").read_text().strip().endswith("*")
@@ -77,28 +78,105 @@ def test_a_touched_but_unchanged_file_is_a_hit_and_other_settings_miss(
     assert cache.get(path, Settings(enabled=frozenset({"TL102"}))) is None
 
 
+def _cached_tree(tree: Path, directory: Path) -> tuple[Path, dict[str, Any]]:
+    run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    (file,) = directory.glob("*.json")
+    data = json.loads(file.read_text())
+    assert data["format"] == "tensorlint-cache" and data["entries"]
+    return file, data
+
+
 @pytest.mark.parametrize(
     "text",
     [
         b"not json",
         b"\xff\xfe",
         b"[]",
-        b'{"format": "tensorlint-cache", "version": 1, "entries": [[1, 2]]}',
-        b'{"format": "tensorlint-cache", "version": 1, "entries": '
-        b'[["p", "k", 1, 2, "d", [["TL101", "n", "m", [1, 2, 3], null, null, []]]]]}',
-        b'{"format": "tensorlint-cache", "version": 1, "entries": [["p", "k", true, 2, "d", []]]}',
         b"[" * 100_000,
+        b'{"format": "tensorlint-cache", "version": 2, "entries": []}',
     ],
-    ids=["text", "binary", "list", "short-row", "short-span", "bool-size", "deep"],
+    ids=["text", "binary", "list", "deep", "old-version"],
 )
-def test_a_corrupt_cache_is_ignored(tree: Path, tmp_path: Path, text: bytes) -> None:
+def test_a_cache_file_that_is_not_one_is_ignored(tree: Path, tmp_path: Path, text: bytes) -> None:
     directory = tmp_path / "c"
-    run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
-    (file,) = directory.glob("*.json")
+    file, _ = _cached_tree(tree, directory)
     file.write_bytes(text)
-    assert Cache(directory).entries == {}
+    assert len(Cache(directory)) == 0
     results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
     assert any(r.diagnostics for r in results)
+
+
+def _no_settings(data: dict[str, Any]) -> None:
+    data["settings"] = []
+
+
+def _row(change: Callable[[list[Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def apply(data: dict[str, Any]) -> None:
+        for row in data["entries"]:
+            change(row)
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        _no_settings,
+        _row(lambda row: row.pop()),
+        _row(lambda row: row.__setitem__(1, 7)),
+        _row(lambda row: row.__setitem__(0, 1)),
+    ],
+    ids=["no-settings", "short-row", "settings-out-of-range", "path-not-text"],
+)
+def test_a_cache_file_with_a_malformed_row_is_ignored(
+    tree: Path, tmp_path: Path, corrupt: Callable[[dict[str, Any]], None]
+) -> None:
+    directory = tmp_path / "c"
+    file, data = _cached_tree(tree, directory)
+    corrupt(data)
+    file.write_text(json.dumps(data))
+    assert len(Cache(directory)) == 0
+
+
+def _first_finding(change: Callable[[list[Any]], None]) -> Callable[[list[Any]], None]:
+    def apply(row: list[Any]) -> None:
+        if row[5]:
+            change(row[5][0])
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda row: row.__setitem__(2, True),
+        lambda row: row.__setitem__(4, None),
+        lambda row: row.__setitem__(6, [["a.py", 1]]),
+        _first_finding(lambda finding: finding.__setitem__(3, [1, 2, 3])),
+        _first_finding(lambda finding: finding.__setitem__(0, None)),
+    ],
+    ids=["bool-size", "no-digest", "short-dependency", "short-span", "code-not-text"],
+)
+def test_a_malformed_entry_is_a_miss_and_is_dropped(
+    tree: Path, tmp_path: Path, corrupt: Callable[[list[Any]], None]
+) -> None:
+    """Rows are checked when first asked for: a bad one is a miss, the file
+    is checked again, and the rewritten cache holds a good row for it."""
+    directory = tmp_path / "c"
+    file, data = _cached_tree(tree, directory)
+    for row in data["entries"]:
+        corrupt(row)
+    file.write_text(json.dumps(data))
+    assert len(Cache(directory)) == len(data["entries"])
+    paths = [Path(row[0]) for row in data["entries"] if row[5]]
+    assert paths  # the findings' corruptions had a finding to corrupt
+    cache = Cache(directory)
+    assert all(cache.get(path, SETTINGS) is None for path in paths)
+    results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
+    assert any(r.diagnostics for r in results)
+    served = Cache(directory)
+    for result in results:
+        assert served.get(Path(result.path), SETTINGS) == result.diagnostics
 
 
 def test_the_cache_round_trips_findings_with_fixes_related_places_and_cells(
@@ -189,7 +267,7 @@ def test_a_worker_that_dies_is_one_error_line_and_the_rest_is_checked(
 def test_a_file_over_the_time_limit_is_one_error_line_and_the_rest_is_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
 ) -> None:
-    from tensorlint.engine import runner
+    from tensorlint.engine import lint, runner
 
     if jobs > 1 and multiprocessing.get_start_method() != "fork":
         pytest.skip("the hang is injected by patching the module a forked worker inherits")
@@ -197,14 +275,14 @@ def test_a_file_over_the_time_limit_is_one_error_line_and_the_rest_is_checked(
     for n in range(10):
         (tmp_path / f"m{n:02d}.py").write_text(source, encoding="utf-8")
     (tmp_path / "spin.py").write_text(source + "# spin\n", encoding="utf-8")
-    real = runner.lint_source
+    real = lint.lint_source
 
     def spinning(text: str, *args: Any) -> Any:
         while "# spin" in text:  # as an analysis that never converges would
             pass
         return real(text, *args)
 
-    monkeypatch.setattr(runner, "lint_source", spinning)
+    monkeypatch.setattr(lint, "lint_source", spinning)  # the runner looks it up per file
     monkeypatch.setenv(runner.BUDGET_VARIABLE, "0.5")
     started = time.monotonic()
     results = runner.run(

@@ -15,7 +15,6 @@ A cache directory that is a symbolic link is never written through.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -40,6 +39,8 @@ class Entry:
 
 
 def _digest(data: bytes) -> str:
+    import hashlib  # (loads OpenSSL: only when a file is hashed)
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
@@ -47,47 +48,106 @@ def tool_fingerprint() -> str:
     """The version plus the size and mtime of tensorlint's own modules.
 
     A released version never changes, but an edited checkout does: findings
-    cached by older rule code must not be served.
+    cached by older rule code must not be served. (Two checksums of the
+    listing, not a cryptographic hash: nobody crafts the package's own stat
+    data, and a warm run should not load OpenSSL for it.)
     """
-    package = Path(__file__).resolve().parent.parent
+    import zlib
+
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     parts = [__version__]
-    for path in sorted(package.rglob("*.py")):
-        stat = path.stat()
-        parts.append(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return _digest("\n".join(parts).encode())[:12]
+    for path in sorted(_modules(package)):
+        stat = os.stat(path)
+        parts.append(f"{os.path.relpath(path, package)}:{stat.st_size}:{stat.st_mtime_ns}")
+    listing = "\n".join(parts).encode()
+    return f"{zlib.crc32(listing):08x}{zlib.adler32(listing) & 0xFFFF:04x}"
+
+
+def _modules(folder: str) -> list[str]:
+    """The ``.py`` files under ``folder`` (``os.scandir``: far cheaper than ``rglob``)."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found.extend(_modules(entry.path))
+            elif entry.name.endswith(".py"):
+                found.append(entry.path)
+    return found
 
 
 def settings_key(settings: Settings) -> str:
+    """The settings as a short text (each cache file lists them once)."""
     # ``library=None`` (outside a package: the text decides) keys like True:
     # the text is in the entry's digest, and the two differ only for a file
     # with a ``__main__`` guard whose folder gains or loses ``__init__.py``
     library = settings.library is not False
-    text = repr((sorted(settings.enabled), settings.numpy_idiom, settings.assume_torch, library))
-    return _digest(text.encode())
+    enabled = ",".join(sorted(settings.enabled))
+    return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}"
 
 
 class Cache:
+    """The entries of one cache file. Rows are checked when first asked for:
+    a warm run reads the file once and builds only the entries it serves."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.path = directory / f"v{__version__}-{tool_fingerprint()}.json"
+        #: checked entries: those asked for, and the new ones
         self.entries: dict[tuple[str, str], Entry] = {}
+        #: rows read from the file and not asked for yet (kept as read)
+        self._rows: dict[tuple[str, str], list[object]] = {}
+        self._keys: dict[Settings, str] = {}
+        #: (folder, working directory when relative) -> the folder, absolute
+        self._folders: dict[tuple[str, str], str] = {}
+        #: what ``os.stat`` said of a dependency this run: many files depend
+        #: on the same few modules (a run sees the file system as it found it,
+        #: as the tree's summaries do)
+        self._stats: dict[str, tuple[int, int]] = {}
         self.dirty = False
         try:
             with open(self.path, "rb") as handle:
-                self.entries = decode(handle.read())
+                self._rows = rows(handle.read())
         except (OSError, ValueError):
-            self.entries = {}
+            self._rows = {}
+
+    def __len__(self) -> int:
+        return len(self.entries) + len(self._rows)
+
+    def _key(self, path: Path, settings: Settings) -> tuple[str, str]:
+        key = self._keys.get(settings)
+        if key is None:
+            key = self._keys[settings] = settings_key(settings)
+        folder, name = os.path.split(path)
+        where = (folder, "" if os.path.isabs(folder) else os.getcwd())
+        absolute = self._folders.get(where)
+        if absolute is None:
+            absolute = self._folders[where] = os.path.abspath(folder)
+        return os.path.join(absolute, name), key
+
+    def _entry(self, key: tuple[str, str]) -> Optional[Entry]:
+        entry = self.entries.get(key)
+        if entry is None:
+            row = self._rows.pop(key, None)
+            if row is None:
+                return None
+            try:
+                entry = _entry(row)
+            except ValueError:
+                self.dirty = True  # dropped: written without it
+                return None
+            self.entries[key] = entry
+        return entry
 
     def get(self, path: Path, settings: Settings) -> Optional[tuple[Diagnostic, ...]]:
-        key = (os.path.abspath(path), settings_key(settings))
-        entry = self.entries.get(key)
+        key = self._key(path, settings)
+        entry = self._entry(key)
         if entry is None:
             return None
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
             return None
-        if not _unchanged(entry.deps):
+        if not self._unchanged(entry.deps):
             return None
         if stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns:
             return entry.diagnostics
@@ -113,13 +173,28 @@ class Cache:
         deps: tuple[tuple[str, int, int], ...] = (),
     ) -> None:
         try:
-            stat = path.stat()
+            stat = os.stat(path)
             digest = _digest(path.read_bytes())
         except OSError:
             return
-        key = (os.path.abspath(path), settings_key(settings))
+        key = self._key(path, settings)
+        self._rows.pop(key, None)
         self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, diagnostics, deps)
         self.dirty = True
+
+    def _unchanged(self, deps: tuple[tuple[str, int, int], ...]) -> bool:
+        """Are the modules a result used as they were?"""
+        for path, size, mtime_ns in deps:
+            now = self._stats.get(path)
+            if now is None:
+                try:
+                    stat = os.stat(path)
+                except OSError:
+                    return False
+                now = self._stats[path] = (stat.st_size, stat.st_mtime_ns)
+            if now != (size, mtime_ns):
+                return False
+        return True
 
     def save(self) -> None:
         if not self.dirty:
@@ -137,7 +212,7 @@ class Cache:
             fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
-                    handle.write(encode(self.entries))
+                    handle.write(encode(self.entries, self._rows))
                 os.replace(temp, self.path)
             except BaseException:
                 os.unlink(temp)
@@ -147,43 +222,47 @@ class Cache:
         self.dirty = False
 
 
-def _unchanged(deps: tuple[tuple[str, int, int], ...]) -> bool:
-    """Are the modules a result used as they were? (A stat each.)"""
-    for path, size, mtime_ns in deps:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return False
-        if stat.st_size != size or stat.st_mtime_ns != mtime_ns:
-            return False
-    return True
-
-
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 2
+_FORMAT_VERSION = 3
 
 
-def encode(entries: dict[tuple[str, str], Entry]) -> bytes:
-    rows = [
-        [
-            path,
-            key,
-            e.size,
-            e.mtime_ns,
-            e.digest,
-            [_diagnostic_row(d) for d in e.diagnostics],
-            [list(d) for d in e.deps],
-        ]
-        for (path, key), e in entries.items()
-    ]
-    data = {"format": _FORMAT, "version": _FORMAT_VERSION, "entries": rows}
+def encode(
+    entries: dict[tuple[str, str], Entry],
+    unread: Optional[dict[tuple[str, str], list[object]]] = None,
+) -> bytes:
+    """The cache file: each settings text once, then one row per entry
+    (``unread``: rows read from the old file and not asked for, as read)."""
+    settings: dict[str, int] = {}
+    table = []
+    for (path, key), e in entries.items():
+        index = settings.setdefault(key, len(settings))
+        table.append(
+            [
+                path,
+                index,
+                e.size,
+                e.mtime_ns,
+                e.digest,
+                [_diagnostic_row(d) for d in e.diagnostics],
+                [list(d) for d in e.deps],
+            ]
+        )
+    for (path, key), row in (unread or {}).items():
+        table.append([path, settings.setdefault(key, len(settings)), *row[2:]])
+    data = {
+        "format": _FORMAT,
+        "version": _FORMAT_VERSION,
+        "settings": list(settings),
+        "entries": table,
+    }
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def decode(data: bytes) -> dict[tuple[str, str], Entry]:
-    """The entries in ``data``; ValueError when anything is not as written."""
+def rows(data: bytes) -> dict[tuple[str, str], list[object]]:
+    """The rows of a cache file by (path, settings); ValueError when the file
+    is not one. Each row's other fields are checked by ``_entry`` when asked."""
     try:
         loaded = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, RecursionError) as error:
@@ -194,17 +273,26 @@ def decode(data: bytes) -> dict[tuple[str, str], Entry]:
         or loaded.get("version") != _FORMAT_VERSION
     ):
         raise ValueError("not a cache file")
-    entries: dict[tuple[str, str], Entry] = {}
+    settings = [_str(key) for key in _list(loaded.get("settings"))]
+    found: dict[tuple[str, str], list[object]] = {}
     for row in _list(loaded.get("entries")):
-        path, key, size, mtime_ns, digest, diagnostics, deps = _list(row, 7)
-        entries[(_str(path), _str(key))] = Entry(
-            _int(size),
-            _int(mtime_ns),
-            _str(digest),
-            tuple(_diagnostic(d) for d in _list(diagnostics)),
-            tuple(_dependency(d) for d in _list(deps)),
-        )
-    return entries
+        fields = _list(row, 7)
+        index = _int(fields[1])
+        if not 0 <= index < len(settings):
+            raise ValueError("malformed cache entry")
+        found[(_str(fields[0]), settings[index])] = fields
+    return found
+
+
+def _entry(row: list[object]) -> Entry:
+    _, _, size, mtime_ns, digest, diagnostics, deps = row
+    return Entry(
+        _int(size),
+        _int(mtime_ns),
+        _str(digest),
+        tuple(_diagnostic(d) for d in _list(diagnostics)),
+        tuple(_dependency(d) for d in _list(deps)),
+    )
 
 
 def _dependency(row: object) -> tuple[str, int, int]:

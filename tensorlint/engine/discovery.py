@@ -235,7 +235,8 @@ def _walk(
     directory: Path,
     exclude: Sequence[str],
     root: Path | None,
-) -> list[Path]:
+) -> list[str]:
+    """The files under ``directory``, joined from ``str(directory)``."""
     resolved = directory.resolve()
     git_rel, inherited = _inherited_rules(resolved, root)
     exclude_base = root.resolve() if root is not None else resolved
@@ -244,7 +245,7 @@ def _walk(
         exclude_parts = ()
     exclude_rel = "/".join(exclude_parts)
 
-    found: list[Path] = []
+    found: list[str] = []
     # Each entry: (path as given-joined string, gitignore-relative path,
     # exclude-relative path, rules in effect).
     stack: list[tuple[str, str, str, tuple[GitIgnoreRule, ...]]] = [
@@ -260,7 +261,7 @@ def _walk(
         except OSError:
             # unreadable (permissions): returned, so that its check reports
             # it and the run's exit code says that files were missed
-            found.append(Path(current))
+            found.append(current)
             continue
         if any(entry.name == ".gitignore" for entry in entries):
             own = _read_gitignore(os.path.join(current, ".gitignore"), git_prefix)
@@ -290,7 +291,7 @@ def _walk(
                         continue
                 except OSError:
                     continue
-                found.append(Path(entry.path))
+                found.append(entry.path)
     return found
 
 
@@ -324,10 +325,10 @@ def discover(
     """
     _inherited_rules.cache_clear()
     resolved_root = root.resolve() if root is not None else None
-    seen: set[Path] = set()
+    seen: set[str] = set()
     result: list[Path] = []
 
-    def add(path: Path, key: Path) -> None:
+    def add(path: Path, key: str) -> None:
         if key not in seen:
             seen.add(key)
             result.append(path)
@@ -335,14 +336,16 @@ def discover(
     for path in paths:
         if path.is_dir():
             # a walk does not follow links, so its files are real paths under
-            # the resolved directory: no per-file resolve() (a lstat per part)
-            base = path.resolve()
+            # the resolved directory: no per-file resolve() (a lstat per part);
+            # the key is the resolved directory joined with the rest, as text
+            base = str(path.resolve()).rstrip(os.sep)
+            given = len(str(path))
             for found in _walk(path, exclude, resolved_root):
-                add(found, base / found.relative_to(path))
+                add(Path(found), os.path.normpath(base + os.sep + found[given:]))
         else:
             # named files (pre-commit passes hundreds): a cheap absolute key
-            key = Path(os.path.abspath(path))
-            if force_exclude and is_excluded(key, exclude, resolved_root):
+            key = os.path.abspath(path)
+            if force_exclude and is_excluded(Path(key), exclude, resolved_root):
                 continue
             add(path, key)
     return sorted(result, key=lambda path: (path.as_posix(), str(path)))

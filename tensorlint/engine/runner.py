@@ -11,22 +11,22 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from tensorlint.config import Config, ConfigError, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover, is_excluded
-from tensorlint.engine.lint import LintError, TreeView, lint_source, may_lint
-from tensorlint.engine.tree import Tree
 from tensorlint.file_settings import Resolver
-from tensorlint.fix.apply import fix_source
 from tensorlint.fix.io import SourceReadError, read_source, write_atomic
-from tensorlint.notebook import Notebook, NotebookError
-from tensorlint.notebook import load as load_notebook
 from tensorlint.registry import SelectionError, matches
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
+
+if TYPE_CHECKING:  # imported where a file is read: a warm run never needs them
+    from tensorlint.engine.lint import TreeView
+    from tensorlint.engine.tree import Tree
+    from tensorlint.notebook import Notebook
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,24 @@ def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
 
 
 #: the summaries of the checked tree's modules, for this process
-_TREE = Tree()
+_TREE: Optional[Tree] = None
+
+
+def _tree() -> Tree:
+    global _TREE
+    if _TREE is None:
+        from tensorlint.engine.tree import Tree
+
+        _TREE = Tree()
+    return _TREE
 
 
 def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResult:
+    from tensorlint.notebook import NotebookError
+    from tensorlint.notebook import load as load_notebook
+
     name = str(path)
-    view = _TREE.view(path)
+    view = _tree().view(path)
     try:
         source = read_source(path)
     except SourceReadError as error:
@@ -101,6 +113,9 @@ def check_text(
 
     ``tree`` gives the summaries of the functions the text imports from the
     rest of the checked tree."""
+    from tensorlint.engine.lint import LintError, lint_source
+    from tensorlint.fix.apply import fix_source
+
     if len(text) > MAX_TEXT_CHARS:
         size = len(text) / (1024 * 1024)
         limit = MAX_TEXT_CHARS // (1024 * 1024)
@@ -429,7 +444,8 @@ def run(
     """
     resolver = Resolver(overrides) if overrides is not None else None
     files = files_to_check(paths, config, overrides, resolver)
-    _TREE.refresh()  # what the file system says is kept for this run only
+    if _TREE is not None:
+        _TREE.refresh()  # what the file system says is kept for this run only
     fixing = options.fix or options.diff
     results: dict[int, FileResult] = {}
     pending: list[int] = []
@@ -485,21 +501,26 @@ def _nested_excludes(
     """``files`` less those a nested configuration's ``exclude`` covers (named
     files only with ``force-exclude``)."""
     named = {os.path.abspath(p) for p in paths if not p.is_dir()}
+    #: folder -> the configuration below ``config`` that excludes there (None: none)
+    nested: dict[str, Optional[Config]] = {}
     kept = []
     for path in files:
-        absolute = os.path.abspath(path)
-        try:
-            nearest = resolver.config(Path(absolute))
-        except (ConfigError, SelectionError):
-            kept.append(path)  # reported when the file is checked
-            continue
-        if (
-            nearest.root != config.root
-            and nearest.exclude
-            and (absolute not in named or nearest.force_exclude)
-            and is_excluded(Path(absolute), nearest.exclude, nearest.root)
-        ):
-            continue
+        folder = os.path.dirname(path)
+        if folder not in nested:
+            try:
+                nearest: Optional[Config] = resolver.config(path)
+            except (ConfigError, SelectionError):
+                nearest = None  # reported when the file is checked
+            if nearest is not None and (nearest.root == config.root or not nearest.exclude):
+                nearest = None
+            nested[folder] = nearest
+        nearest = nested[folder]
+        if nearest is not None:
+            absolute = os.path.abspath(path)
+            if (absolute not in named or nearest.force_exclude) and is_excluded(
+                Path(absolute), nearest.exclude, nearest.root
+            ):
+                continue
         kept.append(path)
     return kept
 
@@ -513,6 +534,8 @@ def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, i
         text = read_source(path).text
     except SourceReadError:
         return True, ()
+    from tensorlint.engine.lint import may_lint
+
     # a call of a function of the tree that returns a conversion of its argument
-    view = _TREE.view(path)
+    view = _tree().view(path)
     return may_lint(text, settings, view), view.dependencies()

@@ -20,16 +20,12 @@ import ast
 import os
 import re
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from tensorlint.analysis.summaries import (
-    EMPTY_SUMMARY,
-    FunctionSummary,
-    ModuleSummary,
-    alias_functions_of,
-    summarize,
-)
 from tensorlint.fix.io import SourceReadError, read_source
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 #: (path, size, mtime_ns) of a module a result depends on
 Dependency = tuple[str, int, int]
@@ -85,12 +81,16 @@ class Tree:
 
     def summary(self, path: Path) -> tuple[ModuleSummary, Optional[Dependency]]:
         """The module's summary (empty when it cannot be read or parsed)."""
+        from tensorlint.analysis.summaries import EMPTY_SUMMARY
+
         dependency = self.stat(path)
         if dependency is None:
             return EMPTY_SUMMARY, None
         return self._summary(path, dependency, None), dependency
 
     def _summary(self, path: Path, dependency: Dependency, text: Optional[str]) -> ModuleSummary:
+        from tensorlint.analysis.summaries import EMPTY_SUMMARY, summarize
+
         key, size, mtime = dependency
         known = self._summaries.get(key)
         if known is not None and known[:2] == (size, mtime):
@@ -116,6 +116,10 @@ class Tree:
         ``text``: the module's text, already read (the checked file itself);
         then a text CPython cannot parse raises what ``ast.parse`` raises.
         """
+        # (the analysis is imported when a module is looked into: a file that
+        # imports nothing of the tree never needs it)
+        from tensorlint.analysis.summaries import alias_functions_of
+
         dependency = self.stat(path)
         if dependency is None:
             return (frozenset() if text is None else alias_functions_of(text)), None
