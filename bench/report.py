@@ -308,6 +308,28 @@ def _runs_table(runs: Sequence[dict[str, Any]]) -> list[str]:
     return _table(header, rows)
 
 
+def _startup_lines(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """How much of a one-file run is start-up: the interpreter's, then ours."""
+    walls = {run["id"]: run["median_wall_s"] for run in runs if run["status"] == "ok"}
+    python = walls.get("python.startup")
+    own = walls.get("tensorlint.startup")
+    if python is None or own is None:
+        return []
+    parts = [
+        f"Start-up: the interpreter alone takes {_seconds(python)} s here "
+        f"(`python -c pass`, `site` included), tensorlint's start-up "
+        f"{_seconds(own)} s (`--version`: {_seconds(own - python)} s of imports)."
+    ]
+    for case in ("clean", "conversions"):
+        wall = walls.get(f"tensorlint.single.{case}")
+        if wall is not None:
+            parts.append(
+                f"One file ({case}): {_seconds(wall)} s, {_seconds(wall - python)} s "
+                "over the interpreter."
+            )
+    return [" ".join(parts), ""]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     machine = report["machine"]
     corpus = report["corpus"]
@@ -359,6 +381,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         chosen = [run for run in runs if run["group"] == group]
         if chosen:
             lines += [f"## {title}", "", *_runs_table(chosen), ""]
+        if group == "single":
+            lines += _startup_lines(runs)
     ratio_rows = [
         [
             f"`{row['tensorlint']}`",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -365,8 +366,39 @@ class Suite:
     def peer_corpus_runs(self) -> list[RunSpec]:
         return self._peer_runs(self.corpus.files, "corpus", "", whole=True)
 
+    def startup_runs(self) -> list[RunSpec]:
+        """What a one-file run pays before it reads a file: the interpreter
+        alone (``python -c pass`` in tensorlint's environment, ``site`` and
+        its ``.pth`` files included) and tensorlint's start-up (``--version``
+        imports what ``check`` imports before it reads a file)."""
+        python = sys.executable  # (the console script's interpreter too)
+        runs = []
+        for run_id, title, argv, shown in (
+            ("python.startup", "the interpreter alone", [python, "-c", "pass"], "python -c pass"),
+            (
+                "tensorlint.startup",
+                "tensorlint's start-up",
+                [*self.tensorlint.command, "--version"],
+                self._shown(self.tensorlint, ["--version"], [], target="").strip(),
+            ),
+        ):
+            runs.append(
+                RunSpec(
+                    id=run_id,
+                    tool="tensorlint",  # run in its environment, by its interpreter
+                    group="single",
+                    title=title,
+                    prefix=argv,
+                    files=[],
+                    cwd=self.tl_cwd,
+                    shown=shown,
+                    env_extra=dict(self.tensorlint.env),
+                )
+            )
+        return runs
+
     def single_file_runs(self) -> list[RunSpec]:
-        runs: list[RunSpec] = []
+        runs: list[RunSpec] = self.startup_runs()
         picks = (
             ("clean", self.corpus.clean_file()),
             ("conversions", self.corpus.conversions_file()),

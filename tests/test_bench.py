@@ -119,6 +119,8 @@ def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None
         "tensorlint.fix",
         "tensorlint.single.clean",
         "tensorlint.single.conversions",
+        "python.startup",
+        "tensorlint.startup",
         "tensorlint.files.25",
         "tensorlint.files.50",
         "tensorlint.files.100",
@@ -167,6 +169,8 @@ def test_quick_benchmark_reports_runs_medians_and_ratios(tmp_path: Path) -> None
     markdown = markdown_path.read_text(encoding="utf-8")
     assert "| `tensorlint.cold` |" in markdown
     assert "## tensorlint / peer" in markdown
+    assert "Start-up: the interpreter alone takes" in markdown
+    assert "One file (clean):" in markdown
     assert "fixit: unavailable" in markdown
     # nothing of the run lands outside the cache dir and the report files
     assert sorted(path.name for path in tmp_path.iterdir()) == [
