@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -254,7 +253,7 @@ def check(args: argparse.Namespace) -> int:
     if args.stdin_filename:
         return check_stdin(Path(args.stdin_filename), config, settings, options, args)
     if args.extend_exclude:
-        config = dataclasses.replace(config, exclude=(*config.exclude, *args.extend_exclude))
+        config = config._replace(exclude=(*config.exclude, *args.extend_exclude))
     overrides = None if args.config else _overrides(args)
     if args.show_files:
         return show_files(paths, config, overrides)

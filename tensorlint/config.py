@@ -19,9 +19,8 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tensorlint import glob
 from tensorlint.glob import Glob, Token
@@ -70,8 +69,7 @@ _CODE_RE = re.compile(r"^(TL\d{0,3}|ALL)$")
 _TABLE = "[tool.tensorlint]"
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """The settings one run uses; ``Config()`` is the default configuration."""
 
     select: tuple[str, ...] = ()

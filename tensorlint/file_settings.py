@@ -11,7 +11,6 @@ override it. Configurations are cached per directory, so a run reads each
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping
@@ -51,7 +50,7 @@ def apply_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
     for name in ("ignore", "extend_select"):
         if name in changes:
             changes[name] = (*getattr(config, name), *changes[name])  # type: ignore[misc]
-    return dataclasses.replace(config, **changes)  # type: ignore[arg-type]
+    return config._replace(**changes)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=256)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 
 #: ``*`` in an fnmatch-style glob: any run of characters, ``/`` included
 ANY = "any"
@@ -30,8 +29,7 @@ _REPEATING = frozenset({ANY, SEGMENT, DIRS})
 Token = Union[str, "CharClass"]
 
 
-@dataclass(frozen=True)
-class CharClass:
+class CharClass(NamedTuple):
     """``[a-z]``, ``[!0-9]``: one character the compiled class accepts."""
 
     regex: re.Pattern[str]

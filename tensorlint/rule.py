@@ -10,8 +10,7 @@ import bisect
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
 
@@ -25,8 +24,7 @@ _LINE_BREAK = re.compile(r"\s*[\r\n]\s*")
 _SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """What rules may depend on besides the code: the effective options."""
 
     enabled: frozenset[str] = frozenset()
@@ -62,15 +60,15 @@ class Rule:
         raise NotImplementedError
 
 
-@dataclass
 class RuleContext:
     """Collects one file's reports and turns nodes into positions."""
 
-    analysis: ModuleAnalysis
-    source: str
-    settings: Settings
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    _line_starts: Optional[list[int]] = None
+    def __init__(self, analysis: ModuleAnalysis, source: str, settings: Settings) -> None:
+        self.analysis = analysis
+        self.source = source
+        self.settings = settings
+        self.diagnostics: list[Diagnostic] = []
+        self._line_starts: Optional[list[int]] = None
 
     def enabled(self, code: str) -> bool:
         return code in self.settings.enabled

@@ -8,7 +8,6 @@ for tensorlint's version.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 import os
@@ -440,11 +439,9 @@ def test_gitlab_code_quality_report() -> None:
 
 def test_gitlab_fingerprints_survive_moving_code() -> None:
     moved = tuple(
-        dataclasses.replace(
-            r,
+        r._replace(
             diagnostics=tuple(
-                dataclasses.replace(
-                    d,
+                d._replace(
                     start=Position(d.start.line + 7, d.start.column),
                     end=Position(d.end.line + 7, d.end.column),
                 )

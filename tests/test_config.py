@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import os
 import pickle
 from pathlib import Path
@@ -162,7 +161,7 @@ def test_load_config_keeps_missing_keys_at_their_defaults(tmp_path: Path) -> Non
 
     config = load_config(path)
 
-    assert dataclasses.replace(config, strict=False, root=None, source=None) == Config()
+    assert config._replace(strict=False, root=None, source=None) == Config()
 
 
 @pytest.mark.parametrize("idiom", NUMPY_IDIOMS, ids=NUMPY_IDIOMS)

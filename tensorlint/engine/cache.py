@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from tensorlint import __version__
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
@@ -28,8 +27,7 @@ from tensorlint.rule import Settings
 CACHE_DIR = ".tensorlint_cache"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     size: int
     mtime_ns: int
     digest: str

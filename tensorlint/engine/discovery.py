@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tensorlint import glob
 from tensorlint.config import bracket_class, path_matches
@@ -55,8 +55,7 @@ _DEFAULT_EXCLUDES = frozenset(DEFAULT_EXCLUDES)
 # --------------------------------------------------------------------------- gitignore
 
 
-@dataclass(frozen=True)
-class GitIgnoreRule:
+class GitIgnoreRule(NamedTuple):
     """One pattern of a ``.gitignore`` file.
 
     ``base`` is the posix path of the file's directory relative to the top of

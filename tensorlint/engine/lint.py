@@ -7,8 +7,7 @@ import gc
 import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.engine.literals import required_words
@@ -26,8 +25,7 @@ class LintError(Exception):
     """The source could not be linted (a syntax error); one clear line."""
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """The rules to run for a settings value, and their prefilter."""
 
     rules: tuple[Rule, ...]

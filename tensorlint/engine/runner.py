@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import re
 import signal
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 from tensorlint.config import Config, ConfigError, per_file_ignored_codes
 from tensorlint.diagnostics import Diagnostic, FileResult, Position
@@ -29,8 +27,7 @@ if TYPE_CHECKING:  # imported where a file is read: a warm run never needs them
     from tensorlint.notebook import Notebook
 
 
-@dataclass(frozen=True)
-class RunOptions:
+class RunOptions(NamedTuple):
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False  #: compute fixes but write nothing
@@ -41,12 +38,12 @@ class RunOptions:
 def settings_for(path: Path, config: Config, settings: Settings) -> Settings:
     library = path_role(path, config.root)
     if library != settings.library:
-        settings = dataclasses.replace(settings, library=library)
+        settings = settings._replace(library=library)
     ignored = per_file_ignored_codes(config, path)
     if not ignored:
         return settings
     enabled = frozenset(c for c in settings.enabled if not any(matches(c, i) for i in ignored))
-    return dataclasses.replace(settings, enabled=enabled)
+    return settings._replace(enabled=enabled)
 
 
 #: the summaries of the checked tree's modules, for this process
@@ -82,7 +79,7 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
         text = notebook.python
     try:
         result = check_text(name, text, settings, options, view)
-        result = dataclasses.replace(result, deps=view.dependencies())
+        result = result._replace(deps=view.dependencies())
         if notebook is not None:
             try:
                 result = _notebook_result(result, notebook, source.text)
@@ -220,17 +217,14 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
 
         fix = diagnostic.fix
         if fix is not None:
-            edits = tuple(
-                dataclasses.replace(e, start=at(e.start), end=at(e.end)) for e in fix.edits
-            )
-            fix = dataclasses.replace(fix, edits=edits)
+            edits = tuple(e._replace(start=at(e.start), end=at(e.end)) for e in fix.edits)
+            fix = fix._replace(edits=edits)
         related = []
         for where in diagnostic.related:  # the evidence may sit in an earlier cell
             where_cell, where_line = notebook.locate(where.start.line)
             where_shift = where.start.line - where_line
             related.append(
-                dataclasses.replace(
-                    where,
+                where._replace(
                     start=Position(where_line, where.start.column),
                     end=Position(where.end.line - where_shift, where.end.column),
                     cell=where_cell,
@@ -245,8 +239,7 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
                 else f"cell {where_cell}, line {where_line}"
             )
 
-        return dataclasses.replace(
-            diagnostic,
+        return diagnostic._replace(
             message=_LINE_MENTION.sub(cell_line, diagnostic.message),  # lines of the cell
             start=at(diagnostic.start),
             end=at(diagnostic.end),
@@ -258,8 +251,7 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
     fixed = None
     if result.fixed_source is not None:
         fixed = notebook.with_python(result.fixed_source)
-    return dataclasses.replace(
-        result,
+    return result._replace(
         diagnostics=tuple(move(d) for d in result.diagnostics),
         fixed_source=fixed,
         original_source=original if fixed is not None else None,

@@ -16,10 +16,9 @@ import os
 import re
 import stat
 import tempfile
-import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = ["SourceFile", "SourceReadError", "read_source", "write_atomic"]
 
@@ -27,8 +26,7 @@ _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _DEFAULT_MODE = 0o644
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """A decoded source file and what is needed to encode it back unchanged."""
 
     text: str
@@ -78,6 +76,8 @@ def read_source(path: Path) -> SourceFile:
         if os.path.isdir(path):
             raise SourceReadError(path, _directory_reason(path, exc)) from exc
         raise SourceReadError(path, exc.strerror or str(exc)) from exc
+    import tokenize  # (a warm run reads no file: not imported at start-up)
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:

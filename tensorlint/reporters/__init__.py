@@ -9,14 +9,12 @@ when used.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from tensorlint.diagnostics import FileResult
 
 
-@dataclass(frozen=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):
     fixing: bool = False  #: ``--fix`` or ``--diff`` ran
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
     dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written

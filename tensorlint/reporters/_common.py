@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 
 from tensorlint.diagnostics import Position
@@ -27,6 +26,8 @@ def one_based(position: Position) -> tuple[int, int]:
 
 def rule_documentation(rule: type[Rule]) -> str:
     """The rule's user documentation (its docstring), dedented."""
+    import inspect  # (imports ``ast`` and ``dis``: only where docs are shown)
+
     return inspect.cleandoc(rule.__doc__ or "")
 
 

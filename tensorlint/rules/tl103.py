@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import io
-import tokenize
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
@@ -140,6 +139,8 @@ def _has_comment(code: str) -> bool:
     """Does ``code`` (an expression's source) hold a comment?"""
     if "#" not in code:
         return False
+    import tokenize  # (rarely needed: not on every run's start-up)
+
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(f"({code})").readline))
     except (tokenize.TokenError, SyntaxError):
