@@ -10,8 +10,7 @@ never reads a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Protocol
+from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.facts import self_name
@@ -32,8 +31,7 @@ class Lookup(Protocol):
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
 
 
-@dataclass(frozen=True)
-class Callee:
+class Callee(NamedTuple):
     summary: FunctionSummary
     where: str  #: ``line 12`` in this file, ``pkg/utils.py:12`` in another
 

@@ -19,16 +19,14 @@ one extra walk of each calling function.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
 from tensorlint.analysis.names import Scope, bind_arguments
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(NamedTuple):
     """A call of a function defined in the file, where it was found."""
 
     call: syntax.Call

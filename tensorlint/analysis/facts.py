@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.from_ast import parse_expression
@@ -50,8 +49,7 @@ API_MARK = "a"
 _API_KINDS = frozenset({"api", "api-grad"})
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """Why a value may be on an accelerator, or may require grad.
 
     ``kind`` is one of ``move`` (``.cuda()``, ``.to(device)``), ``device``

@@ -12,8 +12,7 @@ are ranges of statement numbers, so "later" can wrap around a back edge.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callees import bind_arguments
@@ -320,21 +319,24 @@ def _sets_requires_grad(target: syntax.BaseExpression) -> bool:
 # --- events -------------------------------------------------------------------
 
 
-@dataclass
 class Storage:
     """One runtime object (an array or tensor buffer) as the walk sees it."""
 
-    id: int
-    created_at: int
-    visible: bool = False  #: reachable by the caller (parameter, attribute, global)
-    zero_copy: bool = False
-    readonly: bool = False
-    name: Optional[str] = None  #: the first name bound to it
-    container: bool = False  #: a list/dict holding a storage (named by ``name``)
+    __slots__ = ("container", "created_at", "id", "name", "readonly", "visible", "zero_copy")
+
+    def __init__(
+        self, id: int, created_at: int, visible: bool = False, name: Optional[str] = None
+    ) -> None:
+        self.id = id
+        self.created_at = created_at
+        self.visible = visible  #: reachable by the caller (parameter, attribute, global)
+        self.zero_copy = False
+        self.readonly = False
+        self.name = name  #: the first name bound to it
+        self.container = False  #: a list/dict holding a storage (named by ``name``)
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     idx: int
     kind: str  # "use" or "write"
     storages: frozenset[int]
@@ -350,8 +352,7 @@ class Event:
     by: str = ""
 
 
-@dataclass(frozen=True)
-class Conversion:
+class Conversion(NamedTuple):
     node: syntax.Call
     kind: str  # "from_numpy", "as_tensor" or "numpy"
     idx: int
@@ -359,19 +360,21 @@ class Conversion:
     result: int  #: storage of the conversion's result
 
 
-@dataclass
 class Loop:
-    start: int
-    end: int = 1 << 30
+    __slots__ = ("end", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.end = 1 << 30
 
 
-@dataclass
 class EventLog:
-    storages: dict[int, Storage] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    conversions: dict[int, Conversion] = field(default_factory=dict)  # id(call) ->
-    loops: list[Loop] = field(default_factory=list)
-    contained: dict[int, set[int]] = field(default_factory=dict)  #: container -> held
+    def __init__(self) -> None:
+        self.storages: dict[int, Storage] = {}
+        self.events: list[Event] = []
+        self.conversions: dict[int, Conversion] = {}  # id(call) ->
+        self.loops: list[Loop] = []
+        self.contained: dict[int, set[int]] = {}  #: container -> held
 
     def after(self, first: int, second: int, storage: Optional[int]) -> bool:
         """Does statement ``second`` run after ``first`` on the same object?

@@ -6,8 +6,7 @@ computed per function, and only for functions that hold a candidate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, cast
+from typing import NamedTuple, Optional, cast
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callers import CallSite
@@ -20,8 +19,7 @@ CANDIDATE_CALL_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A node a rule may want to look at, with its ancestors (outermost first)."""
 
     node: syntax.CSTNode

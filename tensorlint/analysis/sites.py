@@ -6,7 +6,6 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Optional
 
 from tensorlint.analysis import callers, ops, syntax
@@ -499,7 +498,7 @@ class Site:
         for token in facts:
             if token.startswith(prefix) and token in table:
                 call = via.get(token)
-                found.append(table[token] if call is None else replace(table[token], via=call))
+                found.append(table[token] if call is None else table[token]._replace(via=call))
         if not found:
             return None
         here = self.analysis.start(self.node)

@@ -27,8 +27,8 @@ import ast
 import bisect
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from types import MappingProxyType
+from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops
 
@@ -48,22 +48,20 @@ _FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _OPTIMIZER_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimizer|optimiser)s?(?:_|$|\d)", re.I)
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     line: int
     what: str = WRITES
     via: str = ""  #: the function of the module the write goes through
 
 
-@dataclass(frozen=True)
-class FunctionSummary:
+class FunctionSummary(NamedTuple):
     name: str  #: ``f`` or ``Class.method``
     line: int
     params: tuple[str, ...]  #: positional parameters as a caller binds them
     kwonly: tuple[str, ...] = ()
     #: (parameter, conversion kind, line of the conversion)
     alias: Optional[tuple[str, str, int]] = None
-    writes: Mapping[str, Write] = field(default_factory=dict)
+    writes: Mapping[str, Write] = MappingProxyType({})
     returns: frozenset[str] = frozenset()
     #: parameters whose values flow into what it returns (through any computation)
     carries: tuple[str, ...] = ()
@@ -119,11 +117,10 @@ def _int(value: Any) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class ModuleSummary:
-    functions: Mapping[str, FunctionSummary] = field(default_factory=dict)
+class ModuleSummary(NamedTuple):
+    functions: Mapping[str, FunctionSummary] = MappingProxyType({})
     #: module-level aliases of a name (``MappedTriples = LongTensor``): name -> target
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = MappingProxyType({})
 
     def to_json(self) -> dict[str, Any]:
         return {
