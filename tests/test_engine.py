@@ -152,10 +152,18 @@ def _first_finding(change: Callable[[list[Any]], None]) -> Callable[[list[Any]],
         lambda row: row.__setitem__(2, True),
         lambda row: row.__setitem__(4, None),
         lambda row: row.__setitem__(6, [["a.py", 1]]),
+        lambda row: row.__setitem__(6, [["a.py", 1, True]]),
         _first_finding(lambda finding: finding.__setitem__(3, [1, 2, 3])),
         _first_finding(lambda finding: finding.__setitem__(0, None)),
     ],
-    ids=["bool-size", "no-digest", "short-dependency", "short-span", "code-not-text"],
+    ids=[
+        "bool-size",
+        "no-digest",
+        "short-dependency",
+        "bool-dependency-mtime",
+        "short-span",
+        "code-not-text",
+    ],
 )
 def test_a_malformed_entry_is_a_miss_and_is_dropped(
     tree: Path, tmp_path: Path, corrupt: Callable[[list[Any]], None]

@@ -294,8 +294,13 @@ def _entry(row: list[object]) -> Entry:
 
 
 def _dependency(row: object) -> tuple[str, int, int]:
-    path, size, mtime_ns = _list(row, 3)
-    return _str(path), _int(size), _int(mtime_ns)
+    # (asked once per dependency of every file a warm run serves: the checks
+    # are written out; ``type(x) is int`` also refuses a bool, as ``_int`` does)
+    if type(row) is list and len(row) == 3:
+        path, size, mtime_ns = row
+        if type(path) is str and type(size) is int and type(mtime_ns) is int:
+            return path, size, mtime_ns
+    raise ValueError("malformed cache entry")
 
 
 def _diagnostic_row(d: Diagnostic) -> list[object]:
