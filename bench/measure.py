@@ -71,17 +71,24 @@ with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
     sampler = threading.Thread(target=sample_tree, args=(proc.pid,), daemon=True)
     if os.path.isdir("/proc"):
         sampler.start()
-    timed_out = False
-    try:
-        returncode = proc.wait(timeout=job["timeout"])
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    timed_out = []
+
+    def kill():
+        timed_out.append(True)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        returncode = proc.wait()
+
+    # a blocking wait returns when the command exits; Popen.wait(timeout=...)
+    # polls with sleeps of up to 50 ms, which a one-file run would feel
+    timer = threading.Timer(job["timeout"], kill)
+    timer.daemon = True
+    timer.start()
+    returncode = proc.wait()
     wall = time.perf_counter() - start
+    timer.cancel()
+    timed_out = bool(timed_out)
     finished.set()
     if sampler.is_alive():
         sampler.join()

@@ -234,3 +234,20 @@ def test_repetitions_take_turns_and_the_whole_process_tree_is_measured(tmp_path:
         assert tree is not None and largest is not None
         assert tree > largest + 30  # two workers of ~40 MiB at once, summed
         assert a.tree_rss_mib is None or a.tree_rss_mib < 40
+
+
+def test_measure_kills_a_command_past_its_timeout_and_says_so(tmp_path: Path) -> None:
+    from bench.measure import measure
+
+    out, err = tmp_path / "out", tmp_path / "err"
+    slow = measure(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        cwd=tmp_path, stdout=out, stderr=err, timeout=0.5,
+    )  # fmt: skip
+    assert slow.timed_out and slow.returncode != 0
+    assert slow.wall_s < 20
+    quick = measure(
+        [sys.executable, "-c", "print('hi')"], cwd=tmp_path, stdout=out, stderr=err, timeout=60
+    )
+    assert not quick.timed_out and quick.returncode == 0
+    assert out.read_text() == "hi\n"
