@@ -8,9 +8,14 @@ file is still a hit and a changed file never is. Writes are atomic (temp file
 and rename): concurrent runs cannot corrupt it, the last one wins.
 
 The cache lives inside the checked tree, so a repository can ship one: it is
-plain JSON, read with ``json`` and checked field by field. A malformed or
-hostile file is a cache miss and nothing else; nothing in it can run code.
-A cache directory that is a symbolic link is never written through.
+plain JSON, read with ``json`` and checked field by field. A file that is not
+a cache file is ignored; a row is checked when its file is first asked for,
+and a malformed one is that file's miss (and is dropped when the cache is
+written). Nothing in it can run code. A cache directory that is a symbolic
+link is never written through.
+
+The file lists each settings text once and refers to it from each row; a
+warm run reads the file once and builds only the entries it serves.
 """
 
 from __future__ import annotations
