@@ -242,7 +242,10 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
-    within = tuple(str(p if p.is_dir() else p.parent) for p in [*paths, config.root or Path.cwd()])
+    within: tuple[str, ...] = ()
+    if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
+        places = [*paths, config.root or Path.cwd()]
+        within = tuple(dict.fromkeys(str(p if p.is_dir() else p.parent) for p in places))
     options = RunOptions(
         fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff, within=within
     )

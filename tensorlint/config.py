@@ -123,17 +123,34 @@ def _has_tensorlint_table(pyproject: Path) -> bool:
 def _start_directory(paths: Sequence[Path]) -> Path:
     if not paths:
         return Path.cwd().resolve()
-    dirs: list[str] = []
+    dirs: dict[str, None] = {}
+    #: a folder as given -> resolved: pre-commit names hundreds of files in a
+    #: few folders, and resolving a path costs a ``lstat`` per component
+    folders: dict[str, str] = {}
     for path in paths:
-        try:
-            resolved = path.resolve()
-        except (OSError, RuntimeError):  # a symlink loop: start from where it sits
-            resolved = Path(os.path.abspath(path))
-        dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
+        text = os.fspath(path)
+        folder, name = os.path.split(text)
+        if name in ("", ".", "..") or os.path.islink(text):
+            dirs[_resolved_directory(path)] = None
+            continue
+        where = folders.get(folder)
+        if where is None:
+            where = folders[folder] = _resolved_directory(Path(folder or "."))
+        # (not a link: resolved, it is its resolved folder joined with its name)
+        dirs[os.path.join(where, name) if os.path.isdir(text) else where] = None
     try:
-        return Path(os.path.commonpath(dirs))
+        return Path(os.path.commonpath(list(dirs)))
     except ValueError:  # different drives on Windows
-        return Path(dirs[0])
+        return Path(next(iter(dirs)))
+
+
+def _resolved_directory(path: Path) -> str:
+    """``path`` resolved if it is a directory, else its resolved folder."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: start from where it sits
+        resolved = Path(os.path.abspath(path))
+    return str(resolved if resolved.is_dir() else resolved.parent)
 
 
 def find_config_file(paths: Sequence[Path]) -> Path | None:

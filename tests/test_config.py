@@ -334,3 +334,44 @@ def test_per_file_ignores_do_not_repeat_codes(tmp_path: Path) -> None:
     )
 
     assert per_file_ignored_codes(config, tmp_path / "a.py") == ("TL1", "TL2", "TL3")
+
+
+def _start_directory_one_by_one(paths: list[Path]) -> Path:
+    """The start of the config walk, each path resolved on its own."""
+    dirs = []
+    for path in paths:
+        resolved = path.resolve()
+        dirs.append(str(resolved if resolved.is_dir() else resolved.parent))
+    return Path(os.path.commonpath(dirs))
+
+
+def test_the_config_walk_starts_where_resolving_each_path_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folders of named files are resolved once each; links, ``..`` and
+    folders named with a trailing slash still resolve as the path itself."""
+    from tensorlint.config import _start_directory
+
+    (tmp_path / "real" / "pkg").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "real" / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "other" / "b.py").write_text("x = 1\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "deep").symlink_to(tmp_path / "real" / "pkg", target_is_directory=True)
+    (tmp_path / "real" / "pkg" / "to_other.py").symlink_to(tmp_path / "other" / "b.py")
+    monkeypatch.chdir(tmp_path / "real")
+    cases = [
+        [Path("pkg/a.py")],
+        [Path("pkg/a.py"), Path("pkg/to_other.py")],
+        [Path("pkg/to_other.py")],
+        [tmp_path / "link" / "pkg" / "a.py"],
+        [tmp_path / "link" / ".." / "other" / "b.py"],
+        [tmp_path / "deep" / ".." / "pkg" / "a.py"],  # `..` of a link: its target's parent
+        [Path("pkg/")],
+        [Path(".")],
+        [Path("..")],
+        [Path("pkg/missing.py")],
+        [Path("pkg"), tmp_path / "link" / "pkg" / "a.py"],
+    ]
+    for paths in cases:
+        assert _start_directory(paths) == _start_directory_one_by_one(paths), paths
