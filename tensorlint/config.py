@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -130,14 +131,18 @@ def _start_directory(paths: Sequence[Path]) -> Path:
     for path in paths:
         text = os.fspath(path)
         folder, name = os.path.split(text)
-        if name in ("", ".", "..") or os.path.islink(text):
+        try:
+            mode = os.lstat(text).st_mode if name not in ("", ".", "..") else None
+        except OSError:
+            mode = None
+        if mode is None or stat.S_ISLNK(mode):
             dirs[_resolved_directory(path)] = None
             continue
         where = folders.get(folder)
         if where is None:
             where = folders[folder] = _resolved_directory(Path(folder or "."))
         # (not a link: resolved, it is its resolved folder joined with its name)
-        dirs[os.path.join(where, name) if os.path.isdir(text) else where] = None
+        dirs[os.path.join(where, name) if stat.S_ISDIR(mode) else where] = None
     try:
         return Path(os.path.commonpath(list(dirs)))
     except ValueError:  # different drives on Windows

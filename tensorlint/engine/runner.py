@@ -492,7 +492,7 @@ def _nested_excludes(
 ) -> list[Path]:
     """``files`` less those a nested configuration's ``exclude`` covers (named
     files only with ``force-exclude``)."""
-    named = {os.path.abspath(p) for p in paths if not p.is_dir()}
+    named: Optional[set[str]] = None  #: the files named on the command line, absolute
     #: folder -> the configuration below ``config`` that excludes there (None: none)
     nested: dict[str, Optional[Config]] = {}
     kept = []
@@ -508,6 +508,8 @@ def _nested_excludes(
             nested[folder] = nearest
         nearest = nested[folder]
         if nearest is not None:
+            if named is None:
+                named = {os.path.abspath(p) for p in paths if not p.is_dir()}
             absolute = os.path.abspath(path)
             if (absolute not in named or nearest.force_exclude) and is_excluded(
                 Path(absolute), nearest.exclude, nearest.root
