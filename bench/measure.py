@@ -71,10 +71,10 @@ with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
     sampler = threading.Thread(target=sample_tree, args=(proc.pid,), daemon=True)
     if os.path.isdir("/proc"):
         sampler.start()
-    timed_out = []
+    expired = threading.Event()
 
     def kill():
-        timed_out.append(True)
+        expired.set()
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -88,7 +88,7 @@ with open(job["stdout"], "wb") as out, open(job["stderr"], "wb") as err:
     returncode = proc.wait()
     wall = time.perf_counter() - start
     timer.cancel()
-    timed_out = bool(timed_out)
+    timed_out = expired.is_set()
     finished.set()
     if sampler.is_alive():
         sampler.join()

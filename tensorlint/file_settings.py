@@ -29,7 +29,7 @@ from tensorlint.registry import matches, select
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
-__all__ = ["Resolver", "apply_overrides", "config_for", "settings_for_file"]
+__all__ = ["Resolver", "apply_overrides", "config_for", "folder_key", "settings_for_file"]
 
 
 def config_for(path: Optional[Path]) -> Config:
@@ -109,7 +109,7 @@ class Resolver:
 
     def config(self, path: Path) -> Config:
         """Raises ConfigError (and SelectionError) like ``load_config``."""
-        return self._config_in(_folder(path))
+        return self._config_in(folder_key(path))
 
     def _config_in(self, folder: tuple[str, str]) -> Config:
         found = self._folders.get(folder)
@@ -128,7 +128,7 @@ class Resolver:
         return found
 
     def settings(self, path: Path) -> Settings:
-        folder = _folder(path)
+        folder = folder_key(path)
         config = self._config_in(folder)
         if config.per_file_ignores:
             return settings_in(config, path)
@@ -161,9 +161,10 @@ class Resolver:
         return found
 
 
-def _folder(path: Path) -> tuple[str, str]:
-    """The folder of ``path`` as a key: a relative one names another place
-    after a ``chdir``."""
+def folder_key(path: Path) -> tuple[str, str]:
+    """(the working directory when the folder is relative, else "", the
+    folder of ``path``): a key for what is worked out once per folder (a
+    relative folder names another place after a ``chdir``)."""
     folder = os.path.dirname(path)
     return ("" if os.path.isabs(folder) else os.getcwd()), folder
 

@@ -27,6 +27,7 @@ from typing import NamedTuple, Optional
 
 from tensorlint import __version__
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
+from tensorlint.file_settings import folder_key
 from tensorlint.rule import Settings
 
 CACHE_DIR = ".tensorlint_cache"
@@ -100,7 +101,7 @@ class Cache:
         #: rows read from the file and not asked for yet (kept as read)
         self._rows: dict[tuple[str, str], list[object]] = {}
         self._keys: dict[Settings, str] = {}
-        #: (folder, working directory when relative) -> the folder, absolute
+        #: ``folder_key`` -> the folder, absolute
         self._folders: dict[tuple[str, str], str] = {}
         #: what ``os.stat`` said of a dependency this run: many files depend
         #: on the same few modules (a run sees the file system as it found it,
@@ -120,12 +121,11 @@ class Cache:
         key = self._keys.get(settings)
         if key is None:
             key = self._keys[settings] = settings_key(settings)
-        folder, name = os.path.split(path)
-        where = (folder, "" if os.path.isabs(folder) else os.getcwd())
+        where = folder_key(path)
         absolute = self._folders.get(where)
         if absolute is None:
-            absolute = self._folders[where] = os.path.abspath(folder)
-        return os.path.join(absolute, name), key
+            absolute = self._folders[where] = os.path.abspath(where[1])
+        return os.path.join(absolute, os.path.basename(path)), key
 
     def _entry(self, key: tuple[str, str]) -> Optional[Entry]:
         entry = self.entries.get(key)
