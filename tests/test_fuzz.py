@@ -22,11 +22,13 @@ import os
 import tokenize
 
 import hypothesmith
+import libcst
 import pytest
 from fixture_cases import all_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tensorlint.analysis.pytree import python_tree
 from tensorlint.engine.lint import LintError, lint_source
 from tensorlint.fix.apply import fix_source
 from tensorlint.registry import select
@@ -111,7 +113,12 @@ def _check_and_fix(source: str, config: Settings) -> None:
         return
     fixed = fix_source(source, config, unsafe=True)
     if fixed.source != source:
-        ast.parse(fixed.source)  # a fix never leaves code Python cannot parse
+        # a fix never leaves code that cannot parse: Python's parser, or
+        # LibCST's for syntax newer than the running Python (as the check's)
+        if python_tree(source) is not None:
+            ast.parse(fixed.source)
+        else:
+            libcst.parse_module(fixed.source)
         again = fix_source(fixed.source, config, unsafe=True)
         assert again.source == fixed.source
 

@@ -4,8 +4,12 @@ The analysis reads a light syntax tree with LibCST's node and field names
 (built from CPython's ``ast``, see ``tensorlint/analysis/from_ast.py``). This
 script keeps its classes in step with LibCST's: the same names, the same base
 classes, the code-bearing fields in the same order. Run it after a LibCST
-upgrade; ``tests/test_syntax.py`` fails when the file is out of date.
+upgrade of the oldest supported LibCST (the floor in ``pyproject.toml``),
+with that release installed; ``tests/test_syntax.py`` fails when the file is
+out of date. A newer LibCST may add fields: the tree ignores them (see
+``docs/compatibility.md``).
 
+    pip install -c .ci/constraints/oldest.txt -e .
     python tools/gen_syntax.py > tensorlint/analysis/syntax.py
     ruff format tensorlint/analysis/syntax.py
 """
@@ -13,6 +17,7 @@ upgrade; ``tests/test_syntax.py`` fails when the file is out of date.
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import re
 import typing
 
@@ -30,6 +35,10 @@ LAYOUT = frozenset(
         "first_colon", "second_colon", "prefix",
     }
 )  # fmt: skip
+#: code-bearing fields the tree leaves out: PEP 695 type parameter lists (and
+#: their PEP 696 defaults) hold type expressions, evaluated lazily, never a
+#: value the rules follow. ``from_ast`` and ``from_cst`` both drop them.
+NOT_MODELLED = frozenset({"type_parameters"})
 #: layout fields the analysis reads, kept as plain attributes (not children)
 KEEP = {
     ("Arg", "star"): "str",
@@ -89,7 +98,9 @@ def _children(kind: type) -> list[tuple[str, str]]:
     hints = typing.get_type_hints(kind)
     out = []
     for field in dataclasses.fields(kind):
-        if field.name in LAYOUT or field.name.startswith("whitespace"):
+        if field.name in LAYOUT or field.name in NOT_MODELLED:
+            continue
+        if field.name.startswith("whitespace"):
             continue
         out.append((field.name, _type(hints[field.name])))
     return out
@@ -115,7 +126,9 @@ def main() -> None:
     print("# ruff: noqa: RUF023")
     print("from __future__ import annotations\n")
     print("from collections.abc import Sequence")
-    print("from typing import ClassVar, Literal, Optional, Union\n\n")
+    print("from typing import ClassVar, Literal, Optional, Union\n")
+    print("#: the LibCST release these classes were generated from (the oldest supported)")
+    print(f"LIBCST_VERSION = {importlib.metadata.version('libcst')!r}\n\n")
     print("class CSTNode:")
     print('    __slots__ = ("src_start", "src_end", "src_parens")')
     print("    _children: ClassVar[tuple[str, ...]] = ()")

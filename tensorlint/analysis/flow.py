@@ -157,7 +157,7 @@ class FactsWalker:
                 return self.run(suite_body(node.body), env)
             finally:
                 self.no_grad = outer
-        if isinstance(node, syntax.Try):
+        if isinstance(node, (syntax.Try, syntax.TryStar)):
             after_body = self.run(suite_body(node.body), env)
             outcomes = [self.run(suite_body(node.orelse.body), after_body) if node.orelse
                         else after_body]  # fmt: skip
@@ -553,7 +553,7 @@ class EventsWalker:
                     for name in target_names(item.asname.name):
                         self.keys[name] = self._new(idx, name=name)
             self.run(suite_body(node.body))
-        elif isinstance(node, syntax.Try):
+        elif isinstance(node, (syntax.Try, syntax.TryStar)):
             self.run(suite_body(node.body))
             for handler in node.handlers:
                 self.run(suite_body(handler.body))

@@ -75,8 +75,20 @@ def build(module: cst.Module) -> S.Module:
     """The analysis tree of a LibCST module (offsets in ``module.code``)."""
     where = spans(module)
 
+    def _at(made: Any, node: cst.CSTNode) -> Any:
+        made.src_start, made.src_end = where.get(node, (0, 0))
+        made.src_parens = 0
+        return made
+
     def convert(node: Any) -> Any:
         kind = getattr(S, type(node).__name__, None)
+        if kind is None and isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            # a statement kind the tree does not model (``type X = ...``): a
+            # ``pass`` in its place, as ``from_ast`` makes
+            made = _at(S.Pass(), node)
+            if isinstance(node, cst.BaseCompoundStatement):
+                made = _at(S.SimpleStatementLine([made]), node)
+            return made
         if kind is None or not isinstance(node, cst.CSTNode):
             return None
         values = []

@@ -130,6 +130,9 @@ class ModuleIndex:
         elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.asname.name)
+        elif isinstance(node, syntax.ExceptStarHandler):
+            if node.name is not None:
+                self.builder.bind_target(self.scope_stack[-1], node.name.name)
         elif isinstance(node, syntax.ExceptHandler):
             if node.name is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.name.name)

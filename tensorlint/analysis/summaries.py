@@ -438,8 +438,9 @@ class _Summarizer:
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, set(), frozenset(), False)
             self.body(node.body)
-        elif isinstance(node, ast.Try):
-            self.body(node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody)
+        elif isinstance(node, _TRY):
+            tried: ast.Try = node  # type: ignore[assignment]  # (or ``ast.TryStar``: same fields)
+            self.body(tried.body, *(h.body for h in tried.handlers), tried.orelse, tried.finalbody)
         elif _MATCH is not None and isinstance(node, _MATCH):
             self.body(*(case.body for case in node.cases))  # type: ignore[attr-defined]
 
@@ -671,6 +672,8 @@ class _Summarizer:
 
 
 _MATCH: Optional[type] = getattr(ast, "Match", None)
+#: ``try`` and, on Python 3.11 and newer, ``try`` with ``except*`` (same fields)
+_TRY: tuple[type, ...] = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 
 
 def _target_names(node: ast.expr) -> Iterator[str]:

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Literal, Optional, Union
 
+#: the LibCST release these classes were generated from (the oldest supported)
+LIBCST_VERSION = "1.4.0"
+
 
 class CSTNode:
     __slots__ = ("src_start", "src_end", "src_parens")

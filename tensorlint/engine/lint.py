@@ -283,6 +283,12 @@ def _lint_parsed(
 
 def _syntax_message(source: str, error: Exception) -> str:
     """Python's own wording where it has one (LibCST's points past the error)."""
+    nul = source.find("\0")
+    if nul >= 0:  # (a ValueError before Python 3.12, with no position)
+        line = source.count("\n", 0, nul) + 1
+        column = nul - (source.rfind("\n", 0, nul) + 1) + 1
+        reason = "source code cannot contain null bytes"
+        return f"syntax error at line {line}, column {column}: {reason}"
     try:
         compile(source, "<file>", "exec", dont_inherit=True)
     except SyntaxError as python_error:
