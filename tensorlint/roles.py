@@ -93,7 +93,15 @@ def _in_package(directory: Path) -> bool:  # (asked once per folder: _folder_rol
     return (directory / "__init__.py").is_file()
 
 
+#: Files that mark a project's top folder (a checkout, an unpacked sdist).
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
 def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
+    """The folders between the file's project and the file: below ``root``,
+    else below the current directory, else below the nearest folder that
+    holds a project marker (a file checked from outside its checkout has the
+    same role as from inside it)."""
     absolute = path.absolute()
     for base in (root, Path.cwd()):
         if base is None:
@@ -102,7 +110,10 @@ def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
             return absolute.parent.relative_to(base.absolute()).parts
         except ValueError:
             continue
-    return path.parent.parts if not path.is_absolute() else ()
+    for folder in absolute.parents:
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return absolute.parent.relative_to(folder).parts
+    return ()
 
 
 #: Where an ``ACCELERATOR`` match can start: a pattern that starts with a

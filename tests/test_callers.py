@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from analysis_helpers import site
 
 from tensorlint.analysis.facts import CPU, NOGRAD
@@ -170,3 +171,25 @@ def test_the_engine_decides_a_script_by_its_text_without_an_extra_read(tmp_path:
     results = run([script, module], Config(), settings, RunOptions())
     found = {Path(r.path).name: len(r.diagnostics) for r in results}
     assert found == {"train.py": 0, "helpers.py": 1}  # a script has no outside callers
+
+
+def test_a_test_folder_counts_from_any_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a checkout (an unpacked sdist) checked from outside it, with no
+    # configuration: its tests/ folder still makes tests, and the folders
+    # above the checkout (``tools/``) still do not count
+    checkout = tmp_path / "tools" / "project-1.0"
+    package = checkout / "project"
+    tests = package / "tests"
+    tests.mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'project'\n")
+    for folder in (package, tests):
+        (folder / "__init__.py").write_text("")
+        (folder / "helpers.py").write_text("def f(t):\n    return t.numpy()\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for cwd in (elsewhere, checkout):
+        monkeypatch.chdir(cwd)
+        assert not is_library(tests / "helpers.py"), cwd
+        assert is_library(package / "helpers.py"), cwd
