@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tensorlint.analysis.pytree import parse
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.noqa import LINE_ENDS, NOQA, split_codes
 
@@ -71,6 +72,6 @@ def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
 
 def _same_tree(old: str, new: str) -> bool:
     try:
-        return ast.dump(ast.parse(old)) == ast.dump(ast.parse(new))
+        return ast.dump(parse(old)) == ast.dump(parse(new))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False

@@ -7,6 +7,7 @@ import codecs
 import errno
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,23 @@ def test_unreadable_files_and_directories_are_one_error_line_each(
     ]
     assert f"{tmp_path / 'good.py'}:4:12: TL101" in captured.out
     assert "dangling" not in captured.out
+
+
+def test_python_warnings_about_the_checked_code_are_not_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``"\d"`` is a SyntaxWarning on stderr from Python 3.12 on (a
+    # DeprecationWarning before): the code's own linters report that; a check,
+    # a fix and a baseline print their own output only
+    source = 'import re\nimport torch\n\nPATTERN = re.compile("\\d+")\n\n\ndef f(x):\n'
+    source += "    return x.cuda().numpy()\n"
+    path = tmp_path / "escapes.py"
+    path.write_text(source)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["check", "--no-cache", str(path)]) == 1
+        assert main(["check", "--no-cache", "--fix", str(path)]) == 0
+        assert main(["check", "--no-cache", "--add-noqa", str(path)]) == 0
+    assert [str(w.message) for w in caught] == []
+    assert "Warning" not in capsys.readouterr().err
+    assert ".cpu()" in path.read_text()

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops
+from tensorlint.analysis.pytree import parse
 
 #: An alias of a parameter: (parameter, how). ``view`` is the parameter or a
 #: view of it; ``tview`` a view made by a torch-only method (``.cpu()``), so a
@@ -281,7 +282,7 @@ def alias_functions_of(source: str) -> frozenset[str]:
     conversion is not parsed. Raises what ``ast.parse`` raises."""
     if not has_conversion(source):
         return frozenset()
-    return summarize(ast.parse(source), source).alias_functions()
+    return summarize(parse(source), source).alias_functions()
 
 
 def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:

@@ -283,6 +283,8 @@ def _lint_parsed(
 
 def _syntax_message(source: str, error: Exception) -> str:
     """Python's own wording where it has one (LibCST's points past the error)."""
+    from tensorlint.analysis.pytree import parse
+
     nul = source.find("\0")
     if nul >= 0:  # (a ValueError before Python 3.12, with no position)
         line = source.count("\n", 0, nul) + 1
@@ -290,7 +292,7 @@ def _syntax_message(source: str, error: Exception) -> str:
         reason = "source code cannot contain null bytes"
         return f"syntax error at line {line}, column {column}: {reason}"
     try:
-        compile(source, "<file>", "exec", dont_inherit=True)
+        parse(source)
     except SyntaxError as python_error:
         line, column = python_error.lineno or 0, python_error.offset or 0
         return f"syntax error at line {line}, column {column}: {python_error.msg}"

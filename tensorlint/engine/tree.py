@@ -16,7 +16,6 @@ while none of them changed.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from pathlib import Path
@@ -89,6 +88,7 @@ class Tree:
         return self._summary(path, dependency, None), dependency
 
     def _summary(self, path: Path, dependency: Dependency, text: Optional[str]) -> ModuleSummary:
+        from tensorlint.analysis.pytree import parse
         from tensorlint.analysis.summaries import EMPTY_SUMMARY, summarize
 
         key, size, mtime = dependency
@@ -99,7 +99,7 @@ class Tree:
         if size <= _MAX_BYTES:
             try:
                 text = read_source(path).text if text is None else text
-                summary = summarize(ast.parse(text), text)
+                summary = summarize(parse(text), text)
             except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
                 pass
         self._summaries[key] = (size, mtime, summary)

@@ -93,24 +93,24 @@ def _parses(source: str, grammar: bool = True) -> bool:
     interpreter's own parser? LibCST accepts syntax older Pythons reject (a
     quote reused inside an f-string), so a fix must pass both where the
     original did."""
-    import ast
-
     import libcst as cst
+
+    from tensorlint.analysis.pytree import parse
 
     try:
         cst.parse_module(source)
         if grammar:
-            ast.parse(source)
+            parse(source)
     except Exception:
         return False
     return True
 
 
 def _interpreter_parses(source: str) -> bool:
-    import ast
+    from tensorlint.analysis.pytree import parse
 
     try:
-        ast.parse(source)
+        parse(source)
     except Exception:
         return False
     return True
