@@ -77,7 +77,8 @@ def build(module: cst.Module) -> S.Module:
 
     def _at(made: Any, node: cst.CSTNode) -> Any:
         made.src_start, made.src_end = where.get(node, (0, 0))
-        made.src_parens = 0
+        lpar = getattr(node, "lpar", ())  # (a ``class`` statement's is one node)
+        made.src_parens = len(lpar) if isinstance(lpar, (list, tuple)) else 0
         return made
 
     def convert(node: Any) -> Any:
@@ -106,11 +107,7 @@ def build(module: cst.Module) -> S.Module:
                 elif not isinstance(value, (str, type(None))):
                     value = None
             values.append(value)
-        made = kind(*values) if kind.__slots__ else kind()
-        made.src_start, made.src_end = where.get(node, (0, 0))
-        lpar = getattr(node, "lpar", ())  # (a ``class`` statement's is one node)
-        made.src_parens = len(lpar) if isinstance(lpar, (list, tuple)) else 0
-        return made
+        return _at(kind(*values) if kind.__slots__ else kind(), node)
 
     result = convert(module)
     assert isinstance(result, S.Module)
