@@ -133,7 +133,13 @@ class FactsWalker:
                     _bind(env, target.target, facts)
             return env
         if isinstance(node, syntax.Expr):
-            return self._in_place_call(node.value, env)
+            value = node.value
+            if isinstance(value, syntax.Call) and (
+                qualified_name(value.func, self.scope) in ops.SET_GRAD_ENABLED
+            ):
+                self.no_grad = grad_mode(value, self.scope) is True  # for what follows
+                return env
+            return self._in_place_call(value, env)
         if isinstance(node, syntax.AnnAssign):
             if node.value is None:
                 return env

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Optional
 
 from tensorlint.analysis import callers, ops, syntax
@@ -22,7 +22,6 @@ from tensorlint.analysis.facts import (
     Evidence,
     FactEvaluator,
     Facts,
-    computed_without_grad,
     cuda_test,
     grad_mode,
     is_false,
@@ -339,7 +338,13 @@ def _grad_context(
     """(the grad mode a ``with`` block or decorator sets where a node with these
     ancestors runs, else None; the function reached first, if no class or
     with ``lambdas``, lambda, comes before it)."""
+    child: Optional[syntax.CSTNode] = None
     for node in reversed(ancestors):
+        if child is not None and isinstance(node, (syntax.IndentedBlock, syntax.Module)):
+            verdict = _grad_set_before(node.body, child, scope)
+            if verdict is not None:
+                return verdict, None
+        child = node
         if isinstance(node, syntax.With):
             for item in node.items:
                 verdict = grad_mode(item.item, scope)
@@ -354,6 +359,29 @@ def _grad_context(
         elif isinstance(node, syntax.ClassDef) or (lambdas and isinstance(node, syntax.Lambda)):
             return None, None
     return None, None
+
+
+def _grad_set_before(
+    body: Sequence[syntax.CSTNode], statement: syntax.CSTNode, scope: Scope
+) -> Optional[bool]:
+    """The grad mode a ``torch.set_grad_enabled(False)`` statement set earlier in
+    ``body``, the suite that holds ``statement`` (the last such call wins)."""
+    for earlier in reversed(body[: _index_of(body, statement)]):
+        if not isinstance(earlier, syntax.SimpleStatementLine):
+            continue
+        for small in reversed(earlier.body):
+            if isinstance(small, syntax.Expr) and isinstance(small.value, syntax.Call):
+                call = small.value
+                if qualified_name(call.func, scope) in ops.SET_GRAD_ENABLED:
+                    return grad_mode(call, scope)
+    return None
+
+
+def _index_of(body: Sequence[syntax.CSTNode], node: syntax.CSTNode) -> int:
+    for index, item in enumerate(body):
+        if item is node:
+            return index
+    return 0
 
 
 def _grad_disabled(ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
@@ -467,8 +495,9 @@ class Site:
     def grad_evidence(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
         """Why ``expr`` may require grad here, if the code says so.
 
-        In a no-grad context a value computed there cannot require grad, but a
-        name bound before it (a parameter, a model output) still does.
+        In a no-grad context there is none: the conversion checks
+        ``GradMode::is_enabled() && requires_grad``, so even a parameter
+        converts there (measured on torch 2.13).
 
         Outside library code, a file that never names an accelerator runs as
         written, on the CPU, with no callers from elsewhere: a grad crash there
@@ -477,10 +506,10 @@ class Site:
         """
         if not self.analysis.library and not self.analysis.mentions_accelerator:
             return None
+        if self.in_no_grad():
+            return None
         facts = self.facts(expr)
         if NOGRAD in facts:
-            return None
-        if self.in_no_grad() and computed_without_grad(expr):
             return None
         return self._closest(facts, GRAD)
 
@@ -541,7 +570,7 @@ class Site:
         if self.numpy_is_forced():
             return False
         if self.in_no_grad():
-            return self.grad_evidence(self.receiver) is not None
+            return False
         return NOGRAD not in self.facts(self.receiver)
 
     def device_hazard(self) -> Optional[Evidence]:

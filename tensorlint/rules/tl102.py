@@ -26,9 +26,11 @@ class NumpyOnGradTensor(Rule):
     `targets`, `indices`, `mask`), or what a caller in the file passes.
     Tests, examples, scripts and notebooks that never name an accelerator
     run as written on the CPU, so nothing there is evidence. Inside
-    `with torch.no_grad():`, `torch.inference_mode()` or a function decorated
-    with either, a value computed there does not require grad, but a
-    parameter, or a model output computed before the block, still does.
+    `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
+    with either, or after a `torch.set_grad_enabled(False)` statement,
+    `.numpy()` never raises this error (it checks grad mode first), and a
+    value computed there does not require grad later; a parameter, or a
+    model output computed before the block, still does once grad is back on.
     Integer results (`argmax`, indices from `torch.max(x, 1)`, comparisons,
     `.long()`), `.detach()`, `torch.from_numpy`, factories without
     `requires_grad=True`, modules frozen with `requires_grad_(False)` and an
