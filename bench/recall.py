@@ -30,7 +30,6 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -187,7 +186,8 @@ def _mirror(repo: str, mirrors: Sequence[Path]) -> Path | None:
         base = root / repo.replace("/", "+")
         if not base.is_dir():
             continue
-        for candidate in (base, *sorted(p for p in base.iterdir() if p.is_dir())):
+        children = sorted(p for p in base.iterdir() if p.is_dir())
+        for candidate in (base, *children, *(c / ".git" for c in children)):
             if (candidate / "objects").is_dir() and (candidate / "HEAD").is_file():
                 return candidate
     return None
@@ -226,27 +226,39 @@ def _has(git_dir: Path, commit: str) -> bool:
 
 def extract(git_dir: Path, commit: str, target: Path) -> Path:
     """The ``.py`` and ``.ipynb`` files of ``commit`` under ``target`` (kept as a cache):
-    regular files only, no links, no path that leaves ``target``."""
+    regular files only (no links, no submodules), read blob by blob, so a mirror
+    that lacks some large blobs (media, data) still gives its sources."""
     done = target / ".complete"
     if done.is_file():
         return target
-    archive = _git(git_dir, "archive", "--format=tar", commit)
-    if archive.returncode:
-        raise RuntimeError(f"git archive {commit}: {archive.stderr.decode()[-300:]}")
+    listing = _git(git_dir, "ls-tree", "-r", "-z", "--full-tree", commit)
+    if listing.returncode:
+        raise RuntimeError(f"git ls-tree {commit}: {listing.stderr.decode()[-300:]}")
+    wanted: list[tuple[str, PurePosixPath]] = []
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        name = PurePosixPath(raw_path.decode("utf-8", "surrogateescape"))
+        if kind != "blob" or mode not in ("100644", "100755"):
+            continue
+        if name.suffix in (".py", ".ipynb") and ".." not in name.parts:
+            wanted.append((sha, name))
+    batch = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
+                           input=b"".join(f"{sha}\n".encode() for sha, _ in wanted),
+                           capture_output=True, check=False)  # fmt: skip
+    stream = io.BytesIO(batch.stdout)
     target.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        for member in tar.getmembers():
-            name = PurePosixPath(member.name)
-            if not member.isfile() or name.is_absolute() or ".." in name.parts:
-                continue
-            if name.suffix not in (".py", ".ipynb"):
-                continue
-            handle = tar.extractfile(member)
-            if handle is None:
-                continue
-            destination = target.joinpath(*name.parts)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(handle.read())
+    for _sha, name in wanted:
+        header = stream.readline().split()
+        if len(header) != 3:  # "<sha> missing": a blob this mirror does not hold
+            continue
+        data = stream.read(int(header[2]))
+        stream.read(1)  # the newline after each object
+        destination = target.joinpath(*name.parts)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(data)
     done.write_text(commit, encoding="utf-8")
     return target
 
