@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -202,3 +203,83 @@ def test_checking_and_fixing_never_execute_the_checked_code(
     assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(tmp_path)]) == 0
     capsys.readouterr()
     assert not marker.exists()
+
+
+FIXABLE = "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n"
+
+
+def _refuse_by_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "tree" / "m.py"
+    path.write_text(FIXABLE)
+    path.chmod(0o444)  # refused for its mode, so as root too
+    return path
+
+
+def _refuse_by_link_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "outside.py"
+    target.write_text(FIXABLE)
+    path = tmp_path / "tree" / "m.py"
+    path.symlink_to(target)
+    return path
+
+
+def _refuse_by_change_mid_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from tensorlint.fix import apply
+
+    path = tmp_path / "tree" / "m.py"
+    path.write_text(FIXABLE)
+    real = apply.fix_source
+
+    def fix_and_edit(*args: Any, **kwargs: Any) -> Any:
+        outcome = real(*args, **kwargs)
+        path.write_text(FIXABLE + "# edited by another tool\n")
+        return outcome
+
+    monkeypatch.setattr(apply, "fix_source", fix_and_edit)
+    return path
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+@pytest.mark.parametrize(
+    ("refuse", "reason"),
+    [
+        (_refuse_by_read_only, "read-only"),
+        (_refuse_by_link_out, "outside the checked tree"),
+        (_refuse_by_change_mid_fix, "changed while it was being fixed"),
+    ],
+    ids=["read-only", "link-out", "changed"],
+)
+@pytest.mark.parametrize("output_format", ["text", "concise", "full", "json", "sarif", "github"])
+def test_a_file_whose_fix_was_refused_keeps_its_findings(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    refuse: Callable[[Path, pytest.MonkeyPatch], Path],
+    reason: str,
+    output_format: str,
+) -> None:
+    (tmp_path / "tree").mkdir()
+    path = refuse(tmp_path, monkeypatch)
+    code = main(
+        ["check", "--no-cache", "--fix", "--output-format", output_format, str(tmp_path / "tree")]
+    )
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert ".cpu()" not in path.read_text()  # not fixed
+    assert "All checks passed" not in out
+    if output_format == "json":
+        report = json.loads(out)
+        assert report["summary"]["findings"] == 1 and report["summary"]["errors"] == 1
+        assert [f["line"] for f in report["findings"]] == [4]
+        assert reason in report["errors"][0]["message"]
+        assert report["fixed"] == []
+    elif output_format == "sarif":
+        (run,) = json.loads(out)["runs"]
+        assert [r["ruleId"] for r in run["results"]] == ["TL101"]
+        assert reason in json.dumps(run)
+    elif output_format == "github":
+        assert "::error file=" in out and "title=TL101" in out and reason in out
+    else:
+        errors = [line for line in out.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and reason in errors[0]
+        assert "m.py:4:12: TL101" in out
