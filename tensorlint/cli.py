@@ -244,7 +244,9 @@ def check(args: argparse.Namespace) -> int:
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
-        places = [*paths, config.root or Path.cwd()]
+        # the tree: the named paths and the configuration's folder, never the
+        # current directory (``cd ~ && tensorlint check --fix repo/``)
+        places = [*paths, *([config.root] if config.root is not None else [])]
         within = tuple(dict.fromkeys(str(p if p.is_dir() else p.parent) for p in places))
     options = RunOptions(
         fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff, within=within

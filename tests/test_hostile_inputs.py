@@ -283,3 +283,24 @@ def test_a_file_whose_fix_was_refused_keeps_its_findings(
         errors = [line for line in out.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and reason in errors[0]
         assert "m.py:4:12: TL101" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+@pytest.mark.parametrize("mode", ["--fix", "--add-noqa"])
+def test_without_a_configuration_the_tree_is_the_named_paths_not_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    work = tmp_path / "w"
+    (work / "repo").mkdir(parents=True)
+    (work / "mine").mkdir()
+    mine = work / "mine" / "model.py"
+    mine.write_text(FIXABLE)
+    (work / "repo" / "x.py").symlink_to(Path("..", "mine", "model.py"))
+    (work / "repo" / "own.py").write_text(FIXABLE)
+    monkeypatch.chdir(work)  # no pyproject.toml: the current directory is not the tree
+    assert main(["check", "--no-cache", mode, "repo"]) == 2
+    captured = capsys.readouterr()
+    errors = [line for line in (captured.out + captured.err).splitlines() if "error:" in line]
+    assert len(errors) == 1 and "x.py" in errors[0] and "outside the checked tree" in errors[0]
+    assert mine.read_text() == FIXABLE
+    assert (work / "repo" / "own.py").read_text() != FIXABLE  # the tree's own file is written
