@@ -267,6 +267,9 @@ def check(args: argparse.Namespace) -> int:
     cache = None
     if not args.no_cache:
         cache = Cache(_cache_dir(args, config))
+        if cache.refused is not None:  # someone else could have written it
+            print(f"warning: the cache is not used: {printable(cache.refused)}", file=sys.stderr)
+            cache = None
     progress = None
     if (args.fix or args.diff) and args.output_format == "text" and wanted(sys.stderr):
         progress = Progress(sys.stderr)
@@ -495,12 +498,13 @@ def _config_arguments(values: Sequence[str]) -> tuple[Optional[Path], dict[str, 
     ``--config`` takes both). Raises ConfigError."""
     from tensorlint.config import inline_setting
 
-    files = [Path(v) for v in values if "=" not in v or Path(v).exists()]
+    # (``os.path.exists``: a setting longer than a file name can be is no file)
+    files = [Path(v) for v in values if "=" not in v or os.path.exists(v)]
     if len(files) > 1:
         raise ConfigError(files[1], "--config names more than one file")
     inline: dict[str, object] = {}
     for value in values:
-        if "=" in value and not Path(value).exists():
+        if "=" in value and not os.path.exists(value):
             inline.update(inline_setting(value))
     return (files[0] if files else None), inline
 
