@@ -236,10 +236,10 @@ def check(args: argparse.Namespace) -> int:
         check_compatible(config)
         enabled = select(config.select, config.ignore, config.extend_select, config.strict)
     except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except SelectionError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
     within: tuple[str, ...] = ()
@@ -338,11 +338,11 @@ def show_settings(
             else:
                 effective = settings_for(path, config, settings)
         except (ConfigError, SelectionError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {printable(str(error))}", file=sys.stderr)
             return EXIT_ERROR
         role = {True: "library", False: "script", None: "decided by the text"}
         print(f"{printable(str(path))}:")
-        print(f"  configuration: {chosen.source or '(defaults)'}")
+        print(f"  configuration: {printable(str(chosen.source or '(defaults)'))}")
         print(f"  rules: {', '.join(sorted(effective.enabled)) or '(none)'}")
         print(f"  numpy-idiom: {effective.numpy_idiom}")
         print(f"  assume-torch: {str(effective.assume_torch).lower()}")
@@ -360,7 +360,7 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
     added = left = files = errors = 0
     for result in results:
         if result.error:
-            print(f"error: {result.error}", file=sys.stderr)
+            print(f"error: {printable(result.error)}", file=sys.stderr)
             errors += 1
             continue
         if not result.diagnostics:
@@ -375,7 +375,7 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
             if write_atomic(path, source, baseline.text, within=options.within):
                 files += 1
         except (SourceReadError, OSError) as error:
-            print(f"error: {path}: not written: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{path}: not written: {error}')}", file=sys.stderr)
             errors += 1
             continue
         added += baseline.added
@@ -401,7 +401,7 @@ def check_stdin(
         try:
             file_settings = Resolver(_overrides(args)).settings(name)
         except (ConfigError, SelectionError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {printable(str(error))}", file=sys.stderr)
             return EXIT_ERROR
     from tensorlint.notebook import NotebookError
     from tensorlint.notebook import load as load_notebook
@@ -411,14 +411,14 @@ def check_stdin(
         try:
             notebook = load_notebook(text)
         except NotebookError as error:
-            print(f"error: {name}: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{name}: {error}')}", file=sys.stderr)
             return EXIT_ERROR
     result = check_text(str(name), notebook.python if notebook else text, file_settings, options)
     if notebook is not None:
         try:
             result = _notebook_result(result, notebook, text)
         except NotebookError as error:
-            print(f"error: {name}: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{name}: {error}')}", file=sys.stderr)
             return EXIT_ERROR
     if args.fix and not args.diff:
         sys.stdout.write(result.fixed_source if result.fixed_source is not None else text)
