@@ -236,15 +236,17 @@ def check(args: argparse.Namespace) -> int:
         check_compatible(config)
         enabled = select(config.select, config.ignore, config.extend_select, config.strict)
     except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except SelectionError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
-        places = [*paths, config.root or Path.cwd()]
+        # the tree: the named paths and the configuration's folder, never the
+        # current directory (``cd ~ && tensorlint check --fix repo/``)
+        places = [*paths, *([config.root] if config.root is not None else [])]
         within = tuple(dict.fromkeys(str(p if p.is_dir() else p.parent) for p in places))
     options = RunOptions(
         fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff, within=within
@@ -265,6 +267,9 @@ def check(args: argparse.Namespace) -> int:
     cache = None
     if not args.no_cache:
         cache = Cache(_cache_dir(args, config))
+        if cache.refused is not None:  # someone else could have written it
+            print(f"warning: the cache is not used: {printable(cache.refused)}", file=sys.stderr)
+            cache = None
     progress = None
     if (args.fix or args.diff) and args.output_format == "text" and wanted(sys.stderr):
         progress = Progress(sys.stderr)
@@ -333,11 +338,11 @@ def show_settings(
             else:
                 effective = settings_for(path, config, settings)
         except (ConfigError, SelectionError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {printable(str(error))}", file=sys.stderr)
             return EXIT_ERROR
         role = {True: "library", False: "script", None: "decided by the text"}
         print(f"{printable(str(path))}:")
-        print(f"  configuration: {chosen.source or '(defaults)'}")
+        print(f"  configuration: {printable(str(chosen.source or '(defaults)'))}")
         print(f"  rules: {', '.join(sorted(effective.enabled)) or '(none)'}")
         print(f"  numpy-idiom: {effective.numpy_idiom}")
         print(f"  assume-torch: {str(effective.assume_torch).lower()}")
@@ -355,7 +360,7 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
     added = left = files = errors = 0
     for result in results:
         if result.error:
-            print(f"error: {result.error}", file=sys.stderr)
+            print(f"error: {printable(result.error)}", file=sys.stderr)
             errors += 1
             continue
         if not result.diagnostics:
@@ -370,7 +375,7 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
             if write_atomic(path, source, baseline.text, within=options.within):
                 files += 1
         except (SourceReadError, OSError) as error:
-            print(f"error: {path}: not written: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{path}: not written: {error}')}", file=sys.stderr)
             errors += 1
             continue
         added += baseline.added
@@ -396,7 +401,7 @@ def check_stdin(
         try:
             file_settings = Resolver(_overrides(args)).settings(name)
         except (ConfigError, SelectionError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {printable(str(error))}", file=sys.stderr)
             return EXIT_ERROR
     from tensorlint.notebook import NotebookError
     from tensorlint.notebook import load as load_notebook
@@ -406,14 +411,14 @@ def check_stdin(
         try:
             notebook = load_notebook(text)
         except NotebookError as error:
-            print(f"error: {name}: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{name}: {error}')}", file=sys.stderr)
             return EXIT_ERROR
     result = check_text(str(name), notebook.python if notebook else text, file_settings, options)
     if notebook is not None:
         try:
             result = _notebook_result(result, notebook, text)
         except NotebookError as error:
-            print(f"error: {name}: {error}", file=sys.stderr)
+            print(f"error: {printable(f'{name}: {error}')}", file=sys.stderr)
             return EXIT_ERROR
     if args.fix and not args.diff:
         sys.stdout.write(result.fixed_source if result.fixed_source is not None else text)
@@ -493,12 +498,13 @@ def _config_arguments(values: Sequence[str]) -> tuple[Optional[Path], dict[str, 
     ``--config`` takes both). Raises ConfigError."""
     from tensorlint.config import inline_setting
 
-    files = [Path(v) for v in values if "=" not in v or Path(v).exists()]
+    # (``os.path.exists``: a setting longer than a file name can be is no file)
+    files = [Path(v) for v in values if "=" not in v or os.path.exists(v)]
     if len(files) > 1:
         raise ConfigError(files[1], "--config names more than one file")
     inline: dict[str, object] = {}
     for value in values:
-        if "=" in value and not Path(value).exists():
+        if "=" in value and not os.path.exists(value):
             inline.update(inline_setting(value))
     return (files[0] if files else None), inline
 

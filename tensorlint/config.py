@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tensorlint import glob
+from tensorlint.fix.io import MAX_SETTINGS_BYTES, read_regular
 from tensorlint.glob import Glob, Token
 
 if sys.version_info >= (3, 11):
@@ -110,12 +111,12 @@ def _has_tensorlint_table(pyproject: Path) -> bool:
     # ours, and load_config() reports it (exit 2); a silent fallback to the
     # defaults, or to a parent's settings, would hide the user's settings.
     try:
-        text = pyproject.read_text(encoding="utf-8")
+        text = read_regular(pyproject, MAX_SETTINGS_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return True
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return True
     tool = data.get("tool")
     return isinstance(tool, dict) and "tensorlint" in tool
@@ -318,6 +319,8 @@ def inline_setting(text: str) -> dict[str, Any]:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(where, f"{text!r} is not a TOML `key = value`: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(where, "a value nested too deeply to read") from exc
     return table_changes(where, table)
 
 
@@ -330,7 +333,7 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
     except OSError as exc:
         raise ConfigError(path, f"cannot read file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -339,6 +342,8 @@ def load_config(path: Path | None) -> Config:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, f"invalid TOML: {exc}") from exc
+    except RecursionError as exc:  # tomllib recurses once per nested array or table
+        raise ConfigError(path, "invalid TOML: values nested too deeply to read") from exc
 
     resolved = path.resolve()
     base = Config(root=resolved.parent, source=resolved)

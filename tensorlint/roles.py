@@ -42,8 +42,10 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
     if role is not None:
         return role
     assert path is not None
+    from tensorlint.fix.io import read_regular
+
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_regular(path).decode("utf-8", errors="replace")
     except OSError:
         return True
     return not is_script_text(text)

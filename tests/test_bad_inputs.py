@@ -90,26 +90,26 @@ def test_a_bad_configuration_is_one_error_line(
 
 def _make_unreadable(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """chmod 000; as root (which reads through any mode), the same refusal
-    is had by making listing and reading those paths raise EACCES."""
+    is had by making listing and opening those paths raise EACCES."""
     for path in paths:
         path.chmod(0)
     if os.geteuid() != 0:
         return
     denied = {os.fspath(p) for p in paths}
-    real_scandir, real_read = os.scandir, Path.read_bytes
+    real_scandir, real_open = os.scandir, os.open
 
     def scandir(path: Any = ".") -> Any:
         if os.fspath(path) in denied:
             raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
         return real_scandir(path)
 
-    def read_bytes(self: Path) -> bytes:
-        if os.fspath(self) in denied:
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(self))
-        return real_read(self)
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) in denied:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", open_)
 
 
 def test_unreadable_files_and_directories_are_one_error_line_each(
@@ -155,3 +155,80 @@ def test_python_warnings_about_the_checked_code_are_not_printed(
     assert [str(w.message) for w in caught] == []
     assert "Warning" not in capsys.readouterr().err
     assert ".cpu()" in path.read_text()
+
+
+def _special(path: Path, kind: str) -> None:
+    """``path`` made a FIFO (a read blocks forever) or a link to ``/dev/zero``
+    (a read never ends): git commits and clones such links."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+def _cache_file(directory: Path) -> Path:
+    from tensorlint.engine.cache import Cache
+
+    return Cache(directory).path
+
+
+#: where -> (make the special file there, given the tree; the command line's
+#: extra arguments; the exit code; the words of the one error line, or None)
+PLACES: dict[str, tuple[Any, list[str], int, Any]] = {
+    "source": (lambda t: t / "x.py", ["{tree}/x.py"], 2, "x.py: not a regular file"),
+    "gitignore": (lambda t: t / "sub" / ".gitignore", [], 2, ".gitignore: not a regular file"),
+    "git-exclude": (lambda t: t / ".git" / "info" / "exclude", [], 2, "exclude: not a regular"),
+    "pyproject": (lambda t: t / "pyproject.toml", [], 1, None),  # not one: the defaults apply
+    "config": (
+        lambda t: t.parent / "config.toml",
+        ["--config", "{tree}/../config.toml"],
+        2,
+        "config.toml: cannot read file: not a regular file",
+    ),
+    "cache": (
+        lambda t: _cache_file(t.parent / "cache"),
+        ["--cache-dir", "{tree}/../cache"],
+        1,
+        None,
+    ),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+@pytest.mark.parametrize("where", list(PLACES))
+def test_a_special_file_is_never_read(tmp_path: Path, where: str, kind: str) -> None:
+    """A FIFO or a link to ``/dev/zero`` wherever tensorlint reads: one error
+    line (or, for a file that is only looked for, nothing), never a hang or
+    an out-of-memory kill; in a child process with a time limit, so that a
+    regression fails instead of hanging the test run."""
+    import subprocess
+    import sys
+
+    make, extra, code, words = PLACES[where]
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "ok.py").write_text(FINDING)
+    (tree / "sub" / "inner.py").write_text(FINDING)
+    _special(make(tree), kind)
+    args = [arg.format(tree=tree) for arg in extra]
+    if where != "cache":
+        args.insert(0, "--no-cache")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", *args, str(tree)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == code, output
+    assert "Traceback" not in output
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    if words is None:
+        assert errors == []
+    else:
+        assert len(errors) == 1 and words in errors[0], output
+    if where != "config":
+        assert "ok.py:4:12: TL101" in proc.stdout and "inner.py:4:12: TL101" in proc.stdout

@@ -355,3 +355,36 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     bar = Progress(stream)
     bar(5, 10)
     assert "5/10 files" in stream.getvalue()
+
+
+#: what a terminal acts on: ESC (here a CSI sequence that clears the screen),
+#: BEL, BS, the one-byte CSI, and the bidirectional controls (U+202E reverses
+#: what follows; U+2066 isolates)
+CODE_CONTROLS = "\x1b[2J\x07\x08\x9b\u202e\u2066"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="such file names are POSIX")
+@pytest.mark.parametrize("output_format", ["text", "concise", "full", "github", "json", "sarif"])
+def test_terminal_controls_from_the_code_and_file_names_are_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], output_format: str
+) -> None:
+    import json
+
+    name = "model\u202eyp.py"  # would show as "modelpy.py", reversed, printed raw
+    code = f'import torch\n\ndef _f(x):\n    return x["{CODE_CONTROLS}"].cuda().numpy()\n'
+    write(tmp_path, name, code)
+    args = ["check", "--no-cache", "--output-format", output_format, str(tmp_path)]
+    status, out, _ = run(args, capsys)
+    assert status == 1
+    assert not any(char in out for char in "\x1b\x07\x08\x9b\u202e\u2066"), out
+    if output_format in ("json", "sarif"):  # the exact strings, in JSON's escapes
+        document = json.loads(out)
+        if output_format == "json":
+            messages = [finding["message"] for finding in document["findings"]]
+            assert document["findings"][0]["file"] == str(tmp_path / name)
+        else:
+            messages = [result["message"]["text"] for result in document["runs"][0]["results"]]
+        assert messages and all(CODE_CONTROLS in message for message in messages)
+    else:
+        assert "\\x1b[2J\\x07\\x08\\x9b\\u202e\\u2066" in out
+        assert "model\\u202eyp.py" in out

@@ -375,3 +375,37 @@ def test_the_config_walk_starts_where_resolving_each_path_would(
     ]
     for paths in cases:
         assert _start_directory(paths) == _start_directory_one_by_one(paths), paths
+
+
+DEEP = 100_000
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[" * DEEP + "]" * DEEP, "{a = " * DEEP + "1" + "}" * DEEP],
+    ids=["arrays", "inline-tables"],
+)
+@pytest.mark.parametrize("table", ["[tool.tensorlint]", "[tool.other]"])
+def test_a_value_nested_too_deeply_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, table: str
+) -> None:
+    from tensorlint.cli import main
+
+    path = write(tmp_path / "pyproject.toml", f"{table}\nselect = {value}\n")
+    write(tmp_path / "m.py", "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    assert captured.err == f"error: {path}: invalid TOML: values nested too deeply to read\n"
+
+
+def test_a_command_line_setting_nested_too_deeply_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorlint.cli import main
+
+    write(tmp_path / "m.py", "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n")
+    setting = "select = " + "[" * DEEP + "]" * DEEP
+    assert main(["check", "--no-cache", "--config", setting, str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "error: --config: a value nested too deeply to read\n"

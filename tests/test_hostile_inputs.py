@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -202,3 +204,228 @@ def test_checking_and_fixing_never_execute_the_checked_code(
     assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(tmp_path)]) == 0
     capsys.readouterr()
     assert not marker.exists()
+
+
+FIXABLE = "import torch\n\ndef _f(x):\n    return x.cuda().numpy()\n"
+
+
+def _refuse_by_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "tree" / "m.py"
+    path.write_text(FIXABLE)
+    path.chmod(0o444)  # refused for its mode, so as root too
+    return path
+
+
+def _refuse_by_link_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "outside.py"
+    target.write_text(FIXABLE)
+    path = tmp_path / "tree" / "m.py"
+    path.symlink_to(target)
+    return path
+
+
+def _refuse_by_change_mid_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from tensorlint.fix import apply
+
+    path = tmp_path / "tree" / "m.py"
+    path.write_text(FIXABLE)
+    real = apply.fix_source
+
+    def fix_and_edit(*args: Any, **kwargs: Any) -> Any:
+        outcome = real(*args, **kwargs)
+        path.write_text(FIXABLE + "# edited by another tool\n")
+        return outcome
+
+    monkeypatch.setattr(apply, "fix_source", fix_and_edit)
+    return path
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+@pytest.mark.parametrize(
+    ("refuse", "reason"),
+    [
+        (_refuse_by_read_only, "read-only"),
+        (_refuse_by_link_out, "outside the checked tree"),
+        (_refuse_by_change_mid_fix, "changed while it was being fixed"),
+    ],
+    ids=["read-only", "link-out", "changed"],
+)
+@pytest.mark.parametrize("output_format", ["text", "concise", "full", "json", "sarif", "github"])
+def test_a_file_whose_fix_was_refused_keeps_its_findings(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    refuse: Callable[[Path, pytest.MonkeyPatch], Path],
+    reason: str,
+    output_format: str,
+) -> None:
+    (tmp_path / "tree").mkdir()
+    path = refuse(tmp_path, monkeypatch)
+    code = main(
+        ["check", "--no-cache", "--fix", "--output-format", output_format, str(tmp_path / "tree")]
+    )
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert ".cpu()" not in path.read_text()  # not fixed
+    assert "All checks passed" not in out
+    if output_format == "json":
+        report = json.loads(out)
+        assert report["summary"]["findings"] == 1 and report["summary"]["errors"] == 1
+        assert [f["line"] for f in report["findings"]] == [4]
+        assert reason in report["errors"][0]["message"]
+        assert report["fixed"] == []
+    elif output_format == "sarif":
+        (run,) = json.loads(out)["runs"]
+        assert [r["ruleId"] for r in run["results"]] == ["TL101"]
+        assert reason in json.dumps(run)
+    elif output_format == "github":
+        assert "::error file=" in out and "title=TL101" in out and reason in out
+    else:
+        errors = [line for line in out.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and reason in errors[0]
+        assert "m.py:4:12: TL101" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+@pytest.mark.parametrize("mode", ["--fix", "--add-noqa"])
+def test_without_a_configuration_the_tree_is_the_named_paths_not_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    work = tmp_path / "w"
+    (work / "repo").mkdir(parents=True)
+    (work / "mine").mkdir()
+    mine = work / "mine" / "model.py"
+    mine.write_text(FIXABLE)
+    (work / "repo" / "x.py").symlink_to(Path("..", "mine", "model.py"))
+    (work / "repo" / "own.py").write_text(FIXABLE)
+    monkeypatch.chdir(work)  # no pyproject.toml: the current directory is not the tree
+    assert main(["check", "--no-cache", mode, "repo"]) == 2
+    captured = capsys.readouterr()
+    errors = [line for line in (captured.out + captured.err).splitlines() if "error:" in line]
+    assert len(errors) == 1 and "x.py" in errors[0] and "outside the checked tree" in errors[0]
+    assert mine.read_text() == FIXABLE
+    assert (work / "repo" / "own.py").read_text() != FIXABLE  # the tree's own file is written
+
+
+def _plant_a_clean_cache(tree: Path, cache: Path) -> Path:
+    """A real run's cache of ``tree`` in ``cache``, every row then emptied of
+    its findings: the rows a hostile writer would plant."""
+    assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1
+    (file,) = cache.glob("*.json")
+    data = json.loads(file.read_text())
+    for row in data["entries"]:
+        row[5] = []
+    file.write_text(json.dumps(data))
+    return file
+
+
+def _four_findings(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(4):
+        (tree / f"m{n}.py").write_text(FIXABLE)
+    return tree
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_link_planted_in_the_cache_folder_is_never_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _four_findings(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    planted = tmp_path / "anywhere" / "created"
+    planted.parent.mkdir()
+    (cache / ".gitignore").symlink_to(planted)  # dangling: writing it would create the target
+    assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1
+    captured = capsys.readouterr()
+    assert not planted.exists()
+    assert captured.out.count(": TL101") == 4
+    (warning,) = captured.err.splitlines()
+    assert warning.startswith("warning: the cache is not used:") and "symbolic link" in warning
+    assert sorted(os.listdir(cache)) == [".gitignore"]  # nothing written there either
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges on Windows")
+def test_a_cache_folder_that_is_a_link_is_neither_read_nor_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _four_findings(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    planted = _plant_a_clean_cache(tree, elsewhere)
+    capsys.readouterr()
+    link = tmp_path / "cache"
+    link.symlink_to(elsewhere, target_is_directory=True)
+    assert main(["check", "--cache-dir", str(link), str(tree)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count(": TL101") == 4
+    assert "the cache is not used" in captured.err and "symbolic link" in captured.err
+    assert sorted(os.listdir(elsewhere)) == [".gitignore", planted.name]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+@pytest.mark.parametrize("writable", ["folder", "file"])
+def test_a_cache_others_can_write_is_not_read(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    writable: str,
+) -> None:
+    """The modes are real (and mean the same as root): a planted row in a
+    shared, world-writable cache must not turn findings into a clean run."""
+    tree = _four_findings(tmp_path)
+    shared = tmp_path / "shared"
+    planted = _plant_a_clean_cache(tree, shared)
+    monkeypatch.setenv("TENSORLINT_CACHE_DIR", str(shared))
+    assert main(["check", str(tree)]) == 0  # its owner's own cache is trusted, as it is
+    assert "All checks passed!" in capsys.readouterr().out
+    (shared if writable == "folder" else planted).chmod(0o777 if writable == "folder" else 0o666)
+    assert main(["check", str(tree)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count(": TL101") == 4
+    (warning,) = captured.err.splitlines()
+    assert "the cache is not used" in warning and "writable by other users" in warning
+    assert json.loads(planted.read_text())["entries"][0][5] == []  # nor rewritten
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners")
+def test_a_cache_owned_by_another_user_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As root the folder is given to another user for real (``nobody``);
+    otherwise a test cannot become another user, so the current user is
+    changed through ``cache._current_user``, the seam the check asks."""
+    from tensorlint.engine import cache as cache_module
+
+    tree = _four_findings(tmp_path)
+    shared = tmp_path / "shared"
+    _plant_a_clean_cache(tree, shared)
+    capsys.readouterr()
+    if os.geteuid() == 0:
+        os.chown(shared, 65534, 65534)
+    else:
+        monkeypatch.setattr(cache_module, "_current_user", lambda: os.geteuid() + 1)
+    assert main(["check", "--cache-dir", str(shared), str(tree)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count(": TL101") == 4
+    assert "the cache is not used" in captured.err and "owned by another user" in captured.err
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")
+def test_the_cache_folder_and_its_files_are_private(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _four_findings(tmp_path)
+    cache = tmp_path / "new" / "cache"
+    old = os.umask(0)  # the modes are tensorlint's own, not the umask's
+    try:
+        assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in cache.iterdir()} == {
+        name: 0o600 for name in os.listdir(cache)
+    }
+    assert len(os.listdir(cache)) == 2  # .gitignore and the cache file
+    assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1  # and it is used
+    assert "4 unchanged since the last run (cached)" in capsys.readouterr().out

@@ -11,8 +11,13 @@ The cache lives inside the checked tree, so a repository can ship one: it is
 plain JSON, read with ``json`` and checked field by field. A file that is not
 a cache file is ignored; a row is checked when its file is first asked for,
 and a malformed one is that file's miss (and is dropped when the cache is
-written). Nothing in it can run code. A cache directory that is a symbolic
-link is never written through.
+written). Nothing in it can run code.
+
+A cache that someone else could have written is not used at all (git's
+``safe.directory`` reasoning; ``refused`` says why, and the run goes on
+without a cache): a cache folder or file that is a symbolic link, holds one,
+is not owned by the current user or is writable by others. The folder is
+created ``0700`` and its files ``0600``, never through a link.
 
 The file lists each settings text once and refers to it from each row; a
 warm run reads the file once and builds only the entries it serves.
@@ -20,14 +25,17 @@ warm run reads the file once and builds only the entries it serves.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 from tensorlint import __version__
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
 from tensorlint.file_settings import folder_key
+from tensorlint.fix.io import read_regular
 from tensorlint.rule import Settings
 
 CACHE_DIR = ".tensorlint_cache"
@@ -61,8 +69,8 @@ def tool_fingerprint() -> str:
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     parts = [__version__]
     for path in sorted(_modules(package)):
-        stat = os.stat(path)
-        parts.append(f"{os.path.relpath(path, package)}:{stat.st_size}:{stat.st_mtime_ns}")
+        status = os.stat(path)
+        parts.append(f"{os.path.relpath(path, package)}:{status.st_size}:{status.st_mtime_ns}")
     listing = "\n".join(parts).encode()
     return f"{zlib.crc32(listing):08x}{zlib.adler32(listing) & 0xFFFF:04x}"
 
@@ -89,9 +97,59 @@ def settings_key(settings: Settings) -> str:
     return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}"
 
 
+def _current_user() -> Optional[int]:
+    """The user a cache must belong to (None where there are no owners to
+    compare: Windows); a seam for tests, which cannot become another user."""
+    return os.geteuid() if hasattr(os, "geteuid") else None
+
+
+def _untrusted(path: Path, status: os.stat_result) -> Optional[str]:
+    """Why the cache folder or file ``path`` (``lstat``-ed) must not be used."""
+    mode = status.st_mode
+    if stat.S_ISLNK(mode):
+        return f"{path} is a symbolic link"
+    user = _current_user()
+    if user is None:
+        return None
+    if status.st_uid != user:
+        return f"{path} is owned by another user (uid {status.st_uid})"
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{path} is writable by other users (mode {stat.S_IMODE(mode):o})"
+    return None
+
+
+def _untrusted_folder(directory: Path) -> Optional[str]:
+    """Why the cache folder must not be used (None: it may, or is not there yet)."""
+    try:
+        status = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"{directory}: {error.strerror or error}"
+    reason = _untrusted(directory, status)
+    if reason is None and not stat.S_ISDIR(status.st_mode):
+        reason = f"{directory} is not a folder"
+    if reason is None:
+        try:
+            with os.scandir(directory) as entries:
+                link = next((e.name for e in entries if e.is_symlink()), None)
+        except OSError as error:
+            return f"{directory}: {error.strerror or error}"
+        if link is not None:
+            reason = f"{directory} holds a symbolic link ({link})"
+    return reason
+
+
+#: the flags of a file the cache creates: a new file, never through a link
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
 class Cache:
     """The entries of one cache file. Rows are checked when first asked for:
-    a warm run reads the file once and builds only the entries it serves."""
+    a warm run reads the file once and builds only the entries it serves.
+
+    ``refused`` is why the cache is not used (someone else could have written
+    it); it then serves and saves nothing."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -108,11 +166,19 @@ class Cache:
         #: as the tree's summaries do)
         self._stats: dict[str, tuple[int, int]] = {}
         self.dirty = False
+        self.refused = _untrusted_folder(directory)
+        if self.refused is None:
+            self.refused = self._read()
+
+    def _read(self) -> Optional[str]:
+        """Read the cache file; why it must not be used, if it must not."""
         try:
-            with open(self.path, "rb") as handle:
-                self._rows = rows(handle.read())
+            reason = _untrusted(self.path, os.lstat(self.path))
+            if reason is None:
+                self._rows = rows(read_regular(self.path))
         except (OSError, ValueError):
-            self._rows = {}
+            return None  # none yet, or not a cache file: rewritten
+        return reason
 
     def __len__(self) -> int:
         return len(self.entries) + len(self._rows)
@@ -147,23 +213,23 @@ class Cache:
         if entry is None:
             return None
         try:
-            stat = os.stat(path)
+            status = os.stat(path)
         except OSError:
             return None
         if not self._unchanged(entry.deps):
             return None
-        if stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns:
+        if status.st_size == entry.size and status.st_mtime_ns == entry.mtime_ns:
             return entry.diagnostics
-        if stat.st_size != entry.size:
+        if status.st_size != entry.size:
             return None
         try:
-            digest = _digest(path.read_bytes())
+            digest = _digest(read_regular(path))
         except OSError:
             return None
         if digest != entry.digest:
             return None
         self.entries[key] = Entry(
-            stat.st_size, stat.st_mtime_ns, digest, entry.diagnostics, entry.deps
+            status.st_size, status.st_mtime_ns, digest, entry.diagnostics, entry.deps
         )
         self.dirty = True
         return entry.diagnostics
@@ -176,13 +242,13 @@ class Cache:
         deps: tuple[tuple[str, int, int], ...] = (),
     ) -> None:
         try:
-            stat = os.stat(path)
-            digest = _digest(path.read_bytes())
+            status = os.stat(path)
+            digest = _digest(read_regular(path))
         except OSError:
             return
         key = self._key(path, settings)
         self._rows.pop(key, None)
-        self.entries[key] = Entry(stat.st_size, stat.st_mtime_ns, digest, diagnostics, deps)
+        self.entries[key] = Entry(status.st_size, status.st_mtime_ns, digest, diagnostics, deps)
         self.dirty = True
 
     def _unchanged(self, deps: tuple[tuple[str, int, int], ...]) -> bool:
@@ -191,27 +257,34 @@ class Cache:
             now = self._stats.get(path)
             if now is None:
                 try:
-                    stat = os.stat(path)
+                    status = os.stat(path)
                 except OSError:
                     return False
-                now = self._stats[path] = (stat.st_size, stat.st_mtime_ns)
+                now = self._stats[path] = (status.st_size, status.st_mtime_ns)
             if now != (size, mtime_ns):
                 return False
         return True
 
     def save(self) -> None:
-        if not self.dirty:
+        if not self.dirty or self.refused is not None:
             return
         import tempfile
 
-        if self.directory.is_symlink():
-            self.dirty = False
-            return  # it may point anywhere: never write through it
+        self.dirty = False
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# created by tensorlint\n*\n")
+            self.directory.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.directory, 0o700)
+            if _untrusted_folder(self.directory) is not None:
+                return  # it may point anywhere (made a link since): never write through it
+            try:
+                fd = os.open(self.directory / ".gitignore", _CREATE, 0o600)
+            except FileExistsError:
+                pass
+            else:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write("# created by tensorlint\n*\n")
+            # (mkstemp: a new file, 0600, never through a link)
             fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
@@ -222,7 +295,6 @@ class Cache:
                 raise
         except OSError:
             pass  # a read-only tree still gets checked, just not cached
-        self.dirty = False
 
 
 # --- the file format: JSON, checked on the way in ------------------------------

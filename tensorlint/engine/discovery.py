@@ -5,7 +5,8 @@ followed). A walk skips the names in :data:`DEFAULT_EXCLUDES`, paths matching
 the user's ``exclude`` patterns, and whatever ``.gitignore`` files (and
 ``.git/info/exclude``) ignore. A path named explicitly is always returned, even
 when it is excluded, ignored, not a ``.py`` file, or does not exist (the
-engine reports the missing ones).
+engine reports the missing ones); so is an ignore file that cannot be read (a
+FIFO, a link to a device), whose check then reports it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import NamedTuple
 
 from tensorlint import glob
 from tensorlint.config import bracket_class, path_matches
+from tensorlint.fix.io import MAX_SETTINGS_BYTES, read_regular
 from tensorlint.glob import Glob, Token
 
 __all__ = ["DEFAULT_EXCLUDES", "GitIgnoreRule", "discover", "parse_gitignore"]
@@ -148,12 +150,21 @@ def parse_gitignore(text: str, base: str = "") -> list[GitIgnoreRule]:
     return rules
 
 
+class _Unreadable(Exception):
+    """A ``.gitignore`` (or git's ``info/exclude``) that is there but cannot be
+    read: a FIFO, a link to a device, too large, locked."""
+
+
 def _read_gitignore(path: str, base: str) -> tuple[GitIgnoreRule, ...]:
+    """The rules of the file at ``path`` (none when there is none); raises
+    :class:`_Unreadable` when it cannot be read."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return tuple(parse_gitignore(handle.read(), base))
-    except OSError:
+        data = read_regular(path, MAX_SETTINGS_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         return ()
+    except OSError as error:
+        raise _Unreadable(path) from error
+    return tuple(parse_gitignore(data.decode("utf-8", errors="replace"), base))
 
 
 def _is_ignored(rules: Sequence[GitIgnoreRule], relpath: str, is_dir: bool) -> bool:
@@ -179,7 +190,7 @@ def _find_git_dir(directory: Path) -> tuple[Path, Path] | None:
             return candidate, dot_git
         if dot_git.is_file():  # worktrees and submodules: "gitdir: <path>"
             try:
-                first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+                first = read_regular(dot_git, MAX_SETTINGS_BYTES).decode().splitlines()[0]
             except (OSError, IndexError, UnicodeDecodeError):
                 return candidate, dot_git
             if first.startswith("gitdir:"):
@@ -197,33 +208,43 @@ def _relative_parts(path: Path, base: Path) -> tuple[str, ...] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _inherited_rules(directory: Path, root: Path | None) -> tuple[str, tuple[GitIgnoreRule, ...]]:
+def _inherited_rules(
+    directory: Path, root: Path | None
+) -> tuple[str, tuple[GitIgnoreRule, ...], tuple[str, ...]]:
     """The gitignore rules from above ``directory`` and its path from their top.
 
     The top is the higher of the git work tree's top and ``root`` (when
     ``directory`` is inside it); without either it is ``directory`` itself.
-    Returns ``(relative posix path of directory from the top, rules)``.
+    Returns ``(relative posix path of directory from the top, rules, the
+    files of rules that could not be read)``.
     """
     tops: list[Path] = []
     rules: list[GitIgnoreRule] = []
+    unreadable: list[str] = []
+
+    def read(path: Path, base: str) -> None:
+        try:
+            rules.extend(_read_gitignore(str(path), base))
+        except _Unreadable:
+            unreadable.append(str(path))
+
     git = _find_git_dir(directory)
     if git is not None:
         tops.append(git[0])
     if root is not None and _relative_parts(directory, root) is not None:
         tops.append(root)
     if not tops:
-        return "", ()
+        return "", (), ()
     top = min(tops, key=lambda path: len(path.parts))
     if git is not None:
         git_top, git_dir = git
         git_base = _relative_parts(git_top, top)
         if git_base is not None:
-            rules.extend(_read_gitignore(str(git_dir / "info" / "exclude"), "/".join(git_base)))
+            read(git_dir / "info" / "exclude", "/".join(git_base))
     parts = _relative_parts(directory, top) or ()
     for depth in range(len(parts)):  # every directory above `directory`, from the top
-        base = "/".join(parts[:depth])
-        rules.extend(_read_gitignore(str(top.joinpath(*parts[:depth], ".gitignore")), base))
-    return "/".join(parts), tuple(rules)
+        read(top.joinpath(*parts[:depth], ".gitignore"), "/".join(parts[:depth]))
+    return "/".join(parts), tuple(rules), tuple(unreadable)
 
 
 def _join(prefix: str, name: str) -> str:
@@ -234,10 +255,11 @@ def _walk(
     directory: Path,
     exclude: Sequence[str],
     root: Path | None,
-) -> list[str]:
-    """The files under ``directory``, joined from ``str(directory)``."""
+) -> tuple[list[str], tuple[str, ...]]:
+    """The files under ``directory``, joined from ``str(directory)``, and the
+    ignore files above it that could not be read."""
     resolved = directory.resolve()
-    git_rel, inherited = _inherited_rules(resolved, root)
+    git_rel, inherited, unreadable = _inherited_rules(resolved, root)
     exclude_base = root.resolve() if root is not None else resolved
     exclude_parts = _relative_parts(resolved, exclude_base)
     if exclude_parts is None:  # the walked directory is outside root
@@ -263,7 +285,13 @@ def _walk(
             found.append(current)
             continue
         if any(entry.name == ".gitignore" for entry in entries):
-            own = _read_gitignore(os.path.join(current, ".gitignore"), git_prefix)
+            ignore = os.path.join(current, ".gitignore")
+            try:
+                own = _read_gitignore(ignore, git_prefix)
+            except _Unreadable:
+                # returned, as an unreadable directory is: its check reports it
+                found.append(ignore)
+                own = ()
             if own:
                 rules = rules + own
         for entry in entries:
@@ -291,7 +319,7 @@ def _walk(
                 except OSError:
                     continue
                 found.append(entry.path)
-    return found
+    return found, unreadable
 
 
 def is_excluded(path: Path, exclude: Sequence[str], root: Path | None) -> bool:
@@ -339,8 +367,11 @@ def discover(
             # the key is the resolved directory joined with the rest, as text
             base = str(path.resolve()).rstrip(os.sep)
             given = len(str(path))
-            for found in _walk(path, exclude, resolved_root):
-                add(Path(found), os.path.normpath(base + os.sep + found[given:]))
+            found, unreadable = _walk(path, exclude, resolved_root)
+            for name in found:
+                add(Path(name), os.path.normpath(base + os.sep + name[given:]))
+            for name in unreadable:  # ignore files above the walk: reported, too
+                add(Path(name), name)
         else:
             # named files (pre-commit passes hundreds): a cheap absolute key
             key = os.path.abspath(path)

@@ -16,7 +16,7 @@ from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover, is_excluded
 from tensorlint.file_settings import Resolver
-from tensorlint.fix.io import SourceReadError, read_source, write_atomic
+from tensorlint.fix.io import SourceReadError, WriteRefused, read_source, write_atomic
 from tensorlint.registry import SelectionError, matches
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
@@ -91,7 +91,17 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
             write_atomic(path, source, result.fixed_source, within=options.within)
         return result
     except OSError as error:
-        return FileResult(name, error=f"{name}: cannot write: {error.strerror or error}")
+        reason = error.strerror or str(error)
+        if not isinstance(error, WriteRefused):
+            reason = f"cannot write: {reason}"
+        # the file is as it was: it keeps every finding of the text that was read
+        found = check_text(name, text, settings, RunOptions(), view)
+        if notebook is not None:
+            try:
+                found = _notebook_result(found, notebook, source.text)
+            except NotebookError:
+                found = FileResult(name)
+        return found._replace(error=f"{name}: {reason}")
 
 
 #: Larger texts are refused: parsing them would take minutes and gigabytes

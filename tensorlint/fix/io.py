@@ -1,6 +1,10 @@
 """Read source files and write them back atomically, losing nothing.
 
-:func:`read_source` keeps everything needed to write the file back byte for
+:func:`read_regular` is how tensorlint reads any file (sources, notebooks,
+configurations, ``.gitignore`` files, its cache): regular files only, opened
+so that a FIFO cannot block, and no more than a limit, so that neither a
+FIFO nor a link to ``/dev/zero`` (which git commits and clones) can hang or
+exhaust a run. :func:`read_source` keeps everything needed to write the file back byte for
 byte: the encoding (PEP 263 cookie or UTF-8), whether it had a UTF-8 BOM, and
 the newlines exactly as they were (no translation). :func:`write_atomic` writes
 through a temporary file in the same directory and ``os.replace``, keeping the
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import io
 import os
 import re
@@ -18,9 +23,18 @@ import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
-__all__ = ["SourceFile", "SourceReadError", "read_source", "write_atomic"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_SETTINGS_BYTES",
+    "ReadRefused",
+    "SourceFile",
+    "SourceReadError",
+    "read_regular",
+    "read_source",
+    "write_atomic",
+]
 
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _DEFAULT_MODE = 0o644
@@ -68,10 +82,70 @@ def _directory_reason(path: Path, error: OSError) -> str:
     return error.strerror or str(error)
 
 
+#: The most tensorlint reads of a source file, a notebook or its cache (a
+#: source this large is over the engine's limit on the text it checks anyway).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: ... and of a settings file: ``pyproject.toml``, ``.gitignore``, git's
+#: ``info/exclude`` (the largest real ones are some 100 KB; parsing 1 MB of
+#: patterns takes seconds).
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+_FILE_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class ReadRefused(OSError):
+    """A file tensorlint will not read; the message says why, in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.strerror = reason
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.3g} MB"
+
+
+def _check_regular(path: Union[str, os.PathLike[str]], status: os.stat_result, limit: int) -> None:
+    mode = status.st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
+        raise ReadRefused(f"not a regular file ({kind})")
+    if status.st_size > limit:
+        raise ReadRefused(
+            f"too large ({_megabytes(status.st_size)}; the limit is {_megabytes(limit)})"
+        )
+
+
+def read_regular(path: Union[str, os.PathLike[str]], limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at ``path`` (a link to one is followed).
+
+    Raises :class:`ReadRefused` for anything else (a FIFO, a device, a socket)
+    and for a file over ``limit`` bytes, ``IsADirectoryError`` for a directory
+    and ``OSError`` when it cannot be read. A special file is never opened (a
+    device may act on an open); the file is opened non-blocking, so that one
+    swapped for a FIFO in the meantime cannot block, and checked again.
+    """
+    _check_regular(path, os.stat(path), limit)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        _check_regular(path, os.fstat(fd), limit)
+        data = handle.read(limit + 1)  # (a file that grew since)
+    if len(data) > limit:
+        raise ReadRefused(f"too large (over {_megabytes(limit)}, the limit)")
+    return data
+
+
 def read_source(path: Path) -> SourceFile:
     """Read and decode ``path``; raises :class:`SourceReadError` on any failure."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         if os.path.isdir(path):
             raise SourceReadError(path, _directory_reason(path, exc)) from exc

@@ -1,4 +1,4 @@
-"""What the machine-readable reporters share: levels, 1-based columns, rule docs."""
+"""What the reporters share: levels, 1-based columns, rule docs, control characters."""
 
 from __future__ import annotations
 
@@ -11,6 +11,21 @@ from tensorlint.rule import Rule
 TOOL_NAME = "tensorlint"
 #: Where a reader of a CI report learns about the tool.
 INFORMATION_URI = "https://pypi.org/project/tensorlint/"
+
+#: Characters that drive a terminal or reorder what it shows, past the C0
+#: controls (which JSON escapes itself): DEL and the C1 controls (CSI
+#: ``\x9b``), the line separators and the bidirectional controls (U+202E).
+_C1_AND_BIDI = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+#: ... and with the C0 controls (newline, ESC, BEL, BS): what the text output escapes
+CONTROLS = re.compile(rf"[\x00-\x1f{_C1_AND_BIDI}]")
+_JSON_RAW_CONTROLS = re.compile(rf"[{_C1_AND_BIDI}]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with the controls it leaves raw
+    written as ``\\u`` escapes: the same document, the same strings once
+    parsed, and harmless printed on a terminal."""
+    return _JSON_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def level(code: str) -> str:

@@ -12,7 +12,10 @@ place a notebook's line numbers in its JSON, so a finding in a notebook cell
 names only the file and starts its message with ``cell N, line L, column C:``.
 A file that could not be checked is an ``::error`` with ``file`` and the
 reason. Values are escaped as the Actions toolkit does: ``%``, CR and LF
-everywhere, and also ``:`` and ``,`` in properties.
+everywhere, and also ``:`` and ``,`` in properties; before that, control
+characters and bidirectional controls (from file names and quoted code) are
+written as ``\x1b`` and ``\u202e``, as in the text output: the log is read by
+people.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from collections.abc import Sequence
 from tensorlint.diagnostics import Diagnostic, FileResult
 from tensorlint.reporters import ReportOptions
 from tensorlint.reporters._common import level, one_based
+from tensorlint.reporters.text import printable
 
 
 def escape_data(value: str) -> str:
     """Escape a command's message (the part after ``::``)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:

@@ -49,7 +49,7 @@ from typing import Any, Optional
 from tensorlint import __version__
 from tensorlint.diagnostics import Applicability, Diagnostic, FileResult, Fix, Position, Related
 from tensorlint.reporters import ReportOptions
-from tensorlint.reporters._common import TOOL_NAME, level, one_based
+from tensorlint.reporters._common import TOOL_NAME, json_safe, level, one_based
 
 #: Bumped only when a key is removed or changes meaning.
 SCHEMA_VERSION = 1
@@ -270,11 +270,12 @@ def render(results: Sequence[FileResult], options: ReportOptions) -> str:
     the findings serialised one at a time: a run with 100,000 findings never
     holds them all as dictionaries (and the encoder's pieces) at once."""
     text = json.dumps(document(results, options, _PLACEHOLDER), indent=2, ensure_ascii=False)
-    head, _, tail = text.partition(json.dumps(_PLACEHOLDER, ensure_ascii=False))
+    head, _, tail = json_safe(text).partition(json.dumps(_PLACEHOLDER, ensure_ascii=False))
     pieces = [head, "["]
     for result in results:
         for diagnostic in result.diagnostics:
             finding = json.dumps(_finding(result.path, diagnostic), indent=2, ensure_ascii=False)
             pieces += [",\n    " if len(pieces) > 2 else "\n    ", finding.replace("\n", "\n    ")]
+            pieces[-1] = json_safe(pieces[-1])
     pieces += ["\n  ]" if len(pieces) > 2 else "]", tail, "\n"]
     return "".join(pieces)  # one copy of the whole text

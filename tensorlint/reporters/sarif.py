@@ -32,6 +32,7 @@ from tensorlint.reporters import ReportOptions
 from tensorlint.reporters._common import (
     INFORMATION_URI,
     TOOL_NAME,
+    json_safe,
     level,
     one_based,
     rule_description,
@@ -186,4 +187,5 @@ def document(results: Sequence[FileResult], options: ReportOptions) -> dict[str,
 
 
 def render(results: Sequence[FileResult], options: ReportOptions) -> str:
-    return json.dumps(document(results, options), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document(results, options), indent=2, ensure_ascii=False)
+    return json_safe(text) + "\n"

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, FileResult
 from tensorlint.registry import BY_CODE
-from tensorlint.reporters._common import level
-
-#: control characters (newlines, ANSI escapes): a file name may hold them
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+from tensorlint.reporters._common import CONTROLS, level
 
 
 def printable(text: str) -> str:
-    """``text`` with control characters escaped (``\\n``, ``\\x1b``), so one
-    finding stays one line and a file name cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``, ``\\u202e``),
+    so one finding stays one line and neither a file name nor the checked code
+    can drive the terminal or reorder the line. For the output people read;
+    the machine formats (JSON, SARIF) keep the exact text."""
+    return CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
@@ -65,7 +63,7 @@ def render(
                 where = _paint(where, _BOLD)
                 code = _paint(code, _BOLD, _YELLOW if level(d.code) == "warning" else _RED)
                 marker = _paint(marker, _CYAN) if marker else ""
-            line = f"{where}:{d.start.line}:{d.start.column + 1}: {code} {d.message}"
+            line = f"{where}:{d.start.line}:{d.start.column + 1}: {code} {printable(d.message)}"
             lines.append(line + marker)
             text = sources.get(result.path) if sources is not None else None
             if text is not None and d.cell is None:
@@ -128,9 +126,12 @@ def _context(text: str, d: Diagnostic) -> list[str]:
     if not 1 <= d.start.line <= len(source_lines):
         return []
     width = len(str(d.start.line))
-    body = printable(source_lines[d.start.line - 1])
-    end = d.end.column if d.end.line == d.start.line else len(body)
-    caret = " " * d.start.column + "^" * max(1, end - d.start.column)
+    line = source_lines[d.start.line - 1]
+    body = printable(line)
+    end = d.end.column if d.end.line == d.start.line else len(line)
+    # (under the escaped text: a control character is printed as several)
+    marked = printable(line[d.start.column : end])
+    caret = " " * len(printable(line[: d.start.column])) + "^" * max(1, len(marked))
     out = [f"{' ' * width} |", f"{d.start.line} | {body}", f"{' ' * width} | {caret}"]
     for related in d.related:
         out.append(f"{' ' * width} = line {related.start.line}: {printable(related.message)}")
