@@ -313,7 +313,11 @@ def run(
         except RuntimeError as error:
             results += [Result(case, error=str(error)) for case in group]
             continue
-        reports = {profile: findings(tree, profile == "strict") for profile in profiles}
+        try:
+            reports = {profile: findings(tree, profile == "strict") for profile in profiles}
+        except RuntimeError as error:
+            results += [Result(case, error=str(error)) for case in group]
+            continue
         for case in group:
             result = Result(case)
             cell = None
