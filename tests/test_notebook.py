@@ -343,3 +343,19 @@ def test_ipython_syntax_is_masked_where_ipython_reads_it_and_nowhere_else(
     assert main(["check", "--no-cache", "--fix", str(path)]) == 0
     assert _cell_source(path, 1) == code.replace("w.numpy()", "w.detach().numpy()")
     assert _cell_source(path, 2) == later
+
+
+def test_reading_a_hostile_cell_stops_at_the_time_limit_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tensorlint.engine import runner
+
+    # quotes that never close, one after another: each is a token to follow
+    _write_notebook(tmp_path / "quotes.ipynb", "!ls\nx = " + "'\\" * 3_000_000 + "\n")
+    (tmp_path / "ok.py").write_text("import torch\n\n\ndef f(t):\n    return t.numpy()\n")
+    monkeypatch.setenv(runner.BUDGET_VARIABLE, "0.5")
+    assert main(["check", "--no-cache", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "quotes.ipynb: not checked: it took longer than 0.5 s" in errors[0]
+    assert "ok.py:5:12: TL101" in out
