@@ -73,9 +73,12 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
     text = source.text
     if path.suffix == ".ipynb":
         try:
-            notebook = load_notebook(source.text)
+            with time_budget(file_time_budget()):  # (finding IPython syntax reads every cell)
+                notebook = load_notebook(source.text)
         except NotebookError as error:
             return FileResult(name, error=f"{name}: {error}")
+        except OverBudget as error:
+            return FileResult(name, error=_over_budget(name, error))
         text = notebook.python
     try:
         result = check_text(name, text, settings, options, view)
@@ -148,11 +151,7 @@ def check_text(
     except LintError as error:
         return FileResult(name, error=f"{name}: {error}")
     except OverBudget as error:
-        return FileResult(
-            name,
-            error=f"{name}: not checked: it took longer than {error.seconds:g} s, the time "
-            f"limit per file (set by {BUDGET_VARIABLE}; 0: none)",
-        )
+        return FileResult(name, error=_over_budget(name, error))
     except Exception as error:  # a bug in tensorlint must not stop the run
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
 
@@ -171,6 +170,13 @@ def file_time_budget() -> float:
     except ValueError:
         return DEFAULT_FILE_BUDGET_S
     return seconds if 0 < seconds < float("inf") else 0.0  # (nan compares false)
+
+
+def _over_budget(name: str, error: OverBudget) -> str:
+    return (
+        f"{name}: not checked: it took longer than {error.seconds:g} s, the time "
+        f"limit per file (set by {BUDGET_VARIABLE}; 0: none)"
+    )
 
 
 class OverBudget(BaseException):
