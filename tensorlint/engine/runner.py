@@ -138,11 +138,7 @@ def check_text(
     except LintError as error:
         return FileResult(name, error=f"{name}: {error}")
     except OverBudget as error:
-        return FileResult(
-            name,
-            error=f"{name}: not checked: it took longer than {error.seconds:g} s, the time "
-            f"limit per file (set by {BUDGET_VARIABLE}; 0: none)",
-        )
+        return _over_budget(name, error)
     except Exception as error:  # a bug in tensorlint must not stop the run
         return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
 
@@ -170,6 +166,14 @@ class OverBudget(BaseException):
     def __init__(self, seconds: float) -> None:
         super().__init__(seconds)
         self.seconds = seconds
+
+
+def _over_budget(name: str, error: OverBudget) -> FileResult:
+    return FileResult(
+        name,
+        error=f"{name}: not checked: it took longer than {error.seconds:g} s, the time "
+        f"limit per file (set by {BUDGET_VARIABLE}; 0: none)",
+    )
 
 
 @contextlib.contextmanager
@@ -456,7 +460,11 @@ def run(
             results[index] = FileResult(str(path), cached, how="cached")
             continue
         if not fixing:
-            matches, deps = _may_match(path, file_settings)
+            try:
+                matches, deps = _may_match(path, file_settings)
+            except OverBudget as error:
+                results[index] = _over_budget(str(path), error)
+                continue
             if not matches:
                 results[index] = FileResult(str(path), how="skipped")
                 if cache is not None:
@@ -521,7 +529,9 @@ def _nested_excludes(
 
 def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, int, int], ...]]:
     """The prefilter, from the file's bytes (errors go to the full check); and
-    the modules of the tree the answer depends on."""
+    the modules of the tree the answer depends on. It runs in this process,
+    under the file's time limit (:class:`OverBudget`): it reads the text and
+    may parse the modules the file imports."""
     if path.suffix == ".ipynb":
         return True, ()  # the full check validates the JSON (and still skips the parse)
     try:
@@ -532,4 +542,6 @@ def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, i
 
     # a call of a function of the tree that returns a conversion of its argument
     view = _tree().view(path)
-    return may_lint(text, settings, view), view.dependencies()
+    with time_budget(file_time_budget()):
+        matches = may_lint(text, settings, view)
+    return matches, view.dependencies()
