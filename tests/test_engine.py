@@ -305,6 +305,34 @@ def test_a_file_over_the_time_limit_is_one_error_line_and_the_rest_is_checked(
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left behind
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the time limit needs SIGALRM")
+def test_the_prefilter_runs_under_the_time_limit_per_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the prefilter runs in the parent process, before a file goes to a
+    # worker: it reads the text, scans it and parses the modules it imports
+    from tensorlint.engine import lint, runner
+
+    (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "spin.py").write_text("x = 1\n# spin\n", encoding="utf-8")
+    real = lint.may_lint
+
+    def spinning(text: str, *args: Any) -> Any:
+        deadline = time.monotonic() + 20
+        while "# spin" in text and time.monotonic() < deadline:
+            pass  # as a scan that is quadratic in the text would
+        return real(text, *args)
+
+    monkeypatch.setattr(lint, "may_lint", spinning)  # the runner looks it up per file
+    monkeypatch.setenv(runner.BUDGET_VARIABLE, "0.5")
+    results = runner.run([tmp_path], Config(), Settings(enabled=select()), runner.RunOptions())
+    by_name = {Path(r.path).name: r for r in results}
+    spun = by_name["spin.py"]
+    assert spun.error is not None and "longer than 0.5 s, the time limit" in spun.error
+    assert by_name["clean.py"].error is None and by_name["clean.py"].how == "skipped"
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left behind
+
+
 @pytest.mark.parametrize(
     ("value", "seconds"),
     [("", 60.0), ("2.5", 2.5), ("0", 0.0), ("nan", 0.0), ("inf", 0.0), ("x", 60.0)],
@@ -316,3 +344,25 @@ def test_the_time_limit_per_file_comes_from_the_environment(
 
     monkeypatch.setenv(runner.BUDGET_VARIABLE, value)
     assert runner.file_time_budget() == seconds
+
+
+def test_the_import_scan_reads_what_its_single_pattern_would() -> None:
+    import re
+
+    from tensorlint.engine.tree import _from_imports
+
+    # the readable form: quadratic where a ``(`` has no ``)`` after it
+    readable = re.compile(r"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)")
+    texts = [
+        "from a import (b,\n  c as d)\nfrom .x import y; z = 1\n",
+        "from a import (b\nfrom c import d\nx = f(1)\n",  # unclosed, a ``)`` later
+        "from a import (b\nfrom c import (d\n",  # unclosed, none later
+        "from ..m import (a,  # (a comment)\n b)\nfrom . import  \n",
+        "  from a.b import c # x\nimport q as r\nfrom\timport import (x)",
+    ]
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    texts += [p.read_text(encoding="utf-8") for p in sorted(fixtures.rglob("*.py"))]
+    for text in texts:
+        lines = "\n" + text
+        expected = [(m.group(1), m.group(2)) for m in readable.finditer(lines)]
+        assert list(_from_imports(lines)) == expected, text

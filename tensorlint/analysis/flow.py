@@ -11,6 +11,8 @@ are ranges of statement numbers, so "later" can wrap around a back edge.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple, Optional, Union
 
@@ -374,6 +376,34 @@ class Loop:
         self.end = 1 << 30
 
 
+#: a statement number past every statement of a function
+_LAST = 1 << 62
+
+
+class _Events:
+    """Where the events of one kind on one storage are in the log, with their
+    statement numbers (non-decreasing: the walk numbers statements as it
+    goes and records each event at its own)."""
+
+    __slots__ = ("idxs", "positions")
+
+    def __init__(self) -> None:
+        self.positions: list[int] = []
+        self.idxs: list[int] = []
+
+    def add(self, position: int, event: Event) -> None:
+        self.positions.append(position)
+        self.idxs.append(event.idx)
+
+    def within(self, spans: Sequence[tuple[int, int]]) -> Iterator[int]:
+        """The positions of the events whose statement is in one of ``spans``
+        (ordered, disjoint ranges)."""
+        for lo, hi in spans:
+            start = bisect.bisect_left(self.idxs, lo)
+            stop = bisect.bisect_right(self.idxs, hi, start)
+            yield from self.positions[start:stop]
+
+
 class EventLog:
     def __init__(self) -> None:
         self.storages: dict[int, Storage] = {}
@@ -381,37 +411,113 @@ class EventLog:
         self.conversions: dict[int, Conversion] = {}  # id(call) ->
         self.loops: list[Loop] = []
         self.contained: dict[int, set[int]] = {}  #: container -> held
+        #: the queries' indexes, built on the first query (the walk is done)
+        self._indexed = -1  #: how many events they hold
+        self._writes: dict[int, _Events] = {}
+        self._uses: dict[int, _Events] = {}
+        self._held_uses: dict[int, _Events] = {}  #: uses reaching a storage through a container
+        self._loops: list[Loop] = []  #: by start
+        self._loop_starts: list[int] = []
+        self._loop_parents: list[int] = []  #: index of the enclosing loop, -1: none
 
-    def after(self, first: int, second: int, storage: Optional[int]) -> bool:
-        """Does statement ``second`` run after ``first`` on the same object?
+    def spans(self, first: int, storage: Optional[int]) -> list[tuple[int, int]]:
+        """The statements ``second`` that run after statement ``first`` on the
+        same object, as ordered, disjoint ranges [lo, hi].
 
         ``storage`` None asks about order only (the object is reached through
-        a container, so rebinding its name does not matter).
+        a container, so rebinding its name does not matter). A later
+        statement counts unless the object was created again in between; an
+        earlier (or the same) one counts when a loop around ``first`` starts
+        at or before it and runs it again on the same object (not created
+        again between ``first`` and the loop's end, nor between the loop's
+        start and it).
         """
+        self._index()
         created = self.storages[storage].created_at if storage is not None else -2
-        if second > first:
-            return not (first < created <= second)
-        for loop in self.loops:
-            inside = loop.start <= second and loop.start <= first <= loop.end
-            recreated = first < created <= loop.end or loop.start <= created <= second
-            if inside and not recreated:
-                return True
-        return False
+        found: list[tuple[int, int]] = []
+        for loop in self._loops_around(first):
+            if first < created <= loop.end:
+                continue
+            hi = min(first, created - 1) if loop.start <= created else first
+            if loop.start <= hi:
+                found.append((loop.start, hi))
+        later = (first + 1, _LAST if created <= first else created - 1)
+        if later[0] <= later[1]:
+            found.append(later)
+        merged: list[tuple[int, int]] = []
+        for lo, hi in sorted(found):
+            if merged and lo <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+            else:
+                merged.append((lo, hi))
+        return merged
+
+    def after(self, first: int, second: int, storage: Optional[int]) -> bool:
+        """Does statement ``second`` run after ``first`` on the same object?"""
+        return any(lo <= second <= hi for lo, hi in self.spans(first, storage))
 
     def uses_after(self, idx: int, storage: int) -> Iterator[Event]:
-        for event in self.events:
-            if event.kind != "use":
-                continue
-            direct = storage in event.storages and self.after(idx, event.idx, storage)
-            if direct or (storage in event.held and self.after(idx, event.idx, None)):
-                yield event
+        self._index()
+        found: list[Iterator[int]] = []
+        direct = self._uses.get(storage)
+        if direct is not None:
+            found.append(direct.within(self.spans(idx, storage)))
+        held = self._held_uses.get(storage)
+        if held is not None:  # a later use counts whatever was rebound since
+            found.append(held.within(self.spans(idx, None)))
+        for position in heapq.merge(*found):
+            yield self.events[position]
 
     def writes_after(self, idx: int, storage: int) -> Iterator[Event]:
-        for event in self.events:
-            if event.kind == "write" and storage in event.storages:
-                same = event.idx == idx and event.through_conversion
-                if same or self.after(idx, event.idx, storage):
+        self._index()
+        writes = self._writes.get(storage)
+        if writes is None:
+            return
+        spans = self.spans(idx, storage)
+        if not any(lo <= idx <= hi for lo, hi in spans):
+            # the writes the conversion at ``idx`` makes itself, in their place
+            earlier = [span for span in spans if span[1] < idx]
+            for position in writes.within([*earlier, (idx, idx)]):
+                event = self.events[position]
+                if event.idx < idx or event.through_conversion:
                     yield event
+            spans = spans[len(earlier) :]
+        for position in writes.within(spans):
+            yield self.events[position]
+
+    def _index(self) -> None:
+        if self._indexed == len(self.events):
+            return
+        self._indexed = len(self.events)
+        self._writes, self._uses, self._held_uses = {}, {}, {}
+        for position, event in enumerate(self.events):
+            if event.kind == "write":
+                for sid in event.storages:
+                    self._writes.setdefault(sid, _Events()).add(position, event)
+            elif event.kind == "use":
+                for sid in event.storages - event.held:
+                    self._uses.setdefault(sid, _Events()).add(position, event)
+                for sid in event.held:  # (either way: the order alone decides)
+                    self._held_uses.setdefault(sid, _Events()).add(position, event)
+        # loops nest: each is the range of the statements of its body
+        self._loops = sorted(self.loops, key=lambda loop: (loop.start, -loop.end))
+        self._loop_starts = [loop.start for loop in self._loops]
+        self._loop_parents = []
+        open_loops: list[int] = []
+        for n, loop in enumerate(self._loops):
+            while open_loops and self._loops[open_loops[-1]].end < loop.start:
+                open_loops.pop()
+            self._loop_parents.append(open_loops[-1] if open_loops else -1)
+            open_loops.append(n)
+
+    def _loops_around(self, idx: int) -> Iterator[Loop]:
+        """The loops whose range holds statement ``idx``, innermost first."""
+        n = bisect.bisect_right(self._loop_starts, idx) - 1
+        while n >= 0:
+            loop = self._loops[n]
+            if loop.end >= idx:
+                yield loop
+            n = self._loop_parents[n]
 
 
 #: Conversion call -> (kind, the expression whose storage is converted)
@@ -424,6 +530,9 @@ class EventsWalker:
         self.is_module = is_module
         self.log = EventLog()
         self.keys: dict[str, int] = {}
+        #: every dotted key ever bound, by its first name: what a rebinding of
+        #: a name may have to forget (``net.w`` when ``net`` is rebound)
+        self.dotted: dict[str, set[str]] = {}
         self.idx = 0
         self.callees = scope.module().callees
         #: optimizer name -> the storage of the module whose parameters it was given
@@ -448,8 +557,13 @@ class EventsWalker:
                 or head in self.scope.global_names
             )
             sid = self._new(-1, visible=visible, name=key)
-            self.keys[key] = sid
+            self._set_key(key, sid)
         return sid
+
+    def _set_key(self, key: str, sid: int) -> None:
+        if "." in key:
+            self.dotted.setdefault(key.split(".", 1)[0], set()).add(key)
+        self.keys[key] = sid
 
     # -- what an expression refers to ------------------------------------------
 
@@ -594,9 +708,10 @@ class EventsWalker:
             if "." in key or key in self.scope.global_names:
                 self._make_visible(sid)
             prefix = key + "."
-            for stale in [k for k in self.keys if k.startswith(prefix)]:
+            dotted = self.dotted.get(key.split(".", 1)[0], ())
+            for stale in [k for k in dotted if k.startswith(prefix) and k in self.keys]:
                 del self.keys[stale]
-            self.keys[key] = sid
+            self._set_key(key, sid)
             if isinstance(value, (syntax.ListComp, syntax.SetComp, syntax.GeneratorExp)):
                 self._store(sid, value.elt, idx)  # ``[p.numpy() for p in ...]``
             return

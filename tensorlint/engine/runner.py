@@ -472,7 +472,11 @@ def run(
             results[index] = FileResult(str(path), cached, how="cached")
             continue
         if not fixing:
-            matches, deps = _may_match(path, file_settings)
+            try:
+                matches, deps = _may_match(path, file_settings)
+            except OverBudget as error:
+                results[index] = FileResult(str(path), error=_over_budget(str(path), error))
+                continue
             if not matches:
                 results[index] = FileResult(str(path), how="skipped")
                 if cache is not None:
@@ -537,7 +541,9 @@ def _nested_excludes(
 
 def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, int, int], ...]]:
     """The prefilter, from the file's bytes (errors go to the full check); and
-    the modules of the tree the answer depends on."""
+    the modules of the tree the answer depends on. It runs in this process,
+    under the file's time limit (:class:`OverBudget`): it reads the text and
+    may parse the modules the file imports."""
     if path.suffix == ".ipynb":
         return True, ()  # the full check validates the JSON (and still skips the parse)
     try:
@@ -548,4 +554,6 @@ def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, i
 
     # a call of a function of the tree that returns a conversion of its argument
     view = _tree().view(path)
-    return may_lint(text, settings, view), view.dependencies()
+    with time_budget(file_time_budget()):
+        matches = may_lint(text, settings, view)
+    return matches, view.dependencies()
