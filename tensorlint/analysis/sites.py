@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from typing import Optional
+from collections.abc import Callable, Iterator, Sequence
+from typing import Optional, Union
 
 from tensorlint.analysis import callers, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
@@ -79,6 +79,8 @@ class ModuleAnalysis:
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
         self._no_grad_callers: dict[int, bool] = {}
+        #: suite -> {statement: the grad mode a ``set_grad_enabled`` statement before it set}
+        self._grad_sets: dict[int, dict[int, Optional[bool]]] = {}
         self._called: dict[str, bool] = {}
         self._mention_counts: dict[str, int] = {}
         for call in self.index.calls:
@@ -205,7 +207,20 @@ class ModuleAnalysis:
         name = function.name.value
         if not sites or self._mentions(name) != len(sites):
             return False
-        return all(_grad_disabled(site.ancestors, site.scope) for site in sites)
+        return all(
+            _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0] is True
+            for site in sites
+        )
+
+    def grad_set_before(
+        self, suite: Suite, statement: syntax.CSTNode, scope: Scope
+    ) -> Optional[bool]:
+        """The grad mode a ``torch.set_grad_enabled(...)`` statement earlier in
+        ``suite`` set for ``statement`` (the last one wins; one pass per suite)."""
+        table = self._grad_sets.get(id(suite))
+        if table is None:
+            table = self._grad_sets[id(suite)] = _grad_sets(suite.body, scope)
+        return table.get(id(statement))
 
     def _caller_walk(self, caller: Owner) -> FunctionAnalysis:
         """The caller's facts at its calls, its own parameters taken as they are."""
@@ -332,16 +347,25 @@ def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
     )
 
 
+#: a body of statements (where a ``set_grad_enabled`` statement holds until the next)
+Suite = Union[syntax.IndentedBlock, syntax.Module]
+
+
 def _grad_context(
-    ancestors: tuple[syntax.CSTNode, ...], scope: Scope, *, lambdas: bool = False
+    ancestors: Sequence[syntax.CSTNode],
+    scope: Scope,
+    grad_set_before: Callable[[Suite, syntax.CSTNode, Scope], Optional[bool]],
+    *,
+    lambdas: bool = False,
 ) -> tuple[Optional[bool], Optional[syntax.FunctionDef]]:
-    """(the grad mode a ``with`` block or decorator sets where a node with these
+    """(the grad mode a ``with`` block, a decorator or an earlier
+    ``torch.set_grad_enabled(...)`` statement sets where a node with these
     ancestors runs, else None; the function reached first, if no class or
     with ``lambdas``, lambda, comes before it)."""
     child: Optional[syntax.CSTNode] = None
     for node in reversed(ancestors):
         if child is not None and isinstance(node, (syntax.IndentedBlock, syntax.Module)):
-            verdict = _grad_set_before(node.body, child, scope)
+            verdict = grad_set_before(node, child, scope)
             if verdict is not None:
                 return verdict, None
         child = node
@@ -361,33 +385,22 @@ def _grad_context(
     return None, None
 
 
-def _grad_set_before(
-    body: Sequence[syntax.CSTNode], statement: syntax.CSTNode, scope: Scope
-) -> Optional[bool]:
-    """The grad mode a ``torch.set_grad_enabled(False)`` statement set earlier in
-    ``body``, the suite that holds ``statement`` (the last such call wins)."""
-    for earlier in reversed(body[: _index_of(body, statement)]):
-        if not isinstance(earlier, syntax.SimpleStatementLine):
+def _grad_sets(body: Sequence[syntax.CSTNode], scope: Scope) -> dict[int, Optional[bool]]:
+    """Statement -> the grad mode the last ``torch.set_grad_enabled(...)``
+    statement before it in ``body`` set (only where there is one)."""
+    table: dict[int, Optional[bool]] = {}
+    verdict: Optional[bool] = None
+    for statement in body:
+        if verdict is not None:
+            table[id(statement)] = verdict
+        if not isinstance(statement, syntax.SimpleStatementLine):
             continue
-        for small in reversed(earlier.body):
+        for small in statement.body:
             if isinstance(small, syntax.Expr) and isinstance(small.value, syntax.Call):
                 call = small.value
                 if qualified_name(call.func, scope) in ops.SET_GRAD_ENABLED:
-                    return grad_mode(call, scope)
-    return None
-
-
-def _index_of(body: Sequence[syntax.CSTNode], node: syntax.CSTNode) -> int:
-    for index, item in enumerate(body):
-        if item is node:
-            return index
-    return 0
-
-
-def _grad_disabled(ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
-    """Is grad disabled where a call with these ancestors runs (its own
-    function's ``with torch.no_grad():`` blocks and decorators; one level)?"""
-    return _grad_context(ancestors, scope, lambdas=True)[0] is True
+                    verdict = grad_mode(call, scope)
+    return table
 
 
 def _owner(candidate: Candidate) -> Owner:
@@ -592,7 +605,9 @@ class Site:
     # -- contexts ------------------------------------------------------------
 
     def in_no_grad(self) -> bool:
-        verdict, function = _grad_context(self.candidate.ancestors, self.scope)
+        verdict, function = _grad_context(
+            self.candidate.ancestors, self.scope, self.analysis.grad_set_before
+        )
         if verdict is not None:
             return verdict
         return function is not None and self.analysis.called_only_without_grad(function)
