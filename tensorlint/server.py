@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import re
 import sys
 import threading
 import time
@@ -34,11 +33,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 from tensorlint import __version__
+from tensorlint.analysis.from_ast import line_starts
 from tensorlint.config import ConfigError
 from tensorlint.diagnostics import Applicability, Diagnostic, Position
+from tensorlint.engine.discovery import is_excluded
+from tensorlint.engine.lint import LintError, lint_source
 from tensorlint.engine.runner import BUDGET_VARIABLE, file_time_budget
+from tensorlint.engine.tree import Tree
+from tensorlint.file_settings import Resolver
 from tensorlint.registry import BY_CODE, SelectionError
 from tensorlint.reporters._common import level
+from tensorlint.rule import Settings
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -80,17 +85,6 @@ def run_server() -> int:
 
 # -- positions: lines as LSP counts them, columns in the client's code units --
 
-#: LSP ends a line at "\n", "\r\n" or "\r" only, and so does Python.
-#: ``str.splitlines()`` (and pygls's ``TextDocument``, which uses it) also ends
-#: one at "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", U+2028 and U+2029: any
-#: position after one of those would be misplaced.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def line_starts(text: str) -> list[int]:
-    """The offsets in ``text`` where its lines start, as LSP counts lines."""
-    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
-
 
 def _units(text: str, encoding: str) -> int:
     """The length of ``text`` in the code units of a position encoding."""
@@ -115,7 +109,14 @@ def _chars(line: str, units: int, encoding: str) -> int:
 
 
 class _Text:
-    """A document's text, and positions in it as the client counts them."""
+    """A document's text, and positions in it as the client counts them.
+
+    LSP ends a line at "\n", "\r\n" or "\r" only, as Python does: the lines
+    are those of the findings' positions (``line_starts``).
+    ``str.splitlines()`` (and pygls's ``TextDocument``, which uses it) also
+    ends one at "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", U+2028 and
+    U+2029: a position after one of those would be misplaced.
+    """
 
     def __init__(self, text: str, encoding: str) -> None:
         self.text = text
@@ -172,15 +173,14 @@ class _Result(NamedTuple):
 
 def _serve(connection: Connection, server: int) -> None:
     """The worker process: checks what the server sends, until the server is gone."""
-    from tensorlint.engine.tree import Tree
-    from tensorlint.file_settings import Resolver
-
     # the server's stdout is the client's channel: nothing else may write there
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.close(quiet)
     threading.Thread(target=_exit_without, args=(server,), daemon=True).start()
     tree, resolver = Tree(), Resolver({})
+    # what a first check imports and builds, before the time limit starts
+    lint_source("import torch\nx.numpy()\n", Settings(enabled=frozenset(BY_CODE)))
     connection.send(None)  # ready
     while True:
         try:
@@ -193,10 +193,7 @@ def _serve(connection: Connection, server: int) -> None:
         connection.send(_check(Path(path), text, tree, resolver))
 
 
-def _check(path: Path, text: str, tree: Any, resolver: Any) -> _Result:
-    from tensorlint.engine.discovery import is_excluded
-    from tensorlint.engine.lint import LintError, lint_source
-
+def _check(path: Path, text: str, tree: Tree, resolver: Resolver) -> _Result:
     try:
         config = resolver.config(path)
         settings = resolver.settings(path)
@@ -630,4 +627,4 @@ def _overlaps(a: lsp.Range, b: lsp.Range) -> bool:
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
-__all__: Sequence[str] = ["MAX_BUFFER_CHARS", "build_server", "line_starts", "run_server"]
+__all__: Sequence[str] = ["MAX_BUFFER_CHARS", "build_server", "run_server"]

@@ -38,15 +38,22 @@ class Session:
             self.published.append((params.uri, params.version, list(params.diagnostics)))
             self.arrived.set()
 
-    async def start(self, root: Path, process_id: Optional[int] = None, **environment: str) -> None:
+    async def start(
+        self,
+        root: Path,
+        process_id: Optional[int] = None,
+        encodings: Optional[list[str]] = None,
+        **environment: str,
+    ) -> Any:
         await self.client.start_io(
             sys.executable, "-m", "tensorlint", "server", env={**os.environ, **environment}
         )
         self.process = self.client._server  # (pygls keeps the server's process there)
-        await asyncio.wait_for(
+        general = lsp.GeneralClientCapabilities(position_encodings=encodings)
+        result = await asyncio.wait_for(
             self.client.initialize_async(
                 lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(),
+                    capabilities=lsp.ClientCapabilities(general=general),
                     root_uri=uris.from_fs_path(str(root)),
                     process_id=process_id,
                 )
@@ -54,6 +61,7 @@ class Session:
             timeout=60,
         )
         self.client.initialized(lsp.InitializedParams())
+        return result
 
     async def diagnostics(self, uri: str, timeout: float = 60) -> list[Any]:
         """The diagnostics published for the last version sent of ``uri``."""
@@ -318,6 +326,33 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             actions = await _code_actions(session, uri, _range(edited, 0, len(edited)))
             assert len(actions) == 4
             _assert_placed(edited, found, actions, uri)
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 17), ("utf-32", 14)])
+def test_the_position_encoding_the_client_chose(tmp_path: Path, encoding: str, column: int) -> None:
+    text = f"import torch\n\n\ndef f(model, x):\n{FINDING}\n    return y\n"
+
+    async def scenario() -> None:
+        session = Session()
+        result = await session.start(tmp_path, encodings=[encoding])
+        try:
+            assert result.capabilities.position_encoding == encoding
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, text)
+            found = await session.diagnostics(uri)
+            assert {d.range.start.character for d in found} == {column}  # after the astral one
+            # an incremental change counts the same units
+            at = lsp.Position(line=4, character=column)
+            change = lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(start=at, end=at), text="2 * "
+            )
+            _edit(session, uri, [change], 2)
+            found = await session.diagnostics(uri)
+            assert {d.range.start.character for d in found} == {column + 4}
         finally:
             await session.stop()
 
