@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import random
+import re
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
+
+from tensorlint.server import MAX_BUFFER_CHARS
 
 lsp = pytest.importorskip("lsprotocol.types", reason="pygls is in the test extra")
 client_module = pytest.importorskip("pygls.lsp.client", reason="pygls is in the test extra")
@@ -19,54 +25,182 @@ WRITE = "import torch\n\n\ndef f(a):\n    t = torch.from_numpy(a)\n    t += 1\n 
 
 
 class Session:
-    """A client with the diagnostics the server published, per URI."""
+    """A client with every diagnostics notification the server published."""
 
     def __init__(self) -> None:
         self.client = client_module.LanguageClient("test-client", "1")
-        self.published: dict[str, list[Any]] = {}
+        self.published: list[tuple[str, Any, list[Any]]] = []  #: (uri, version, diagnostics)
+        self.sent: dict[str, int] = {}  #: the last version sent, per URI
         self.arrived = asyncio.Event()
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: Any) -> None:
-            self.published[params.uri] = list(params.diagnostics)
+            self.published.append((params.uri, params.version, list(params.diagnostics)))
             self.arrived.set()
 
-    async def start(self, root: Path) -> None:
-        await self.client.start_io(sys.executable, "-m", "tensorlint", "server")
-        await self.client.initialize_async(
-            lsp.InitializeParams(
-                capabilities=lsp.ClientCapabilities(),
-                root_uri=uris.from_fs_path(str(root)),
-            )
+    async def start(
+        self,
+        root: Path,
+        process_id: Optional[int] = None,
+        encodings: Optional[list[str]] = None,
+        **environment: str,
+    ) -> Any:
+        await self.client.start_io(
+            sys.executable, "-m", "tensorlint", "server", env={**os.environ, **environment}
+        )
+        self.process = self.client._server  # (pygls keeps the server's process there)
+        general = lsp.GeneralClientCapabilities(position_encodings=encodings)
+        result = await asyncio.wait_for(
+            self.client.initialize_async(
+                lsp.InitializeParams(
+                    capabilities=lsp.ClientCapabilities(general=general),
+                    root_uri=uris.from_fs_path(str(root)),
+                    process_id=process_id,
+                )
+            ),
+            timeout=60,
         )
         self.client.initialized(lsp.InitializedParams())
+        return result
 
-    async def diagnostics(self, uri: str) -> list[Any]:
-        await asyncio.wait_for(self.arrived.wait(), timeout=60)
-        self.arrived.clear()
-        return self.published[uri]
+    async def diagnostics(self, uri: str, timeout: float = 60) -> list[Any]:
+        """The diagnostics published for the last version sent of ``uri``."""
+
+        async def wait() -> list[Any]:
+            while True:
+                for where, version, found in reversed(self.published):
+                    if where == uri and version == self.sent[uri]:
+                        return found
+                self.arrived.clear()
+                await self.arrived.wait()
+
+        return await asyncio.wait_for(wait(), timeout=timeout)
+
+    async def request(self, call: Any, timeout: float = 60) -> Any:
+        return await asyncio.wait_for(call, timeout=timeout)
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()
+        """Shut the server down; kill it if it does not answer."""
+        try:
+            if self.process.returncode is None:
+                await asyncio.wait_for(self.client.shutdown_async(None), timeout=30)
+                self.client.exit(None)
+                await asyncio.wait_for(self.process.wait(), timeout=30)
+        finally:
+            if self.process.returncode is None:
+                self.process.kill()
+            await self.client.stop()
 
 
-def _open(session: Session, uri: str, text: str) -> None:
+def _open(session: Session, uri: str, text: str, version: int = 1) -> None:
+    session.sent[uri] = version
     session.client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(
-            text_document=lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            text_document=lsp.TextDocumentItem(
+                uri=uri, language_id="python", version=version, text=text
+            )
         )
     )
 
 
 def _change(session: Session, uri: str, text: str, version: int) -> None:
+    session.sent[uri] = version
     session.client.text_document_did_change(
         lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)],
         )
     )
+
+
+def _edit(session: Session, uri: str, changes: list[Any], version: int) -> None:
+    """Incremental changes (``TextDocumentContentChangePartial``), applied in order."""
+    session.sent[uri] = version
+    session.client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=changes,
+        )
+    )
+
+
+def _code_actions(session: Session, uri: str, where: Any, timeout: float = 60) -> Any:
+    return session.request(
+        session.client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                range=where,
+                context=lsp.CodeActionContext(diagnostics=[]),
+            )
+        ),
+        timeout,
+    )
+
+
+def _hover(session: Session, uri: str, line: int, character: int, timeout: float = 60) -> Any:
+    return session.request(
+        session.client.text_document_hover_async(
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                position=lsp.Position(line=line, character=character),
+            )
+        ),
+        timeout,
+    )
+
+
+# The client's side of positions, written from the LSP specification: a line
+# ends at "\n", "\r\n" or "\r" only, and a column counts UTF-16 code units.
+
+_LSP_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0, *(m.end() for m in _LSP_BREAK.finditer(text))]
+
+
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _offset(text: str, position: Any) -> int:
+    starts = _line_starts(text)
+    start = starts[position.line]
+    line = _LSP_BREAK.sub(
+        "",
+        text[start : starts[position.line + 1]]
+        if position.line + 1 < len(starts)
+        else text[start:],
+    )
+    column = 0
+    while column < len(line) and _units(line[: column + 1]) <= position.character:
+        column += 1
+    assert _units(line[:column]) == position.character, "a position inside a character"
+    return start + column
+
+
+def _position(text: str, offset: int) -> Any:
+    starts = _line_starts(text)
+    line = max(i for i, start in enumerate(starts) if start <= offset)
+    return lsp.Position(line=line, character=_units(text[starts[line] : offset]))
+
+
+def _range(text: str, start: int, end: int) -> Any:
+    return lsp.Range(start=_position(text, start), end=_position(text, end))
+
+
+def _in(text: str, where: Any) -> str:
+    return text[_offset(text, where.start) : _offset(text, where.end)]
+
+
+def _applied(text: str, edits: list[Any]) -> str:
+    spans = sorted(
+        ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
@@ -138,6 +272,438 @@ def test_the_files_configuration_applies(tmp_path: Path) -> None:
             excluded = uris.from_fs_path(str(tmp_path / "gen" / "model.py"))
             _open(session, excluded, GRAD)
             assert await session.diagnostics(excluded) == []
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+#: str.splitlines() ends a line at each of these; LSP (and Python) do not
+NOT_BREAKS = "\x0c\x0b\x1c\x1d\x1e\x85\u2028\u2029"
+ASTRAL = "\U0001f600"  # two UTF-16 code units
+FINDING = f"    y = ['{ASTRAL}', model(x.cuda()).numpy()]"
+FOUND = "model(x.cuda()).numpy()"  #: the text of each of its findings' ranges
+FIXED = f"    y = ['{ASTRAL}', model(x.cuda()).cpu().detach().numpy()]"
+
+
+def _assert_placed(text: str, found: list[Any], actions: list[Any], uri: str) -> None:
+    """Each finding spans ``FOUND``; each fix makes its line ``FIXED``."""
+    assert all(_in(text, d.range) == FOUND for d in found), [_in(text, d.range) for d in found]
+    for action in actions:
+        fixed = _applied(text, action.edit.changes[uri])
+        (line,) = set(_LSP_BREAK.split(fixed)) - set(_LSP_BREAK.split(text))
+        assert line == FIXED
+
+
+def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
+    text = (
+        f"import torch\n# {NOT_BREAKS} {ASTRAL}\n\x0c\n\n"
+        f"def f(model, x):  # {NOT_BREAKS}\r    # \u2028\r\n{FINDING}\n    return y\n"
+    )
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, text)
+            found = await session.diagnostics(uri)
+            assert sorted(d.code for d in found) == ["TL101", "TL102"]
+            assert found[0].range.start == lsp.Position(line=6, character=15)  # UTF-16 units
+            actions = await _code_actions(session, uri, _range(text, 0, len(text)))
+            assert len(actions) == 2
+            _assert_placed(text, found, actions, uri)
+
+            # an incremental change after them lands where the client put it
+            at = text.index("    return")
+            edited = text[:at] + f"\x0c# {NOT_BREAKS}\n{FINDING}\n" + text[at:]
+            change = lsp.TextDocumentContentChangePartial(
+                range=_range(text, at, at), text=edited[at : len(edited) - len(text) + at]
+            )
+            _edit(session, uri, [change], 2)
+            found = await session.diagnostics(uri)
+            assert len(found) == 4
+            actions = await _code_actions(session, uri, _range(edited, 0, len(edited)))
+            assert len(actions) == 4
+            _assert_placed(edited, found, actions, uri)
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("encoding", "column"), [("utf-8", 17), ("utf-32", 14)])
+def test_the_position_encoding_the_client_chose(tmp_path: Path, encoding: str, column: int) -> None:
+    text = f"import torch\n\n\ndef f(model, x):\n{FINDING}\n    return y\n"
+
+    async def scenario() -> None:
+        session = Session()
+        result = await session.start(tmp_path, encodings=[encoding])
+        try:
+            assert result.capabilities.position_encoding == encoding
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, text)
+            found = await session.diagnostics(uri)
+            assert {d.range.start.character for d in found} == {column}  # after the astral one
+            # an incremental change counts the same units
+            at = lsp.Position(line=4, character=column)
+            change = lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(start=at, end=at), text="2 * "
+            )
+            _edit(session, uri, [change], 2)
+            found = await session.diagnostics(uri)
+            assert {d.range.start.character for d in found} == {column + 4}
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+class _Buffer:
+    """A Python buffer as lines, edited at random the way an editor would."""
+
+    JUNK = [*NOT_BREAKS, ASTRAL, "\u00e9", "a", " ", "#"]
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.head = [("import torch", "\n"), ("", "\n"), ("", "\n"), ("def f(model, x):", "\n")]
+        junk = "    # " + "".join(self.JUNK)
+        self.body = [(FINDING, "\n"), (junk, "\r\n"), (FINDING, "\r"), (junk, "\n")]
+        self.tail = [("    return y", "\n")]
+
+    def text(self) -> str:
+        return "".join(line + end for line, end in self.head + self.body + self.tail)
+
+    def _line(self) -> str:
+        junk = "".join(self.rng.choice(self.JUNK) for _ in range(self.rng.randrange(6)))
+        return self.rng.choice([FINDING, FINDING, "    y = x", f"    # {junk}", "\x0c", ""])
+
+    def mutate(self) -> None:
+        rng, body = self.rng, self.body
+        at = rng.randrange(len(body))
+        line, end = body[at]
+        kind = rng.choice(["insert", "insert", "delete", "break", "comment", "comment"])
+        if kind == "insert":
+            body.insert(
+                rng.randrange(len(body) + 1), (self._line(), rng.choice(["\n", "\r\n", "\r"]))
+            )
+        elif kind == "delete" and len(body) > 1:
+            del body[at]
+        elif kind == "break":
+            body[at] = (line, rng.choice(["\n", "\r\n", "\r"]))
+        elif "#" in line:  # in a comment: insert or delete characters
+            cut = rng.randrange(line.index("#") + 1, len(line) + 1)
+            if rng.random() < 0.6:
+                body[at] = (
+                    line[:cut] + rng.choice(self.JUNK) * rng.randrange(1, 3) + line[cut:],
+                    end,
+                )
+            else:
+                body[at] = (line[:cut] + line[cut + rng.randrange(1, 4) :], end)
+
+
+def _diff(old: str, new: str) -> Any:
+    """The one change that makes ``new`` of ``old`` (never splitting a CR LF)."""
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    old_end, new_end = len(old) - end, len(new) - end
+    if start > 0 and old[start - 1 : start + 1] == "\r\n":
+        start -= 1
+    if old[old_end - 1 : old_end + 1] == "\r\n":
+        old_end, new_end = old_end + 1, new_end + 1
+    change = lsp.TextDocumentContentChangePartial(
+        range=_range(old, start, old_end), text=new[start:new_end]
+    )
+    assert _applied(old, [lsp.TextEdit(range=change.range, new_text=change.text)]) == new
+    return change
+
+
+def test_random_incremental_edits_match_a_fresh_analysis(tmp_path: Path) -> None:
+    """Random edit sequences (line breaks LSP does and does not count, astral
+    characters) leave the server with the findings and fixes of the final text."""
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            for seed in range(4):
+                rng = random.Random(seed)
+                buffer = _Buffer(rng)
+                uri = uris.from_fs_path(str(tmp_path / f"edited{seed}.py"))
+                text = buffer.text()
+                _open(session, uri, text)
+                for version in range(2, 32):
+                    changes = []
+                    for _ in range(rng.choice([1, 1, 2, 3])):  # a few changes in one message
+                        buffer.mutate()
+                        changes.append(_diff(text, buffer.text()))
+                        text = buffer.text()
+                    _edit(session, uri, changes, version)
+                    if rng.random() < 0.2:  # now and then, the client waits for the findings
+                        await session.diagnostics(uri)
+                edited = await session.diagnostics(uri)
+
+                fresh = uris.from_fs_path(str(tmp_path / f"fresh{seed}.py"))
+                _open(session, fresh, text)
+                expected = await session.diagnostics(fresh)
+
+                def shown(found: list[Any]) -> list[Any]:
+                    return sorted((d.code, repr(d.range), d.message) for d in found)
+
+                assert shown(edited) == shown(expected)
+                assert len(expected) == 2 * text.count(FINDING) > 0
+                whole = _range(text, 0, len(text))
+                actions = await _code_actions(session, uri, whole)
+                fresh_actions = await _code_actions(session, fresh, whole)
+
+                def fixes(found: list[Any], uri: str) -> list[Any]:
+                    return sorted(
+                        (a.title, [(repr(e.range), e.new_text) for e in a.edit.changes[uri]])
+                        for a in found
+                    )
+
+                assert fixes(actions, uri) == fixes(fresh_actions, fresh)
+                assert len(actions) == len(expected)
+                _assert_placed(text, edited, actions, uri)
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+#: a buffer under the size limit that takes longer than a second to check
+SLOW = "import torch\n\n\n" + "".join(
+    f"def f{i}(a, b):\n    c = a + b\n    return torch.from_numpy(c.copy())\n\n\n"
+    for i in range(12000)
+)
+
+
+def test_a_buffer_over_the_size_limit_is_not_checked(tmp_path: Path) -> None:
+    large = GRAD + "# " + "x" * MAX_BUFFER_CHARS + "\n"
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, large)
+            (found,) = await session.diagnostics(uri)
+            assert "not checked" in found.message and "1 MB" in found.message, found.message
+            assert found.severity == lsp.DiagnosticSeverity.Warning
+            assert list(await _code_actions(session, uri, _range(large, 0, len(large)))) == []
+            # its changes are kept: once under the limit, it is checked
+            at = len(GRAD)
+            _edit(
+                session,
+                uri,
+                [
+                    lsp.TextDocumentContentChangePartial(
+                        range=_range(large, at, len(large)), text=""
+                    )
+                ],
+                2,
+            )
+            assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_check_stops_at_the_time_limit(tmp_path: Path) -> None:
+    assert len(SLOW) < MAX_BUFFER_CHARS
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path, TENSORLINT_FILE_TIMEOUT="1")
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, SLOW)
+            (found,) = await session.diagnostics(uri)
+            assert "took longer than 1 s" in found.message, found.message
+            _change(session, uri, GRAD, 2)  # the next check runs
+            assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_server_answers_while_it_checks(tmp_path: Path) -> None:
+    """A long check runs off the message loop: ``shutdown`` and ``exit`` are
+    answered at once, and the server exits with 0."""
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, SLOW)
+            await asyncio.wait_for(session.client.shutdown_async(None), timeout=20)
+            session.client.exit(None)
+            assert await asyncio.wait_for(session.process.wait(), timeout=20) == 0
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+def test_only_the_latest_version_is_published(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, GRAD)
+            _change(session, uri, CLEAN, 2)
+            _change(session, uri, WRITE, 3)
+            _change(session, uri, GRAD, 4)
+            assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
+            assert [version for _, version, _ in session.published] == [4]
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+def test_requests_after_shutdown_are_invalid_and_exit_codes(tmp_path: Path) -> None:
+    exceptions = pytest.importorskip("pygls.exceptions", reason="pygls is in the test extra")
+
+    async def scenario(shutdown: bool) -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, GRAD)
+            await session.diagnostics(uri)
+            if shutdown:
+                await session.request(session.client.shutdown_async(None))
+                with pytest.raises(exceptions.JsonRpcInvalidRequest):
+                    await _hover(session, uri, 4, 30)
+            session.client.exit(None)
+            # the LSP specification: 0 after a shutdown request, 1 without one
+            assert await asyncio.wait_for(session.process.wait(), timeout=30) == (
+                0 if shutdown else 1
+            )
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario(shutdown=True))
+    asyncio.run(scenario(shutdown=False))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
+def test_an_unopened_document_is_never_read(tmp_path: Path) -> None:
+    """Requests about a document the client has not opened get no answer
+    from the disk: not from a FIFO (which would block), nor an endless file."""
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "model.py").write_text(GRAD, encoding="utf-8")
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            for name in ["fifo.py", "zero.py", "model.py"]:
+                uri = uris.from_fs_path(str(tmp_path / name))
+                everything = lsp.Range(
+                    start=lsp.Position(line=0, character=0), end=lsp.Position(line=9, character=0)
+                )
+                assert list(await _code_actions(session, uri, everything, timeout=20)) == []
+                assert await _hover(session, uri, 4, 30, timeout=20) is None
+            opened = uris.from_fs_path(str(tmp_path / "opened.py"))
+            _open(session, opened, GRAD)
+            assert len(await session.diagnostics(opened)) == 2
+        finally:
+            await session.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_server_exits_when_its_client_is_gone(tmp_path: Path) -> None:
+    """initialize's processId: the server exits once that process is gone,
+    though its stdin stays open."""
+    client = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path, process_id=client.pid)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, GRAD)
+            await session.diagnostics(uri)
+            await asyncio.sleep(2)
+            assert session.process.returncode is None  # the client is alive
+            client.kill()
+            client.wait()
+            await asyncio.wait_for(session.process.wait(), timeout=30)
+        finally:
+            await session.stop()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        client.kill()
+        client.wait()
+
+
+def _children(pid: int) -> list[int]:
+    """The running (not zombie) children of ``pid``, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        state, parent = stat[stat.rindex(")") + 2 :].split()[:2]
+        if int(parent) == pid and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_the_worker_does_not_outlive_the_server(tmp_path: Path) -> None:
+    """A server killed in the middle of a check leaves no process behind."""
+
+    async def scenario() -> None:
+        session = Session()
+        await session.start(tmp_path)
+        try:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, SLOW)  # a check of a minute: the worker is busy
+            clock = asyncio.get_running_loop().time
+            deadline = clock() + 30
+
+            def workers() -> list[int]:
+                return [
+                    pid
+                    for pid in _children(session.process.pid)
+                    if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ]
+
+            while not workers():
+                assert clock() < deadline, "no worker started"
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(1)
+            left = _children(session.process.pid)  # (and multiprocessing's resource tracker)
+            session.process.kill()
+            await session.process.wait()
+            deadline = clock() + 30
+            while any(_running(pid) for pid in left):
+                assert clock() < deadline, "a process the server started is still there"
+                await asyncio.sleep(0.1)
         finally:
             await session.stop()
 
