@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Optional
 
 from tensorlint.analysis import callers, ops, syntax
@@ -85,9 +85,7 @@ class ModuleAnalysis:
         for call in self.index.calls:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
-                self._call_wanted.setdefault(id(caller), set()).update(
-                    id(n) for n in call.ancestors
-                )
+                _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             # a call of a helper is no evidence its arguments come from outside
@@ -95,7 +93,7 @@ class ModuleAnalysis:
                 self._wanted_owners.add(owner)
                 if library and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
-            self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
+            _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
 
     def _mark_boundary(self, function: syntax.FunctionDef) -> None:
         """Parameters of a public function no code in this file calls take values
@@ -334,7 +332,7 @@ def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
 
 
 def _grad_context(
-    ancestors: tuple[syntax.CSTNode, ...], scope: Scope, *, lambdas: bool = False
+    ancestors: Sequence[syntax.CSTNode], scope: Scope, *, lambdas: bool = False
 ) -> tuple[Optional[bool], Optional[syntax.FunctionDef]]:
     """(the grad mode a ``with`` block or decorator sets where a node with these
     ancestors runs, else None; the function reached first, if no class or
@@ -356,7 +354,17 @@ def _grad_context(
     return None, None
 
 
-def _grad_disabled(ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
+def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
+    """Add the ancestors' ids to ``wanted``, which holds whole paths from the
+    root: from the innermost up to the first one already there (sites below
+    one node share its path)."""
+    for node in reversed(ancestors):
+        if id(node) in wanted:
+            return
+        wanted.add(id(node))
+
+
+def _grad_disabled(ancestors: Sequence[syntax.CSTNode], scope: Scope) -> bool:
     """Is grad disabled where a call with these ancestors runs (its own
     function's ``with torch.no_grad():`` blocks and decorators; one level)?"""
     return _grad_context(ancestors, scope, lambdas=True)[0] is True
@@ -580,7 +588,7 @@ class Site:
         return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
 
 
-def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
+def _retention(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode], scope: Scope) -> bool:
     child: syntax.CSTNode = node
     i = len(ancestors) - 1
     while i >= 0:
@@ -631,7 +639,7 @@ def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scop
     return False
 
 
-def _directly_written(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...]) -> bool:
+def _directly_written(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode]) -> bool:
     """Is the conversion's result written right where it is made?
 
     ``t.numpy()[:] = v``, ``torch.from_numpy(a).zero_()``, ``out=t.numpy()``,
