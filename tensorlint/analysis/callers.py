@@ -30,7 +30,7 @@ class CallSite(NamedTuple):
     """A call of a function defined in the file, where it was found."""
 
     call: syntax.Call
-    ancestors: tuple[syntax.CSTNode, ...]
+    ancestors: Sequence[syntax.CSTNode]
     scope: Scope
 
 
@@ -107,7 +107,7 @@ class FactEvaluatorAt:
         return self.evaluator.expr(expr, self.env)
 
 
-def owner_of(ancestors: tuple[syntax.CSTNode, ...]) -> Optional[syntax.CSTNode]:
+def owner_of(ancestors: Sequence[syntax.CSTNode]) -> Optional[syntax.CSTNode]:
     """The innermost function, class or module among ``ancestors``."""
     for node in reversed(ancestors):
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
@@ -52,7 +52,7 @@ class FunctionAnalysis:
             self._snapshots = walker.snapshots
         return self._snapshots
 
-    def env_at(self, ancestors: tuple[syntax.CSTNode, ...]) -> Env:
+    def env_at(self, ancestors: Sequence[syntax.CSTNode]) -> Env:
         """The facts in force before the innermost statement among ``ancestors``."""
         snapshots = self.snapshots
         for node in reversed(ancestors):

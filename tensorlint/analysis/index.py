@@ -11,7 +11,7 @@ from typing import NamedTuple, Optional, cast
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callers import CallSite
 from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
-from tensorlint.analysis.walk import children
+from tensorlint.analysis.walk import NO_ANCESTORS, Ancestors, children
 
 #: The last name of a call's function that may make it a conversion site.
 CANDIDATE_CALL_NAMES = frozenset(
@@ -24,7 +24,7 @@ class Candidate(NamedTuple):
 
     node: syntax.CSTNode
     kind: str  # "numpy" (a ``.numpy()`` call), "call" (by function name), "data"
-    ancestors: tuple[syntax.CSTNode, ...]
+    ancestors: Ancestors
     scope: Scope
 
 
@@ -40,6 +40,8 @@ class ModuleIndex:
         self.local_functions = local_functions
         self.calls: list[CallSite] = []
         self.stack: list[syntax.CSTNode] = []
+        #: the ancestors of each node of ``stack`` recorded so far (shared by sites)
+        self.paths: list[Ancestors] = []
         self.scopes: dict[syntax.CSTNode, Scope] = {}
         self.scope_stack: list[Scope] = []
         self.candidates: list[Candidate] = []
@@ -75,6 +77,8 @@ class ModuleIndex:
         for child in children(node):
             self.walk(child)
         self.stack.pop()
+        if len(self.paths) > len(self.stack):
+            self.paths.pop()
         self.on_leave(node)
 
     def on_visit(self, node: syntax.CSTNode) -> None:
@@ -163,10 +167,17 @@ class ModuleIndex:
         else:
             return
         if name in self.local_functions:
-            self.calls.append(CallSite(node, tuple(self.stack), self.scope_stack[-1]))
+            self.calls.append(CallSite(node, self._ancestors(), self.scope_stack[-1]))
 
     def _candidate(self, node: syntax.CSTNode, kind: str) -> None:
-        self.candidates.append(Candidate(node, kind, tuple(self.stack), self.scope_stack[-1]))
+        self.candidates.append(Candidate(node, kind, self._ancestors(), self.scope_stack[-1]))
+
+    def _ancestors(self) -> Ancestors:
+        """``stack`` as ancestors, sharing the part other sites recorded."""
+        paths = self.paths
+        for node in self.stack[len(paths) :]:
+            paths.append((paths[-1] if paths else NO_ANCESTORS).below(node))
+        return paths[-1] if paths else NO_ANCESTORS
 
     def _bind_statement(
         self,

@@ -86,9 +86,7 @@ class ModuleAnalysis:
         for call in self.index.calls:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
-                self._call_wanted.setdefault(id(caller), set()).update(
-                    id(n) for n in call.ancestors
-                )
+                _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             # a call of a helper is no evidence its arguments come from outside
@@ -96,7 +94,7 @@ class ModuleAnalysis:
                 self._wanted_owners.add(owner)
                 if library and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
-            self._wanted.setdefault(id(owner), set()).update(id(n) for n in candidate.ancestors)
+            _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
 
     def _mark_boundary(self, function: syntax.FunctionDef) -> None:
         """Parameters of a public function no code in this file calls take values
@@ -403,6 +401,16 @@ def _grad_sets(body: Sequence[syntax.CSTNode], scope: Scope) -> dict[int, Option
     return table
 
 
+def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
+    """Add the ancestors' ids to ``wanted``, which holds whole paths from the
+    root: from the innermost up to the first one already there (sites below
+    one node share its path)."""
+    for node in reversed(ancestors):
+        if id(node) in wanted:
+            return
+        wanted.add(id(node))
+
+
 def _owner(candidate: Candidate) -> Owner:
     for node in reversed(candidate.ancestors):
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
@@ -624,7 +632,7 @@ class Site:
         return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
 
 
-def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scope: Scope) -> bool:
+def _retention(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode], scope: Scope) -> bool:
     child: syntax.CSTNode = node
     i = len(ancestors) - 1
     while i >= 0:
@@ -675,7 +683,7 @@ def _retention(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...], scop
     return False
 
 
-def _directly_written(node: syntax.CSTNode, ancestors: tuple[syntax.CSTNode, ...]) -> bool:
+def _directly_written(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode]) -> bool:
     """Is the conversion's result written right where it is made?
 
     ``t.numpy()[:] = v``, ``torch.from_numpy(a).zero_()``, ``out=t.numpy()``,
