@@ -3,9 +3,13 @@
 Every current finding gets ``# noqa: CODE`` on its line, so a team can turn
 the hook on today and burn the list down: new code is checked, and each
 removed comment brings its finding back. Existing comments are kept: a
-``# noqa: TL101`` line gains the missing codes (``# noqa: TL101, TL102``), a
-bare ``# noqa`` already covers everything. A line that ends in a backslash
-continuation cannot take a comment and is left as it is (counted as left).
+``# noqa: TL101`` line gains the missing codes (``# noqa: TL101, TL102``,
+the codes already listed kept as written), a bare ``# noqa`` already covers
+everything. A comment goes only where every supported Python accepts one: a
+line that ends inside a string, inside an f-string's braces (a comment there
+parses from Python 3.12 on) or in a backslash continuation is left as it is
+(counted as left). TL900 findings are never written (counted apart): a
+``# noqa: TL900`` would silence the rule that burns the baseline down.
 """
 
 from __future__ import annotations
@@ -17,10 +21,17 @@ from dataclasses import dataclass
 
 from tensorlint.analysis.pytree import parse
 from tensorlint.diagnostics import Diagnostic
-from tensorlint.noqa import LINE_ENDS, NOQA, split_codes
+from tensorlint.noqa import LINE_ENDS, NOQA, read_comments, split_codes
+from tensorlint.rules.tl900 import UnusedNoqa
 
 #: splits a text into line, ending, line, ending, ..., last line
 _LINES_AND_ENDS = re.compile(f"({LINE_ENDS.pattern})")
+
+#: the blanks Python allows at the end of a line
+_BLANKS = " \t\f"
+
+#: codes a baseline never lists: a TL900 in its comments silences its own burn-down
+NEVER_WRITTEN = frozenset({UnusedNoqa.CODE})
 
 
 @dataclass(frozen=True)
@@ -28,50 +39,61 @@ class Baseline:
     text: str
     added: int  #: codes written
     left: int  #: findings whose line could not take a comment
+    unwritten: int = 0  #: findings of ``NEVER_WRITTEN`` codes
 
 
 def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
     """``text`` with ``# noqa: CODES`` on the line of each finding.
 
     Only comments are added: the new text has the same syntax tree as
-    ``text``; if the edit would change it (a line inside a string, say) the
-    text is returned unchanged, with every finding counted as left.
+    ``text``; a text the running Python cannot parse (newer syntax), where
+    that cannot be checked, is returned unchanged with every finding left.
     """
     wanted: dict[int, set[str]] = {}
+    unwritten = 0
     for diagnostic in diagnostics:
-        wanted.setdefault(diagnostic.start.line - 1, set()).add(diagnostic.code)
+        if diagnostic.code in NEVER_WRITTEN:
+            unwritten += 1
+        else:
+            wanted.setdefault(diagnostic.start.line, set()).add(diagnostic.code)
+    everything = Baseline(text, 0, sum(len(c) for c in wanted.values()), unwritten)
+    if not wanted:
+        return everything
+    try:
+        before = ast.dump(parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return everything
+    comments = read_comments(text)
     pieces = _LINES_AND_ENDS.split(text)  # line, ending, line, ending, ..., last line
     added = left = 0
-    for index, codes in wanted.items():
-        slot = 2 * index
-        if slot >= len(pieces):
+    for number, codes in sorted(wanted.items()):
+        slot = 2 * (number - 1)
+        comment = comments.by_line.get(number)
+        if slot >= len(pieces) or (comment is None and number not in comments.open_ends):
             left += len(codes)
             continue
         line = pieces[slot]
-        match = NOQA.search(line)
-        if match is not None and match.group("codes") is None:
-            continue  # a bare noqa comment silences every code already
-        if match is not None:
-            listed = [c.upper() for c in split_codes(match.group("codes"))]
-            missing = sorted(c for c in codes if not c.startswith(tuple(listed)))
-            if missing:
-                start, end = match.span("codes")
-                pieces[slot] = line[:start] + ", ".join([*listed, *missing]) + line[end:]
+        match = NOQA.search(comment.text) if comment is not None else None
+        if comment is not None and match is not None:
+            if match.group("codes") is None:
+                continue  # a bare noqa comment silences every code already
+            listed = tuple(c.upper() for c in split_codes(match.group("codes")))
+            missing = sorted(c for c in codes if not c.startswith(listed))
+            if missing:  # after the codes listed, which stay as written
+                at = comment.column + match.end("codes")
+                pieces[slot] = f"{line[:at]}, {', '.join(missing)}{line[at:]}"
                 added += len(missing)
             continue
-        if line.rstrip().endswith("\\"):
-            left += len(codes)
-            continue
-        pieces[slot] = f"{line.rstrip()}  # noqa: {', '.join(sorted(codes))}"
+        pieces[slot] = f"{line.rstrip(_BLANKS)}  # noqa: {', '.join(sorted(codes))}"
         added += len(codes)
     new = "".join(pieces)
-    if added and not _same_tree(text, new):
-        return Baseline(text, 0, sum(len(c) for c in wanted.values()))
-    return Baseline(new, added, left)
+    if added and not _same_tree(before, new):  # (a safety net: not expected)
+        return everything
+    return Baseline(new, added, left, unwritten)
 
 
-def _same_tree(old: str, new: str) -> bool:
+def _same_tree(before: str, new: str) -> bool:
     try:
-        return ast.dump(parse(old)) == ast.dump(parse(new))
+        return before == ast.dump(parse(new))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False

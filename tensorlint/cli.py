@@ -354,10 +354,10 @@ def show_settings(
 
 def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
     """``--add-noqa``: write the comments, say what was done, exit 2 on errors."""
-    from tensorlint.baseline import add_noqa
-    from tensorlint.fix.io import SourceReadError, read_source, write_atomic
+    from tensorlint.baseline import NEVER_WRITTEN, add_noqa
+    from tensorlint.fix.io import SourceReadError, WriteRefused, read_source, write_atomic
 
-    added = left = files = errors = 0
+    added = left = unwritten = files = errors = 0
     for result in results:
         if result.error:
             print(f"error: {printable(result.error)}", file=sys.stderr)
@@ -365,8 +365,10 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
             continue
         if not result.diagnostics:
             continue
-        if result.path.endswith(".ipynb"):
-            left += len(result.diagnostics)  # cells are not edited line by line
+        if result.path.endswith(".ipynb"):  # cells are not edited line by line
+            never = sum(d.code in NEVER_WRITTEN for d in result.diagnostics)
+            left += len(result.diagnostics) - never
+            unwritten += never
             continue
         path = Path(result.path)
         try:
@@ -374,17 +376,34 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
             baseline = add_noqa(source.text, result.diagnostics)
             if write_atomic(path, source, baseline.text, within=options.within):
                 files += 1
-        except (SourceReadError, OSError) as error:
-            print(f"error: {printable(f'{path}: not written: {error}')}", file=sys.stderr)
+        except SourceReadError as error:  # (its message names the file)
+            print(f"error: {printable(str(error))}", file=sys.stderr)
+            errors += 1
+            continue
+        except WriteRefused as error:  # (its message says "not rewritten")
+            print(f"error: {printable(f'{path}: {error.strerror}')}", file=sys.stderr)
+            errors += 1
+            continue
+        except OSError as error:
+            print(
+                f"error: {printable(f'{path}: not written: {error.strerror or error}')}",
+                file=sys.stderr,
+            )
             errors += 1
             continue
         added += baseline.added
         left += baseline.left
+        unwritten += baseline.unwritten
     noun = "directive" if added == 1 else "directives"
     print(f"Added {added} noqa {noun} to {files} file{'s' if files != 1 else ''}.", file=sys.stderr)
     if left:
-        print(f"{left} finding{'s' if left != 1 else ''} left without one (notebooks, and "
-              "lines ending in a backslash).", file=sys.stderr)  # fmt: skip
+        print(f"{left} finding{'s' if left != 1 else ''} left without one: on a line that "
+              "cannot end in a comment on every supported Python (inside a string or an "
+              "f-string's braces, or continued with a backslash), in a notebook cell, or in "
+              "a file of newer syntax than this Python parses.", file=sys.stderr)  # fmt: skip
+    if unwritten:
+        print(f"{unwritten} TL900 finding{'s' if unwritten != 1 else ''} (unused noqa codes) "
+              "not baselined: its fix removes the codes.", file=sys.stderr)  # fmt: skip
     return EXIT_ERROR if errors else EXIT_OK
 
 

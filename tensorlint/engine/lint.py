@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.engine.literals import required_words
-from tensorlint.noqa import filter_noqa
+from tensorlint.noqa import NO_COMMENTS, filter_noqa, may_have_directives, read_comments
 from tensorlint.registry import ALL_RULES
 from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
@@ -19,6 +19,10 @@ from tensorlint.rules.tl900 import UnusedNoqa, unused_noqa
 
 if TYPE_CHECKING:
     from tensorlint.analysis.summaries import FunctionSummary
+
+
+#: every rule's code: TL900 judges a code only when all the rules it names run
+_KNOWN = frozenset(rule.CODE for rule in ALL_RULES)
 
 
 class LintError(Exception):
@@ -275,9 +279,13 @@ def _lint_parsed(
     for site in analysis.sites():
         for rule in plan.by_kind.get(site.kind, ()):
             rule.check(site, ctx)
-    diagnostics = filter_noqa(ctx.diagnostics, source)
+    comments = NO_COMMENTS
+    if (ctx.diagnostics or UnusedNoqa.CODE in settings.enabled) and may_have_directives(source):
+        comments = read_comments(source, python_parses=python is not None)
+    diagnostics = filter_noqa(ctx.diagnostics, comments, source)
     if UnusedNoqa.CODE in settings.enabled:
-        diagnostics += filter_noqa(unused_noqa(source, ctx.diagnostics, settings.enabled), source)
+        unused = unused_noqa(source, comments, ctx.diagnostics, settings.enabled, _KNOWN)
+        diagnostics += filter_noqa(unused, comments, source)
     return sorted(diagnostics, key=lambda d: (d.start, d.code))
 
 
