@@ -22,7 +22,13 @@ from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.from_ast import parse_expression
-from tensorlint.analysis.names import Scope, bind_arguments, dotted_name, qualified_name
+from tensorlint.analysis.names import (
+    Scope,
+    bind_arguments,
+    dotted_name,
+    qualified_name,
+    target_names,
+)
 
 Facts = frozenset[str]
 
@@ -36,6 +42,11 @@ _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
 FROZEN = "frozen"  #: a module whose parameters were set not to require grad
 PARAMFREE = "paramfree"  #: a module without parameters (``nn.ReLU()``, a loss)
+#: a list or tuple whose elements are all torch tensors; its other facts are
+#: the elements' (proofs all of them share, evidence any of them gives)
+ELEMS = "elems"
+#: a list known to be empty (``[]``): adding elements gives it their facts
+LIST0 = "list0"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
@@ -106,6 +117,11 @@ def evidence(facts: Facts) -> Facts:
 def meet(a: Facts, b: Facts) -> Facts:
     """Where two values (or paths) meet: proofs both agree on, evidence of either."""
     if a == b:
+        return a
+    # an empty list meets a list that was filled: it holds what was added
+    if LIST0 in a and b & {ELEMS, LIST0}:
+        return b
+    if LIST0 in b and a & {ELEMS, LIST0}:
         return a
     return (a & b) | evidence(a) | evidence(b)
 
@@ -328,11 +344,57 @@ class FactEvaluator:
         if isinstance(node, (syntax.Integer, syntax.Float, syntax.Imaginary)):
             return NUMBER
         if isinstance(node, (syntax.List, syntax.Tuple)):
-            found = EMPTY
-            for element in node.elements:
-                found = found | evidence(self.expr(element.value, env))
-            return found
+            if not node.elements:
+                return frozenset({LIST0}) if isinstance(node, syntax.List) else EMPTY
+            return self.elements(
+                [self.expr(e.value, env) for e in node.elements],
+                exact=not any(isinstance(e, syntax.StarredElement) for e in node.elements),
+            )
+        if isinstance(node, (syntax.ListComp, syntax.GeneratorExp)):
+            return self._comprehension(node, env)
         return EMPTY
+
+    def elements(self, facts: Sequence[Facts], *, exact: bool = True) -> Facts:
+        """The facts of a list or tuple of values with these facts: ``ELEMS``
+        and their shared proofs when every one is torch data (and the display
+        lists them all), else their evidence only."""
+        found = EMPTY
+        for element in facts:
+            found = found | evidence(element)
+        if not exact or not facts or not all(self.torch_valued(f) for f in facts):
+            return found
+        shared = facts[0]
+        for element in facts[1:]:
+            shared = shared & element
+        return found | (shared & {CPU, NOGRAD}) | {ELEMS}
+
+    def torch_valued(self, facts: Facts) -> bool:
+        """Is a value with these facts torch data: a tensor, or the output of a
+        module's forward pass (a tensor, or tensors in a tuple or dict)?"""
+        if TENSOR in facts:
+            return True
+        table = self.scope.module().evidence
+        return any(
+            t.startswith(GRAD) and t in table and table[t].kind == "module-output" for t in facts
+        )
+
+    def _comprehension(
+        self, node: syntax.ListComp | syntax.GeneratorExp, env: Mapping[str, Facts]
+    ) -> Facts:
+        """``[model(x) for x in batch]``: the element's facts, its targets bound
+        to the elements of what they iterate (a tensor's rows are tensors)."""
+        inner = dict(env)
+        comp: Optional[syntax.CompFor] = node.for_in
+        while comp is not None:
+            iterated = self.expr(comp.iter, inner)
+            element = EMPTY if iterated & {NDARRAY, OTHER} else carry(iterated) - {MODULE, FROZEN}
+            if ELEMS in iterated:
+                element = (iterated - {ELEMS}) | {TENSOR}
+            for name in target_names(comp.target):
+                inner[name] = element
+            comp = comp.inner_for_in
+        found = self.elements([self.expr(node.elt, inner)], exact=True)
+        return found if ELEMS in found else EMPTY  # (other values: nothing is known)
 
     def _param(self, name: str) -> Facts:
         facts = annotation_facts(self.scope.params[name], self.scope)

@@ -20,8 +20,10 @@ from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.facts import (
     CPU,
+    ELEMS,
     EMPTY,
     FROZEN,
+    LIST0,
     MODULE,
     NDARRAY,
     NOGRAD,
@@ -40,6 +42,7 @@ from tensorlint.analysis.facts import (
     is_false,
     is_true,
     keyword,
+    meet,
     merge,
     positional,
     record,
@@ -141,7 +144,10 @@ class FactsWalker:
             ):
                 self.no_grad = grad_mode(value, self.scope) is True  # for what follows
                 return env
-            return self._in_place_call(value, env)
+            filled = self._list_call(value, env)
+            return filled if filled is not None else self._in_place_call(value, env)
+        if isinstance(node, syntax.AugAssign):
+            return self._list_extended(node, env)
         if isinstance(node, syntax.AnnAssign):
             if node.value is None:
                 return env
@@ -227,6 +233,40 @@ class FactsWalker:
         elif is_true(value):
             env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
 
+    def _list_call(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
+        """``xs.append(v)``, ``xs.extend(vs)``, ``xs.insert(i, v)`` on a list
+        known to be empty or to hold tensors: it holds what was added too."""
+        if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
+            return None
+        method = value.func.attr.value
+        if method not in _LIST_ADDS or len(value.args) != _LIST_ADDS[method]:
+            return None
+        key = dotted_name(value.func.value)
+        held = env.get(key) if key is not None else None
+        if key is None or held is None or not held & {ELEMS, LIST0}:
+            return None
+        argument = value.args[-1].value
+        added = self.evaluator.expr(argument, env)
+        if method != "extend":
+            if self.no_grad and computed_without_grad(argument):
+                added = settle(added | {NOGRAD})
+            added = self.evaluator.elements([added])
+        env = dict(env)
+        env[key] = meet(held, added)
+        return env
+
+    def _list_extended(self, node: syntax.AugAssign, env: Env) -> Env:
+        """``xs += [v]`` on a list known to be empty or to hold tensors."""
+        key = dotted_name(node.target)
+        held = env.get(key) if key is not None else None
+        if key is None or held is None or not held & {ELEMS, LIST0}:
+            return env
+        if not isinstance(node.operator, syntax.AddAssign):
+            return env
+        env = dict(env)
+        env[key] = meet(held, self.evaluator.expr(node.value, env))
+        return env
+
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
         """``model.to(device)``, ``model.requires_grad_(False)``: modules change in place."""
         if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
@@ -302,6 +342,10 @@ class FactsWalker:
         if facts & {NDARRAY, OTHER}:
             return EMPTY
         return carry(facts) - {MODULE, FROZEN}
+
+
+#: list methods that add elements, and how many arguments they take
+_LIST_ADDS = {"append": 1, "extend": 1, "insert": 2}
 
 
 def _parse_key(key: str) -> syntax.BaseExpression:

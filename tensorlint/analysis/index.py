@@ -17,6 +17,11 @@ from tensorlint.analysis.walk import NO_ANCESTORS, Ancestors, children
 CANDIDATE_CALL_NAMES = frozenset(
     name.rsplit(".", 1)[1] for name in ops.ARRAY_TO_TENSOR_FUNCS | ops.NUMPY_ARRAY_CTORS
 )
+#: the other NumPy functions that convert a tensor argument (``np.mean``,
+#: ``np.stack``): candidates when called on a name bound to NumPy
+NUMPY_CALL_NAMES = (
+    frozenset(name.rsplit(".", 1)[1] for name in ops.NUMPY_CONVERTING_FUNCS) - CANDIDATE_CALL_NAMES
+)
 
 
 class Candidate(NamedTuple):
@@ -49,6 +54,8 @@ class ModuleIndex:
         self.imported: set[str] = set()
         #: local names imported under another name for a candidate function
         self.aliases: set[str] = set()
+        #: local names bound to NumPy or one of its modules (``np``, ``la``)
+        self.numpy_names: set[str] = set()
 
     # -- results -------------------------------------------------------------
 
@@ -90,7 +97,9 @@ class ModuleIndex:
                 name = func.attr.value
                 if name == "numpy":
                     self._candidate(node, "numpy")
-                elif name in CANDIDATE_CALL_NAMES:
+                elif name in CANDIDATE_CALL_NAMES or (
+                    name in NUMPY_CALL_NAMES and _root_name(func.value) in self.numpy_names
+                ):
                     self._candidate(node, "call")
             elif isinstance(func, syntax.Name) and (
                 func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
@@ -129,8 +138,11 @@ class ModuleIndex:
                 for value in values - before.get(name, set()):
                     if value:
                         self.imported.add(value)
-                        if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
+                        last = value.rsplit(".", 1)[-1]
+                        if last in CANDIDATE_CALL_NAMES or value in ops.NUMPY_CONVERTING_FUNCS:
                             self.aliases.add(name)
+                        elif value == "numpy" or value.startswith("numpy."):
+                            self.numpy_names.add(name)
         elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.asname.name)
@@ -219,6 +231,13 @@ Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
+
+
+def _root_name(node: syntax.BaseExpression) -> str:
+    """``np`` for ``np.linalg``, ``np``; "" for anything else."""
+    while isinstance(node, syntax.Attribute):
+        node = node.value
+    return node.value if isinstance(node, syntax.Name) else ""
 
 
 def _called_name(func: syntax.BaseExpression) -> str:

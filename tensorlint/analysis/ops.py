@@ -7,6 +7,8 @@ these names; nothing else spells these lists out again.
 
 from __future__ import annotations
 
+from tensorlint.analysis import numpy_table
+
 # --- conversions -----------------------------------------------------------
 
 #: ndarray -> tensor conversions that share memory with their argument.
@@ -26,6 +28,9 @@ NUMPY_ARRAY_CTORS = frozenset(
 )
 #: Of those, the ones that copy by default (the fix keeps the copy).
 NUMPY_COPYING_CTORS = frozenset({"numpy.array"})
+#: Every NumPy function through which a tensor, or a list of tensors, reaches
+#: ``Tensor.__array__`` (measured: ``numpy_table``), the constructors included.
+NUMPY_CONVERTING_FUNCS = numpy_table.CONVERTING
 
 # --- views: operations whose result shares memory with the receiver --------
 

@@ -13,6 +13,7 @@ from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.facts import (
     CPU,
     DEV,
+    ELEMS,
     GRAD,
     NDARRAY,
     NOGRAD,
@@ -453,7 +454,7 @@ class Site:
             return "from_numpy"
         if qual in ops.AS_TENSOR_FUNCS:
             return "as_tensor"
-        if qual in ops.NUMPY_ARRAY_CTORS:
+        if qual in ops.NUMPY_CONVERTING_FUNCS:
             return "array_ctor"
         return ""
 
@@ -467,6 +468,18 @@ class Site:
         """Is ``expr`` known to be a torch tensor here? (A literal or display
         is not, without the walk of the function its facts need.)"""
         return may_be_tensor(expr) and TENSOR in self.facts(expr)
+
+    def is_torch_value(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` known to be a tensor, or a module's output, here?"""
+        if not may_be_tensor(expr):
+            return False
+        facts = self.facts(expr)
+        return TENSOR in facts or FactEvaluator(self.scope).torch_valued(facts)
+
+    def holds_tensors(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` known to be a list or tuple of torch tensors here
+        (``[a, b]``, ``[model(x) for x in xs]``, a list filled by ``append``)?"""
+        return ELEMS in self.facts(expr)
 
     def facts(self, expr: syntax.BaseExpression) -> Facts:
         """The provenance facts of ``expr`` where this site evaluates it."""

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from tensorlint.analysis import ops, syntax
-from tensorlint.diagnostics import Applicability
+from tensorlint.analysis import index, numpy_table, ops, syntax
+from tensorlint.analysis.numpy_table import NumpyFunction
+from tensorlint.diagnostics import Applicability, Edit
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
@@ -63,76 +64,153 @@ class ImplicitTensorToArray(Rule):
     #: ``\b(?:as|asany|ascontiguous|asfortran)?array\s*\(``, written to start
     #: with a literal (the lookbehind is the ``\b`` before the ``a``): ``re``
     #: scans for a leading literal many times faster
-    TRIGGERS = (r"a(?<!\wa)(?:s(?:any|contiguous|fortran)?a)?rray\s*\(",)
+    TRIGGERS = (
+        r"a(?<!\wa)(?:s(?:any|contiguous|fortran)?a)?rray\s*\(",
+        # ``np.mean(``, ``numpy.stack(``, ``np.linalg.norm(``: the other
+        # functions of the measured table, called on the module
+        r"n(?<![\w.]n)(?:p|umpy)\.(?:linalg\.)?(?:"
+        + "|".join(sorted(index.NUMPY_CALL_NAMES, key=lambda n: (-len(n), n)))
+        + r")\s*\(",
+    )
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        arg = tensor_argument(site)
-        if arg is None:
+        found = converted(site)
+        if found is None:
             return
-        evidence = site.device_evidence(arg) or site.grad_evidence(arg)
-        if evidence is None:
-            return
-        reason, related = _evidence.explain(evidence, ctx)
-        convert(self, site, ctx, arg, f"which may be on CUDA or require grad: {reason}", related)
+        for value in found.values:
+            evidence = site.device_evidence(value) or site.grad_evidence(value)
+            if evidence is not None:
+                reason, related = _evidence.explain(evidence, ctx)
+                why = f"which may be on CUDA or require grad: {reason}"
+                convert(self, site, ctx, found, why, related)
+                return
 
 
-def tensor_argument(site: Site) -> Optional[syntax.BaseExpression]:
-    """The converted argument, when it is known to be a torch tensor."""
+class Converted(NamedTuple):
+    """What a NumPy call converts: its argument, and the tensors in it."""
+
+    #: the argument NumPy converts
+    arg: syntax.BaseExpression
+    #: the tensors converted: the argument itself, a display's tensor
+    #: elements, or (a list filled elsewhere) the list
+    values: tuple[syntax.BaseExpression, ...]
+    #: the expressions the fix converts (none: a list filled elsewhere)
+    targets: tuple[syntax.BaseExpression, ...]
+    #: the row of the measured table
+    entry: NumpyFunction
+
+
+def converted(site: Site) -> Optional[Converted]:
+    """The tensors this NumPy call hands to ``Tensor.__array__``, if any are known."""
     node = site.node
     assert isinstance(node, syntax.Call)
-    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+    entry = numpy_table.BY_NAME.get(site.qualname or "")
+    if entry is None or len(node.args) <= entry.position:
         return None
-    arg = node.args[0].value
-    return arg if site.is_tensor(arg) else None
+    for earlier in node.args[: entry.position + 1]:
+        if earlier.keyword is not None or earlier.star:
+            return None
+    arg = node.args[entry.position].value
+    if entry.tensor and site.is_tensor(arg):
+        return Converted(arg, (arg,), (arg,), entry)
+    if not entry.sequence:
+        return None
+    if isinstance(arg, (syntax.List, syntax.Tuple)):
+        values = tuple(
+            e.value
+            for e in arg.elements
+            if not isinstance(e, syntax.StarredElement) and site.is_torch_value(e.value)
+        )
+        return Converted(arg, values, values, entry) if values else None
+    if not site.holds_tensors(arg):
+        return None
+    if isinstance(arg, (syntax.ListComp, syntax.GeneratorExp)):
+        return Converted(arg, (arg,), (arg.elt,), entry)
+    return Converted(arg, (arg,), (), entry)
+    return None
 
 
 def convert(
     rule: Rule,
     site: Site,
     ctx: RuleContext,
-    arg: syntax.BaseExpression,
+    found: Converted,
     why: str,
     related: Sequence[tuple[syntax.CSTNode, str]] = (),
 ) -> None:
     """Report, with the explicit conversion as the fix (shared with TL113)."""
     node = site.node
     assert isinstance(node, syntax.Call)
+    name = (site.qualname or "").replace("numpy.", "np.")
+    edits: list[Edit] = []
+    if found.targets == (found.arg,):
+        edits.append(_edit_argument(site, ctx, found.arg))
+        what = f"torch tensor `{ctx.short(found.arg)}`"
+        action = "convert it explicitly"
+    elif found.targets:
+        edits.extend(ctx.replace(v, _explicit(site, ctx, v)) for v in found.targets)
+        shown = ", ".join(f"`{ctx.short(v)}`" for v in found.targets)
+        what = f"a list of torch tensors ({shown})"
+        action = "convert each tensor explicitly"
+    else:
+        what = f"`{ctx.short(found.arg)}`, a list of torch tensors"
+        action = "convert each tensor where it is added to the list"
+    unsafe = (
+        any(
+            site.tensor_only_by_annotation(v) or not site.is_tensor(v)  # a module's output
+            for v in found.targets
+        )
+        or not found.entry.same
+        or _numpy.in_self_documenting_fstring(site)
+    )
+    ctx.report(
+        rule,
+        node,
+        f"`{name}()` on {what}, {why}; {action}",
+        edits,
+        Applicability.UNSAFE if unsafe else Applicability.SAFE,
+        "Convert the tensor explicitly",
+        related,
+    )
+
+
+def _explicit(site: Site, ctx: RuleContext, arg: syntax.BaseExpression) -> str:
+    """``arg`` converted by the documented idiom (``t.cpu().detach().numpy()``)."""
     text = ctx.analysis.code(arg).strip()
     atoms = (syntax.Name, syntax.Attribute, syntax.Call, syntax.Subscript)
     if not isinstance(arg, atoms) and not arg.src_parens:
         text = f"({text})"
+    return f"{text}{_suffix(site, ctx)}"
+
+
+def _suffix(site: Site, ctx: RuleContext) -> str:
     if ctx.settings.numpy_idiom == "force":
-        suffix = ".numpy(force=True)"
-    else:
-        # the documented idiom in full: the value may be on any device
-        suffix = f"{_numpy.chain_text(ctx, True, True, site)}.numpy()"
-    converted = f"{text}{suffix}"
-    simple = len(node.args) == 1 and not node.src_parens
+        return ".numpy(force=True)"
+    # the documented idiom in full: the value may be on any device
+    return f"{_numpy.chain_text(ctx, True, True, site)}.numpy()"
+
+
+def _edit_argument(site: Site, ctx: RuleContext, arg: syntax.BaseExpression) -> Edit:
+    """The fix for one tensor argument: a lone constructor call becomes the
+    explicit conversion; any other call keeps its name and converts the argument."""
+    node = site.node
+    assert isinstance(node, syntax.Call)
+    suffix = _suffix(site, ctx)
+    explicit = _explicit(site, ctx, arg)
+    simple = site.qualname in ops.NUMPY_ARRAY_CTORS and len(node.args) == 1
+    simple = simple and not node.src_parens
     copying = simple and site.qualname in ops.NUMPY_COPYING_CTORS
     if simple and _has_comment(ctx.analysis.code(node)):
         # keep the comments inside the call: its parentheses stay, the
         # function name goes (``np.asarray(  # why\n    t\n)`` -> ``(...).cpu()...``)
         inside = ctx.text(ctx.end(node.func), ctx.end(node))
-        edit = ctx.replace(node, f"{inside}{suffix}" + (".copy()" if copying else ""))
-    elif simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
-        edit = ctx.replace(node, converted)
-    elif copying:
-        edit = ctx.replace(node, f"{converted}.copy()")
-    else:
-        edit = ctx.replace(arg, converted)
-    name = (site.qualname or "").replace("numpy.", "np.")
-    ctx.report(
-        rule,
-        node,
-        f"`{name}()` on torch tensor `{ctx.short(arg)}`, {why}; convert it explicitly",
-        [edit],
-        Applicability.UNSAFE
-        if site.tensor_only_by_annotation(arg) or _numpy.in_self_documenting_fstring(site)
-        else Applicability.SAFE,
-        "Convert the tensor explicitly",
-        related,
-    )
+        return ctx.replace(node, f"{inside}{suffix}" + (".copy()" if copying else ""))
+    if simple and site.qualname in ("numpy.asarray", "numpy.asanyarray"):
+        return ctx.replace(node, explicit)
+    if copying:
+        return ctx.replace(node, f"{explicit}.copy()")
+    return ctx.replace(arg, explicit)
 
 
 def _has_comment(code: str) -> bool:

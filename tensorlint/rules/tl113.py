@@ -63,15 +63,18 @@ class ImplicitUnknownTensorToArray(Rule):
     def check(self, site: Site, ctx: RuleContext) -> None:
         from tensorlint.analysis.facts import CPU, NOGRAD
 
-        arg = tl103.tensor_argument(site)
-        if arg is None:
+        found = tl103.converted(site)
+        if found is None:
             return
-        if site.device_evidence(arg) or site.grad_evidence(arg):
-            return  # TL103's finding
-        facts = site.facts(arg)
-        if CPU in facts and (NOGRAD in facts or site.in_no_grad()):
+        for value in found.values:
+            if site.device_evidence(value) or site.grad_evidence(value):
+                return  # TL103's finding
+        for value in found.values:
+            facts = site.facts(value)
+            if CPU in facts and (NOGRAD in facts or site.in_no_grad()):
+                continue
+            tl103.convert(
+                self, site, ctx, found, "whose device and grad state are not known here (it "
+                "may be on CUDA or require grad)"
+            )  # fmt: skip
             return
-        tl103.convert(
-            self, site, ctx, arg, "whose device and grad state are not known here (it may be "
-            "on CUDA or require grad)"
-        )  # fmt: skip

@@ -1,0 +1,78 @@
+"""The NumPy-function table is measured, not assumed: every row again, here.
+
+``tensorlint/analysis/numpy_table.py`` says, for each NumPy function, whether
+a tensor (or a list of tensors) given to it reaches ``Tensor.__array__`` and
+whether converting the argument first keeps the call's meaning. These tests
+run each row's example against the installed torch and NumPy: on a tensor
+that requires grad, on a ``meta`` tensor (the CPU stand-in for CUDA) and, on
+a machine with CUDA, on a CUDA tensor.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tensorlint.analysis import numpy_table, ops
+
+torch = pytest.importorskip("torch", reason="the table is measured with torch (test extra)")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+measure_numpy = _tool("measure_numpy")
+
+
+@pytest.mark.parametrize("entry", numpy_table.FUNCTIONS, ids=lambda e: e.name)
+def test_each_row_is_what_the_installed_versions_do(entry: numpy_table.NumpyFunction) -> None:
+    found = measure_numpy.measure(entry.example, "meta")
+    assert (found.tensor, found.sequence, found.same) == (entry.tensor, entry.sequence, entry.same)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("entry", numpy_table.FUNCTIONS, ids=lambda e: e.name)
+def test_each_row_holds_on_cuda(entry: numpy_table.NumpyFunction) -> None:
+    found = measure_numpy.measure(entry.example, "cuda")
+    assert (found.tensor, found.sequence) == (entry.tensor, entry.sequence)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in numpy_table.LEFT_OUT])
+def test_the_rows_left_out_do_not_fail_like_a_conversion(name: str) -> None:
+    function = name.removeprefix("numpy.")
+    scalar = torch.ones((), requires_grad=True) * 2  # a loss: a 0-d tensor with grad
+    found = measure_numpy.measure(f"np.{function}({{x}}, {{x}})" if function == "array_equal"
+                                  else f"np.{function}({{x}})", "meta")  # fmt: skip
+    if function == "float64":
+        import numpy as np
+
+        assert np.float64(scalar) == 2.0  # converts a 0-d tensor that requires grad
+    else:
+        assert not found.tensor and not found.sequence
+
+
+def test_the_rules_read_the_table() -> None:
+    assert ops.NUMPY_ARRAY_CTORS <= ops.NUMPY_CONVERTING_FUNCS == numpy_table.CONVERTING
+    assert "numpy.float64" not in ops.NUMPY_CONVERTING_FUNCS
+
+
+def test_the_docs_page_is_generated_from_the_table() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "gen_numpy_doc.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr

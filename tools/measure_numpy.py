@@ -1,0 +1,125 @@
+"""Measure what NumPy functions do when they are given torch tensors.
+
+This is how the facts in ``tensorlint/analysis/numpy_table.py`` were
+obtained, and ``tests/test_numpy_table.py`` runs it again against the
+installed torch and NumPy: the table is measured, never assumed.
+
+For each function's example call (``{x}`` stands for the argument):
+
+- ``tensor``: given a tensor that requires grad, the call raises torch's
+  "Can't call numpy() on Tensor that requires grad" (it reached
+  ``Tensor.__array__``, which calls ``Tensor.numpy()``); given a tensor on
+  another device it raises "can't convert ... device type tensor to numpy".
+  The device is ``cuda`` when one is present, else ``meta`` (on a CPU-only
+  machine a ``meta`` tensor takes the same ``__array__`` path).
+- ``sequence``: the same, for a list of two such tensors.
+- ``same``: on a CPU tensor without grad, the call gives the same type and
+  value as the call on ``t.numpy()`` (for a list: on a list of arrays), so
+  converting the argument explicitly keeps the program's meaning.
+
+Run ``python tools/measure_numpy.py`` to print every row.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import warnings
+from typing import Any, Callable, NamedTuple, Optional
+
+GRAD_ERROR = "Can't call numpy() on Tensor that requires grad"
+DEVICE_ERROR = "device type tensor to numpy"
+
+
+class Measured(NamedTuple):
+    tensor: bool
+    sequence: bool
+    same: bool
+    device: str  #: the device the conversion was tried on (cuda or meta)
+
+
+def _compile(example: str) -> Callable[[Any], Any]:
+    import numpy
+
+    code = compile(f"lambda x: {example.replace('{x}', 'x')}", "<example>", "eval")
+    folder = tempfile.mkdtemp(prefix="tensorlint-measure-")
+    scope = {"np": numpy, "numpy": numpy, "OUT": os.path.join(folder, "out")}
+    function: Callable[[Any], Any] = eval(code, scope)
+    return function
+
+
+def _raises(function: Callable[[Any], Any], value: Any, needle: str) -> bool:
+    try:
+        function(value)
+    except Exception as error:  # only torch's conversion errors count
+        return needle in str(error)
+    return False
+
+
+def _same(a: Any, b: Any) -> bool:
+    import numpy
+
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, numpy.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(numpy.array_equal(a, b))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _result(function: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:
+    try:
+        return True, function(value)
+    except Exception as error:  # the same exception on both sides is the same meaning
+        return False, type(error)
+
+
+def measure(example: str, device: Optional[str] = None) -> Measured:
+    import torch
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "meta"
+    function = _compile(example)
+
+    def grad() -> Any:
+        return torch.arange(6.0).reshape(2, 3).requires_grad_() * 1.5
+
+    def moved() -> Any:
+        return torch.arange(6.0, device=device).reshape(2, 3) * 1.5
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tensor = _raises(function, grad(), GRAD_ERROR) and _raises(function, moved(), DEVICE_ERROR)
+        sequence = _raises(function, [grad(), grad()], GRAD_ERROR) and _raises(
+            function, [moved(), moved()], DEVICE_ERROR
+        )
+        cpu = torch.arange(6.0).reshape(2, 3) * 1.5
+        ok, original = _result(function, [cpu, cpu] if not tensor and sequence else cpu)
+        arrays = [cpu.numpy(), cpu.numpy()] if not tensor and sequence else cpu.numpy()
+        ok_fixed, fixed = _result(function, arrays)
+        same = ok and ok_fixed and _same(original, fixed)
+    return Measured(tensor, sequence, same, device)
+
+
+def main() -> int:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import numpy
+    import torch
+
+    from tensorlint.analysis.numpy_table import FUNCTIONS
+
+    print(f"# torch {torch.__version__}, NumPy {numpy.__version__}")
+    for entry in FUNCTIONS:
+        found = measure(entry.example)
+        mark = "" if found[:3] == (entry.tensor, entry.sequence, entry.same) else "   <- differs"
+        print(f"{entry.name:28} {found}{mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
