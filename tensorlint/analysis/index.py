@@ -28,7 +28,9 @@ class Candidate(NamedTuple):
     """A node a rule may want to look at, with its ancestors (outermost first)."""
 
     node: syntax.CSTNode
-    kind: str  # "numpy" (a ``.numpy()`` call), "call" (by function name), "data"
+    #: "numpy" (a ``.numpy()`` call), "call" (by function name), "npcall" (a
+    #: NumPy function that converts a tensor argument: ``np.mean``), "data"
+    kind: str
     ancestors: Ancestors
     scope: Scope
 
@@ -56,6 +58,8 @@ class ModuleIndex:
         self.aliases: set[str] = set()
         #: local names bound to NumPy or one of its modules (``np``, ``la``)
         self.numpy_names: set[str] = set()
+        #: local names imported from NumPy for the other converting functions
+        self.numpy_aliases: set[str] = set()
 
     # -- results -------------------------------------------------------------
 
@@ -97,14 +101,15 @@ class ModuleIndex:
                 name = func.attr.value
                 if name == "numpy":
                     self._candidate(node, "numpy")
-                elif name in CANDIDATE_CALL_NAMES or (
-                    name in NUMPY_CALL_NAMES and _root_name(func.value) in self.numpy_names
-                ):
+                elif name in CANDIDATE_CALL_NAMES:
                     self._candidate(node, "call")
-            elif isinstance(func, syntax.Name) and (
-                func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases
-            ):
-                self._candidate(node, "call")
+                elif name in NUMPY_CALL_NAMES and _root_name(func.value) in self.numpy_names:
+                    self._candidate(node, "npcall")
+            elif isinstance(func, syntax.Name):
+                if func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases:
+                    self._candidate(node, "call")
+                elif func.value in self.numpy_aliases:
+                    self._candidate(node, "npcall")
             if self.helpers and _called_name(func) in self.helpers:
                 self._candidate(node, "helper")
             if self.local_functions:
@@ -138,9 +143,10 @@ class ModuleIndex:
                 for value in values - before.get(name, set()):
                     if value:
                         self.imported.add(value)
-                        last = value.rsplit(".", 1)[-1]
-                        if last in CANDIDATE_CALL_NAMES or value in ops.NUMPY_CONVERTING_FUNCS:
+                        if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
                             self.aliases.add(name)
+                        elif value in ops.NUMPY_CONVERTING_FUNCS:
+                            self.numpy_aliases.add(name)
                         elif value == "numpy" or value.startswith("numpy."):
                             self.numpy_names.add(name)
         elif isinstance(node, syntax.WithItem):

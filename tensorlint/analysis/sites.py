@@ -90,8 +90,9 @@ class ModuleAnalysis:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
         for candidate in self.index.candidates:
             owner = _owner(candidate)
-            # a call of a helper is no evidence its arguments come from outside
-            if owner not in self._wanted_owners and candidate.kind != "helper":
+            # a call of a helper, or of a NumPy function, is no evidence that
+            # the function's arguments come from outside
+            if owner not in self._wanted_owners and candidate.kind not in ("helper", "npcall"):
                 self._wanted_owners.add(owner)
                 if library and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)

@@ -16,17 +16,26 @@ if TYPE_CHECKING:
 
 class ImplicitTensorToArray(Rule):
     """## What it does
-    Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy array
-    constructors called on a value known to be a torch tensor (made by a torch
-    function in the same function, or a parameter annotated `torch.Tensor`)
-    that the code shows may be on CUDA or may require grad (the evidence of
-    TL101 and TL102, named in the message). A tensor of unknown device and
-    grad state is reported by the strict rule TL113.
+    Checks for NumPy calls that convert a torch tensor through
+    `Tensor.__array__`: the array constructors (`np.asarray(t)`,
+    `np.array(t)`, ...) and the other functions measured to do so
+    (`np.mean`, `np.stack`, `np.median`, `np.argmax`, ufuncs such as
+    `np.isnan`, `np.float32(t)`, `np.save(path, t)`; the table is in
+    `docs/numpy-functions.md`). The argument must be known to be a torch
+    tensor (made by a torch function in the same function, or a parameter
+    annotated `torch.Tensor`), or a list or tuple of them: a display
+    (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
+    list filled with `append`, `extend`, `insert` or `+=` (`losses.append(loss)`,
+    then `np.mean(losses)`); a module's output counts as a tensor there. It
+    reports when the code shows a tensor may be on CUDA or may require grad
+    (the evidence of TL101 and TL102, named in the message). A tensor of
+    unknown device and grad state is reported by the strict rule TL113.
 
     ## Why is this bad?
-    These constructors call `Tensor.__array__`, which calls `Tensor.numpy()`:
-    they raise the same `TypeError` on CUDA tensors and `RuntimeError` on
-    tensors that require grad, hidden one level down. Spelling the
+    These calls run `Tensor.__array__`, which calls `Tensor.numpy()`: they
+    raise the same `TypeError` on CUDA tensors and `RuntimeError` on tensors
+    that require grad, hidden one level down. `np.mean(losses)` over a list
+    of losses that still hold their graph is a common crash. Spelling the
     conversion out makes the device move and the detach visible.
 
     ## Example
@@ -36,6 +45,10 @@ class ImplicitTensorToArray(Rule):
 
     def to_array(t: torch.Tensor):
         return np.asarray(t.to("cuda") * 2)
+
+    def spread(values):
+        z = torch.as_tensor(values).cuda()
+        return np.median(z)
     ```
 
     ## Use instead
@@ -45,17 +58,28 @@ class ImplicitTensorToArray(Rule):
 
     def to_array(t: torch.Tensor):
         return (t.to("cuda") * 2).cpu().detach().numpy()
+
+    def spread(values):
+        z = torch.as_tensor(values).cuda()
+        return np.median(z.cpu().detach().numpy())
     ```
 
     ## Fix safety
-    Safe when the value is certainly a tensor: `np.asarray(t)` becomes
-    `t.cpu().detach().numpy()` and
-    `np.array(t)` becomes `t.cpu().detach().numpy().copy()` (it copied
-    before and still does); with other arguments (`dtype=`, `order=`) the
-    call is kept and only its argument is converted:
-    `np.asarray(t.cpu().detach().numpy(), dtype=d)`. Unsafe when the only
-    proof that it is a tensor is a parameter's annotation: callers may pass
-    an ndarray anyway, and `.cpu()` does not exist there.
+    Safe when the value is certainly a tensor and the measured table says
+    the call gives the same type and value on the converted array:
+    `np.asarray(t)` becomes `t.cpu().detach().numpy()`, `np.array(t)`
+    becomes `t.cpu().detach().numpy().copy()` (it copied before and still
+    does), and any other call keeps its name and converts its argument
+    (`np.median(t.cpu().detach().numpy())`, `np.asarray(t.cpu().detach().numpy(), dtype=d)`).
+    For a display or a comprehension each tensor element is converted
+    (`np.stack([a.cpu().detach().numpy(), b.cpu().detach().numpy()])`);
+    for a list filled elsewhere there is no automatic fix: convert each
+    tensor where it is added (`.detach().cpu()`, or `.item()` for a number).
+    Unsafe when the only proof that it is a tensor is a parameter's
+    annotation (callers may pass an ndarray anyway, and `.cpu()` does not
+    exist there) or a module's output (it may be a tuple), and when the
+    call returned a tensor on a CPU tensor (`np.argmax`, ufuncs such as
+    `np.isnan`: `__array_wrap__`), since the fixed call returns an array.
     """
 
     CODE = "TL103"

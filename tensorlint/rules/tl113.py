@@ -11,14 +11,15 @@ if TYPE_CHECKING:
 
 class ImplicitUnknownTensorToArray(Rule):
     """## What it does
-    Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy array
-    constructors called on a value known to be a torch tensor whose device
-    and grad state the code does not show, and that is not known to be on
-    the CPU and free of grad: the conversions TL103 leaves out for lack of
-    evidence.
+    Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy calls that
+    convert a torch tensor (`np.mean`, `np.stack`, ufuncs, `np.save`: the
+    measured table in `docs/numpy-functions.md`), called on a value known
+    to be a torch tensor, or a list of them, whose device and grad state
+    the code does not show, and that is not known to be on the CPU and free
+    of grad: the conversions TL103 leaves out for lack of evidence.
 
     ## Why is this bad?
-    These constructors call `Tensor.__array__`, which raises on CUDA tensors
+    These calls run `Tensor.__array__`, which raises on CUDA tensors
     and on tensors that require grad, like `Tensor.numpy()`. When the
     tensor's origin is not visible the call works only while every caller
     passes CPU tensors without grad. Off by default; the strict profile turns
@@ -49,8 +50,10 @@ class ImplicitUnknownTensorToArray(Rule):
     ```
 
     ## Fix safety
-    As TL103: safe when the value is certainly a tensor, unsafe when only a
-    parameter's annotation says so.
+    As TL103: safe when the value is certainly a tensor and the call means
+    the same on the converted array; unsafe when only a parameter's
+    annotation says it is a tensor, or when the call returned a tensor on a
+    CPU tensor (`np.argmax`, ufuncs). No fix for a list filled elsewhere.
     """
 
     CODE = "TL113"
