@@ -138,7 +138,7 @@ def test_what_may_be_tensor_skips_is_never_a_tensor(expression: str) -> None:
     source += "    t = torch.zeros(3).cuda()\n"
     source += f"    return np.asarray({expression})\n"
     analysis = analyze(source)
-    (found,) = [s for s in analysis.sites() if s.kind == "array_ctor"]
+    (found,) = [s for s in analysis.sites() if s.kind == "numpy_function"]
     arg = found.node.args[0].value  # type: ignore[attr-defined]
     typed = expression not in NOT_TYPED
     assert (TENSOR in found.facts(arg)) == typed  # (the last three: a tensor)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,6 +32,7 @@ class Session:
     def __init__(self) -> None:
         self.client = client_module.LanguageClient("test-client", "1")
         self.published: list[tuple[str, Any, list[Any]]] = []  #: (uri, version, diagnostics)
+        self.initialized: Any = None  #: the server's answer to ``initialize``
         self.sent: dict[str, int] = {}  #: the last version sent, per URI
         self.arrived = asyncio.Event()
 
@@ -90,6 +93,23 @@ class Session:
             if self.process.returncode is None:
                 self.process.kill()
             await self.client.stop()
+
+
+@contextlib.asynccontextmanager
+async def started(
+    root: Path,
+    process_id: Optional[int] = None,
+    encodings: Optional[list[str]] = None,
+    **environment: str,
+) -> AsyncIterator[Session]:
+    """A session with a server started on ``root`` (``initialized`` holds its
+    answer to ``initialize``), stopped on the way out."""
+    session = Session()
+    session.initialized = await session.start(root, process_id, encodings, **environment)
+    try:
+        yield session
+    finally:
+        await session.stop()
 
 
 def _open(session: Session, uri: str, text: str, version: int = 1) -> None:
@@ -205,9 +225,7 @@ def _applied(text: str, edits: list[Any]) -> str:
 
 def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))  # (never saved to disk)
             _open(session, uri, GRAD)
             found = await session.diagnostics(uri)
@@ -251,8 +269,6 @@ def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
             )
             assert actions and not actions[0].is_preferred  # an unsafe fix, marked
             assert "unsafe" in actions[0].title
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -263,17 +279,13 @@ def test_the_files_configuration_applies(tmp_path: Path) -> None:
     )
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, GRAD)
             assert [d.code for d in await session.diagnostics(uri)] == ["TL102"]
             excluded = uris.from_fs_path(str(tmp_path / "gen" / "model.py"))
             _open(session, excluded, GRAD)
             assert await session.diagnostics(excluded) == []
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -302,9 +314,7 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
     )
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, text)
             found = await session.diagnostics(uri)
@@ -326,8 +336,6 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             actions = await _code_actions(session, uri, _range(edited, 0, len(edited)))
             assert len(actions) == 4
             _assert_placed(edited, found, actions, uri)
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -337,9 +345,8 @@ def test_the_position_encoding_the_client_chose(tmp_path: Path, encoding: str, c
     text = f"import torch\n\n\ndef f(model, x):\n{FINDING}\n    return y\n"
 
     async def scenario() -> None:
-        session = Session()
-        result = await session.start(tmp_path, encodings=[encoding])
-        try:
+        async with started(tmp_path, encodings=[encoding]) as session:
+            result = session.initialized
             assert result.capabilities.position_encoding == encoding
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, text)
@@ -353,8 +360,6 @@ def test_the_position_encoding_the_client_chose(tmp_path: Path, encoding: str, c
             _edit(session, uri, [change], 2)
             found = await session.diagnostics(uri)
             assert {d.range.start.character for d in found} == {column + 4}
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -427,9 +432,7 @@ def test_random_incremental_edits_match_a_fresh_analysis(tmp_path: Path) -> None
     characters) leave the server with the findings and fixes of the final text."""
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             for seed in range(4):
                 rng = random.Random(seed)
                 buffer = _Buffer(rng)
@@ -469,8 +472,6 @@ def test_random_incremental_edits_match_a_fresh_analysis(tmp_path: Path) -> None
                 assert fixes(actions, uri) == fixes(fresh_actions, fresh)
                 assert len(actions) == len(expected)
                 _assert_placed(text, edited, actions, uri)
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -486,9 +487,7 @@ def test_a_buffer_over_the_size_limit_is_not_checked(tmp_path: Path) -> None:
     large = GRAD + "# " + "x" * MAX_BUFFER_CHARS + "\n"
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, large)
             (found,) = await session.diagnostics(uri)
@@ -508,8 +507,6 @@ def test_a_buffer_over_the_size_limit_is_not_checked(tmp_path: Path) -> None:
                 2,
             )
             assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -518,17 +515,13 @@ def test_a_check_stops_at_the_time_limit(tmp_path: Path) -> None:
     assert len(SLOW) < MAX_BUFFER_CHARS
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path, TENSORLINT_FILE_TIMEOUT="1")
-        try:
+        async with started(tmp_path, TENSORLINT_FILE_TIMEOUT="1") as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, SLOW)
             (found,) = await session.diagnostics(uri)
             assert "took longer than 1 s" in found.message, found.message
             _change(session, uri, GRAD, 2)  # the next check runs
             assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -538,25 +531,19 @@ def test_the_server_answers_while_it_checks(tmp_path: Path) -> None:
     answered at once, and the server exits with 0."""
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, SLOW)
             await asyncio.wait_for(session.client.shutdown_async(None), timeout=20)
             session.client.exit(None)
             assert await asyncio.wait_for(session.process.wait(), timeout=20) == 0
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
 
 def test_only_the_latest_version_is_published(tmp_path: Path) -> None:
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, GRAD)
             _change(session, uri, CLEAN, 2)
@@ -564,8 +551,6 @@ def test_only_the_latest_version_is_published(tmp_path: Path) -> None:
             _change(session, uri, GRAD, 4)
             assert sorted(d.code for d in await session.diagnostics(uri)) == ["TL101", "TL102"]
             assert [version for _, version, _ in session.published] == [4]
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -574,9 +559,7 @@ def test_requests_after_shutdown_are_invalid_and_exit_codes(tmp_path: Path) -> N
     exceptions = pytest.importorskip("pygls.exceptions", reason="pygls is in the test extra")
 
     async def scenario(shutdown: bool) -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, GRAD)
             await session.diagnostics(uri)
@@ -589,8 +572,6 @@ def test_requests_after_shutdown_are_invalid_and_exit_codes(tmp_path: Path) -> N
             assert await asyncio.wait_for(session.process.wait(), timeout=30) == (
                 0 if shutdown else 1
             )
-        finally:
-            await session.stop()
 
     asyncio.run(scenario(shutdown=True))
     asyncio.run(scenario(shutdown=False))
@@ -605,9 +586,7 @@ def test_an_unopened_document_is_never_read(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(GRAD, encoding="utf-8")
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             for name in ["fifo.py", "zero.py", "model.py"]:
                 uri = uris.from_fs_path(str(tmp_path / name))
                 everything = lsp.Range(
@@ -618,8 +597,6 @@ def test_an_unopened_document_is_never_read(tmp_path: Path) -> None:
             opened = uris.from_fs_path(str(tmp_path / "opened.py"))
             _open(session, opened, GRAD)
             assert len(await session.diagnostics(opened)) == 2
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())
 
@@ -630,9 +607,7 @@ def test_the_server_exits_when_its_client_is_gone(tmp_path: Path) -> None:
     client = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path, process_id=client.pid)
-        try:
+        async with started(tmp_path, process_id=client.pid) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, GRAD)
             await session.diagnostics(uri)
@@ -641,8 +616,6 @@ def test_the_server_exits_when_its_client_is_gone(tmp_path: Path) -> None:
             client.kill()
             client.wait()
             await asyncio.wait_for(session.process.wait(), timeout=30)
-        finally:
-            await session.stop()
 
     try:
         asyncio.run(scenario())
@@ -678,9 +651,7 @@ def test_the_worker_does_not_outlive_the_server(tmp_path: Path) -> None:
     """A server killed in the middle of a check leaves no process behind."""
 
     async def scenario() -> None:
-        session = Session()
-        await session.start(tmp_path)
-        try:
+        async with started(tmp_path) as session:
             uri = uris.from_fs_path(str(tmp_path / "model.py"))
             _open(session, uri, SLOW)  # a check of a minute: the worker is busy
             clock = asyncio.get_running_loop().time
@@ -704,7 +675,5 @@ def test_the_worker_does_not_outlive_the_server(tmp_path: Path) -> None:
             while any(_running(pid) for pid in left):
                 assert clock() < deadline, "a process the server started is still there"
                 await asyncio.sleep(0.1)
-        finally:
-            await session.stop()
 
     asyncio.run(scenario())

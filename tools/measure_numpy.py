@@ -39,11 +39,11 @@ class Measured(NamedTuple):
     device: str  #: the device the conversion was tried on (cuda or meta)
 
 
-def _compile(example: str) -> Callable[[Any], Any]:
+def _compile(example: str, folder: str) -> Callable[[Any], Any]:
+    """The example as a function of ``x``; ``OUT`` is a file in ``folder``."""
     import numpy
 
     code = compile(f"lambda x: {example.replace('{x}', 'x')}", "<example>", "eval")
-    folder = tempfile.mkdtemp(prefix="tensorlint-measure-")
     scope = {"np": numpy, "numpy": numpy, "OUT": os.path.join(folder, "out")}
     function: Callable[[Any], Any] = eval(code, scope)
     return function
@@ -84,7 +84,6 @@ def measure(example: str, device: Optional[str] = None) -> Measured:
 
     if device is None:
         device = "cuda" if torch.cuda.is_available() else "meta"
-    function = _compile(example)
 
     def grad() -> Any:
         return torch.arange(6.0).reshape(2, 3).requires_grad_() * 1.5
@@ -92,17 +91,23 @@ def measure(example: str, device: Optional[str] = None) -> Measured:
     def moved() -> Any:
         return torch.arange(6.0, device=device).reshape(2, 3) * 1.5
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tensor = _raises(function, grad(), GRAD_ERROR) and _raises(function, moved(), DEVICE_ERROR)
-        sequence = _raises(function, [grad(), grad()], GRAD_ERROR) and _raises(
-            function, [moved(), moved()], DEVICE_ERROR
-        )
-        cpu = torch.arange(6.0).reshape(2, 3) * 1.5
-        ok, original = _result(function, [cpu, cpu] if not tensor and sequence else cpu)
-        arrays = [cpu.numpy(), cpu.numpy()] if not tensor and sequence else cpu.numpy()
-        ok_fixed, fixed = _result(function, arrays)
-        same = ok and ok_fixed and _same(original, fixed)
+    with tempfile.TemporaryDirectory(prefix="tensorlint-measure-") as folder:
+        function = _compile(example, folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tensor = _raises(function, grad(), GRAD_ERROR) and _raises(
+                function, moved(), DEVICE_ERROR
+            )
+            sequence = _raises(function, [grad(), grad()], GRAD_ERROR) and _raises(
+                function, [moved(), moved()], DEVICE_ERROR
+            )
+            cpu = torch.arange(6.0).reshape(2, 3) * 1.5
+            listed = not tensor and sequence  # measured on a list of tensors
+            ok, original = _result(function, [cpu, cpu] if listed else cpu)
+            ok_fixed, fixed = _result(
+                function, [cpu.numpy(), cpu.numpy()] if listed else cpu.numpy()
+            )
+            same = ok and ok_fixed and _same(original, fixed)
     return Measured(tensor, sequence, same, device)
 
 

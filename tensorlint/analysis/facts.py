@@ -131,6 +131,25 @@ def carry(facts: Facts) -> Facts:
     return frozenset(t for t in facts if t in CARRY or ":" in t)
 
 
+def element_facts(iterated: Facts) -> Facts:
+    """What an element of a value with these facts is known to be (a
+    tensor's rows share its device and grad facts; an array's are numbers)."""
+    if iterated & {NDARRAY, OTHER}:
+        return EMPTY
+    return carry(iterated) - {MODULE, FROZEN}
+
+
+def torch_valued(facts: Facts, scope: Scope) -> bool:
+    """Is a value with these facts torch data: a tensor, or the output of a
+    module's forward pass (a tensor, or tensors in a tuple or dict)?"""
+    if TENSOR in facts:
+        return True
+    table = scope.module().evidence
+    return any(
+        t.startswith(GRAD) and t in table and table[t].kind == "module-output" for t in facts
+    )
+
+
 def settle(facts: Facts) -> Facts:
     """Proofs win: no device evidence on a CPU value, no grad evidence without grad."""
     if CPU in facts and any(t.startswith(DEV) for t in facts):
@@ -361,22 +380,12 @@ class FactEvaluator:
         found = EMPTY
         for element in facts:
             found = found | evidence(element)
-        if not exact or not facts or not all(self.torch_valued(f) for f in facts):
+        if not exact or not facts or not all(torch_valued(f, self.scope) for f in facts):
             return found
         shared = facts[0]
         for element in facts[1:]:
             shared = shared & element
         return found | (shared & {CPU, NOGRAD}) | {ELEMS}
-
-    def torch_valued(self, facts: Facts) -> bool:
-        """Is a value with these facts torch data: a tensor, or the output of a
-        module's forward pass (a tensor, or tensors in a tuple or dict)?"""
-        if TENSOR in facts:
-            return True
-        table = self.scope.module().evidence
-        return any(
-            t.startswith(GRAD) and t in table and table[t].kind == "module-output" for t in facts
-        )
 
     def _comprehension(
         self, node: syntax.ListComp | syntax.GeneratorExp, env: Mapping[str, Facts]
@@ -387,9 +396,10 @@ class FactEvaluator:
         comp: Optional[syntax.CompFor] = node.for_in
         while comp is not None:
             iterated = self.expr(comp.iter, inner)
-            element = EMPTY if iterated & {NDARRAY, OTHER} else carry(iterated) - {MODULE, FROZEN}
             if ELEMS in iterated:
                 element = (iterated - {ELEMS}) | {TENSOR}
+            else:
+                element = element_facts(iterated)
             for name in target_names(comp.target):
                 inner[name] = element
             comp = comp.inner_for_in

@@ -27,7 +27,6 @@ from tensorlint.analysis.facts import (
     MODULE,
     NDARRAY,
     NOGRAD,
-    OTHER,
     TENSOR,
     AttributeFacts,
     Env,
@@ -37,6 +36,7 @@ from tensorlint.analysis.facts import (
     carry,
     computed_without_grad,
     cuda_test,
+    element_facts,
     evidence,
     grad_mode,
     is_false,
@@ -241,9 +241,8 @@ class FactsWalker:
         method = value.func.attr.value
         if method not in _LIST_ADDS or len(value.args) != _LIST_ADDS[method]:
             return None
-        key = dotted_name(value.func.value)
-        held = env.get(key) if key is not None else None
-        if key is None or held is None or not held & {ELEMS, LIST0}:
+        key = _tracked_list(value.func.value, env)
+        if key is None:
             return None
         argument = value.args[-1].value
         added = self.evaluator.expr(argument, env)
@@ -252,19 +251,16 @@ class FactsWalker:
                 added = settle(added | {NOGRAD})
             added = self.evaluator.elements([added])
         env = dict(env)
-        env[key] = meet(held, added)
+        env[key] = meet(env[key], added)
         return env
 
     def _list_extended(self, node: syntax.AugAssign, env: Env) -> Env:
         """``xs += [v]`` on a list known to be empty or to hold tensors."""
-        key = dotted_name(node.target)
-        held = env.get(key) if key is not None else None
-        if key is None or held is None or not held & {ELEMS, LIST0}:
-            return env
-        if not isinstance(node.operator, syntax.AddAssign):
+        key = _tracked_list(node.target, env)
+        if key is None or not isinstance(node.operator, syntax.AddAssign):
             return env
         env = dict(env)
-        env[key] = meet(held, self.evaluator.expr(node.value, env))
+        env[key] = meet(env[key], self.evaluator.expr(node.value, env))
         return env
 
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
@@ -338,10 +334,15 @@ class FactsWalker:
         _bind(env, target, self._element_facts(iterable, outer))
 
     def _element_facts(self, iterable: syntax.BaseExpression, env: Env) -> Facts:
-        facts = self.evaluator.expr(iterable, env)
-        if facts & {NDARRAY, OTHER}:
-            return EMPTY
-        return carry(facts) - {MODULE, FROZEN}
+        return element_facts(self.evaluator.expr(iterable, env))
+
+
+def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
+    """The key of ``target`` when it is a list known to be empty or to hold tensors."""
+    key = dotted_name(target)
+    if key is None or not env.get(key, EMPTY) & {ELEMS, LIST0}:
+        return None
+    return key
 
 
 #: list methods that add elements, and how many arguments they take

@@ -19,11 +19,11 @@ from typing import NamedTuple
 
 
 class NumpyFunction(NamedTuple):
-    """One NumPy function, and what it does with a tensor as its first argument."""
+    """One NumPy function, and what it does with a tensor as the argument at ``position``."""
 
     #: the qualified name (``numpy.mean``)
     name: str
-    #: a call; ``{x}`` is the first argument (the measurement's tensor or list)
+    #: a call; ``{x}`` is the converted argument (the measurement's tensor or list)
     example: str
     #: a tensor argument reaches ``Tensor.__array__``: it raises on a tensor
     #: that requires grad (``RuntimeError``) and on one on CUDA (``TypeError``)

@@ -30,6 +30,7 @@ from tensorlint.analysis.facts import (
     may_be_tensor,
     requires_grad_test,
     self_name,
+    torch_valued,
 )
 from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
@@ -456,7 +457,7 @@ class Site:
         if qual in ops.AS_TENSOR_FUNCS:
             return "as_tensor"
         if qual in ops.NUMPY_CONVERTING_FUNCS:
-            return "array_ctor"
+            return "numpy_function"
         return ""
 
     # -- per-function answers ------------------------------------------------
@@ -474,8 +475,7 @@ class Site:
         """Is ``expr`` known to be a tensor, or a module's output, here?"""
         if not may_be_tensor(expr):
             return False
-        facts = self.facts(expr)
-        return TENSOR in facts or FactEvaluator(self.scope).torch_valued(facts)
+        return torch_valued(self.facts(expr), self.scope)
 
     def holds_tensors(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` known to be a list or tuple of torch tensors here

@@ -84,7 +84,7 @@ class ImplicitTensorToArray(Rule):
 
     CODE = "TL103"
     NAME = "implicit-tensor-to-array"
-    KINDS = frozenset({"array_ctor"})
+    KINDS = frozenset({"numpy_function"})
     #: ``\b(?:as|asany|ascontiguous|asfortran)?array\s*\(``, written to start
     #: with a literal (the lookbehind is the ``\b`` before the ``a``): ``re``
     #: scans for a leading literal many times faster

@@ -59,7 +59,7 @@ class ImplicitUnknownTensorToArray(Rule):
     CODE = "TL113"
     NAME = "implicit-unknown-tensor-to-array"
     DEFAULT = False
-    KINDS = frozenset({"array_ctor"})
+    KINDS = frozenset({"numpy_function"})
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
     FIX = "safe"
 
