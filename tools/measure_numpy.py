@@ -17,6 +17,12 @@ For each function's example call (``{x}`` stands for the argument):
   value as the call on ``t.numpy()`` (for a list: on a list of arrays), so
   converting the argument explicitly keeps the program's meaning.
 
+The library calls of ``tensorlint/analysis/library_table.py`` (matplotlib,
+scikit-learn, pandas, SciPy) are measured the same way by ``measure_call``,
+once per converted argument: ``tensor`` and ``sequence`` as above, and
+``same``: on a CPU tensor the call and the call on ``t.numpy()`` both
+succeed and return the same type (never a tensor).
+
 Run ``python tools/measure_numpy.py`` to print every row.
 """
 
@@ -111,6 +117,74 @@ def measure(example: str, device: Optional[str] = None) -> Measured:
     return Measured(tensor, sequence, same, device)
 
 
+def _library_scope(folder: str) -> dict[str, Any]:
+    """The names a library example may use (``{x}`` is the measured argument)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy
+    import pandas
+    import scipy.stats
+    import sklearn.metrics
+
+    return {
+        "np": numpy,
+        "plt": plt,
+        "AX": plt.figure().add_subplot(),
+        "pandas": pandas,
+        "sklearn": sklearn,
+        "scipy": scipy,
+        "X": numpy.arange(8.0),
+        "Y": numpy.linspace(1.0, 2.0, 8),
+        "LABELS": numpy.array([0, 1, 1, 0, 1, 0, 0, 1]),
+        "OUT": os.path.join(folder, "out.png"),
+    }
+
+
+def measure_call(example: str, matrix: bool = False, device: Optional[str] = None) -> Measured:
+    """A library call's example: does the tensor at ``{x}`` reach ``__array__``?"""
+    import torch
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "meta"
+    values = [0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+
+    def make(where: str) -> Any:
+        t = torch.tensor(values, device=where)
+        return (t[:, None] + torch.arange(8.0, device=where) / 8) if matrix else t
+
+    def grad() -> Any:
+        return make("cpu").requires_grad_() * 1.0
+
+    with tempfile.TemporaryDirectory(prefix="tensorlint-measure-") as folder:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scope = _library_scope(folder)
+            code = compile(f"lambda x: {example.replace('{x}', 'x')}", "<example>", "eval")
+            function: Callable[[Any], Any] = eval(code, scope)
+            try:
+                tensor = _raises(function, grad(), GRAD_ERROR) and _raises(
+                    function, make(device), DEVICE_ERROR
+                )
+                # a list of the rows (for a vector: of 0-d tensors, ``preds.append(p)``)
+                sequence = _raises(function, list(grad()), GRAD_ERROR) and _raises(
+                    function, list(make(device)), DEVICE_ERROR
+                )
+                cpu = make("cpu")
+                ok, original = _result(function, cpu)
+                ok_fixed, fixed = _result(function, cpu.numpy())
+                same = (
+                    ok
+                    and ok_fixed
+                    and type(original) is type(fixed)
+                    and not isinstance(original, torch.Tensor)
+                )
+            finally:
+                scope["plt"].close("all")
+    return Measured(tensor, sequence, same, device)
+
+
 def main() -> int:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import numpy
@@ -123,6 +197,13 @@ def main() -> int:
         found = measure(entry.example)
         mark = "" if found[:3] == (entry.tensor, entry.sequence, entry.same) else "   <- differs"
         print(f"{entry.name:28} {found}{mark}")
+    from tensorlint.analysis.library_table import FUNCTIONS as CALLS
+
+    for call in CALLS:
+        for example in call.examples:
+            found = measure_call(example, call.matrix)
+            mark = "" if found[:3] == (True, call.sequence, True) else "   <- differs"
+            print(f"{example:60} {found}{mark}")
     return 0
 
 

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, cast
 
-from tensorlint.analysis import ops, syntax
+from tensorlint.analysis import library_table, ops, syntax
 from tensorlint.analysis.callers import CallSite
-from tensorlint.analysis.names import Scope, ScopeBuilder, _is_import_error_handler, target_names
+from tensorlint.analysis.names import (
+    Scope,
+    ScopeBuilder,
+    _is_import_error_handler,
+    qualified_name,
+    target_names,
+)
 from tensorlint.analysis.walk import NO_ANCESTORS, Ancestors, children
 
 #: The last name of a call's function that may make it a conversion site.
@@ -29,7 +35,9 @@ class Candidate(NamedTuple):
 
     node: syntax.CSTNode
     #: "numpy" (a ``.numpy()`` call), "call" (by function name), "npcall" (a
-    #: NumPy function that converts a tensor argument: ``np.mean``), "data"
+    #: NumPy function that converts a tensor argument: ``np.mean``), "libcall"
+    #: (a library's: ``plt.plot``), "axescall" (a method of a matplotlib Axes:
+    #: ``ax.imshow``), "data"
     kind: str
     ancestors: Ancestors
     scope: Scope
@@ -60,6 +68,13 @@ class ModuleIndex:
         self.numpy_names: set[str] = set()
         #: local names imported from NumPy for the other converting functions
         self.numpy_aliases: set[str] = set()
+        #: local names bound to a package of ``library_table`` or one of its
+        #: modules (``plt``, ``metrics``), and names imported for its functions
+        self.library_names: set[str] = set()
+        self.library_aliases: set[str] = set()
+        #: per scope: names bound to a matplotlib Axes or an array of them
+        #: (``fig, ax = plt.subplots()``, ``ax = fig.add_subplot()``)
+        self.axes_names: dict[Scope, set[str]] = {}
 
     # -- results -------------------------------------------------------------
 
@@ -105,11 +120,18 @@ class ModuleIndex:
                     self._candidate(node, "call")
                 elif name in NUMPY_CALL_NAMES and _root_name(func.value) in self.numpy_names:
                     self._candidate(node, "npcall")
+                elif name in library_table.CALL_NAMES and self.library_names:
+                    if _root_name(func.value) in self.library_names:
+                        self._candidate(node, "libcall")
+                    elif name in library_table.AXES_METHODS and self._is_axes(func.value):
+                        self._candidate(node, "axescall")
             elif isinstance(func, syntax.Name):
                 if func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases:
                     self._candidate(node, "call")
                 elif func.value in self.numpy_aliases:
                     self._candidate(node, "npcall")
+                elif func.value in self.library_aliases:
+                    self._candidate(node, "libcall")
             if self.helpers and _called_name(func) in self.helpers:
                 self._candidate(node, "helper")
             if self.local_functions:
@@ -149,6 +171,10 @@ class ModuleIndex:
                             self.numpy_aliases.add(name)
                         elif value == "numpy" or value.startswith("numpy."):
                             self.numpy_names.add(name)
+                        elif value in library_table.BY_NAME:
+                            self.library_aliases.add(name)
+                        elif value.split(".", 1)[0] in library_table.PACKAGES:
+                            self.library_names.add(name)
         elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.asname.name)
@@ -205,16 +231,77 @@ class ModuleIndex:
         if isinstance(node, syntax.Assign):
             for target in node.targets:
                 self.builder.bind_target(scope, target.target)
+                if self.library_names:
+                    self._bind_axes(scope, target.target, node.value)
         elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self.builder.bind_target(scope, node.target)
+            if self.library_names and isinstance(node, syntax.For):
+                self._bind_axes_loop(scope, node.target, node.iter)
+
+    # -- matplotlib's axes ---------------------------------------------------
+
+    def _is_axes(self, node: syntax.BaseExpression) -> bool:
+        """Is ``node`` an Axes, or an element of an array of them, as far as
+        the assignments seen so far say (``ax``, ``axes[0, 1]``, ``axs.flat[i]``)?"""
+        name = _axes_root(node)
+        if not name:
+            return False
+        scope: Optional[Scope] = self.scope_stack[-1]
+        while scope is not None:
+            if name in scope.bindings or name in scope.params:
+                return name in self.axes_names.get(scope, ())
+            scope = scope.parent
+        return False
+
+    def _bind_axes(
+        self, scope: Scope, target: syntax.BaseExpression, value: syntax.BaseExpression
+    ) -> None:
+        names = self.axes_names.setdefault(scope, set())
+        if isinstance(value, syntax.Call):
+            func = value.func
+            qual = qualified_name(func, scope)
+            if qual == library_table.SUBPLOTS:  # ``fig, ax = plt.subplots()``
+                if isinstance(target, (syntax.Tuple, syntax.List)) and len(target.elements) == 2:
+                    names.update(target_names(target.elements[1].value))
+                return
+            making = qual in library_table.AXES_FUNCTIONS or (
+                qual is None
+                and isinstance(func, syntax.Attribute)
+                and func.attr.value in library_table.AXES_MAKING_METHODS
+            )
+            if not making and not self._is_axes(value):  # ``axes.ravel()``
+                return
+        elif not self._is_axes(value):  # ``ax = axes[0]``
+            return
+        if isinstance(target, syntax.Name):
+            names.add(target.value)
+
+    def _bind_axes_loop(
+        self, scope: Scope, target: syntax.BaseExpression, iterable: syntax.BaseExpression
+    ) -> None:
+        """``for ax in axes.flat``, ``for i, ax in enumerate(axes)``."""
+        if (
+            isinstance(iterable, syntax.Call)
+            and isinstance(iterable.func, syntax.Name)
+            and iterable.func.value == "enumerate"
+            and iterable.args
+            and isinstance(target, syntax.Tuple)
+            and len(target.elements) == 2
+        ):
+            iterable, target = iterable.args[0].value, target.elements[1].value
+        if self._is_axes(iterable) and isinstance(target, syntax.Name):
+            self.axes_names.setdefault(scope, set()).add(target.value)
 
     def _bind_params(self, scope: Scope, params: syntax.Parameters) -> None:
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         for param in every:
             scope.bind(param.name.value)
-            scope.params[param.name.value] = (
-                param.annotation.annotation if param.annotation is not None else None
-            )
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            scope.params[param.name.value] = annotation
+            if annotation is not None and self.library_names:
+                qual = qualified_name(annotation, scope)
+                if qual in library_table.AXES_TYPES:  # ``ax: plt.Axes``
+                    self.axes_names.setdefault(scope, set()).add(param.name.value)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, syntax.Param):
                 scope.bind(star.name.value)
@@ -244,6 +331,23 @@ def _root_name(node: syntax.BaseExpression) -> str:
     while isinstance(node, syntax.Attribute):
         node = node.value
     return node.value if isinstance(node, syntax.Name) else ""
+
+
+def _axes_root(node: syntax.BaseExpression) -> str:
+    """``axes`` for ``axes``, ``axes[0, 1]``, ``axes.flat[2]``, ``axes.ravel()``."""
+    while True:
+        if isinstance(node, syntax.Subscript):
+            node = node.value
+        elif isinstance(node, syntax.Attribute) and node.attr.value in ("flat", "T"):
+            node = node.value
+        elif (
+            isinstance(node, syntax.Call)
+            and isinstance(node.func, syntax.Attribute)
+            and node.func.attr.value in ("ravel", "flatten", "reshape")
+        ):
+            node = node.func.value
+        else:
+            return node.value if isinstance(node, syntax.Name) else ""
 
 
 def _called_name(func: syntax.BaseExpression) -> str:

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Optional, Union
 
-from tensorlint.analysis import callers, ops, syntax
+from tensorlint.analysis import callers, library_table, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.facts import (
     CPU,
@@ -91,9 +91,7 @@ class ModuleAnalysis:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
         for candidate in self.index.candidates:
             owner = _owner(candidate)
-            # a call of a helper, or of a NumPy function, is no evidence that
-            # the function's arguments come from outside
-            if owner not in self._wanted_owners and candidate.kind not in ("helper", "npcall"):
+            if owner not in self._wanted_owners and candidate.kind not in _NOT_BOUNDARY:
                 self._wanted_owners.add(owner)
                 if library and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
@@ -414,6 +412,11 @@ def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
         wanted.add(id(node))
 
 
+#: candidates that are no evidence that their function's arguments come from
+#: outside: a call of a helper, of a NumPy function, of a library function
+_NOT_BOUNDARY = frozenset({"helper", "npcall", "libcall", "axescall"})
+
+
 def _owner(candidate: Candidate) -> Owner:
     for node in reversed(candidate.ancestors):
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
@@ -450,8 +453,14 @@ class Site:
                 return ""
             self.callee = callee
             return "helper_numpy" if callee.summary.alias[1] == "numpy" else "helper_from_numpy"
+        if kind == "axescall":
+            assert isinstance(node.func, syntax.Attribute)
+            self.qualname = f"matplotlib.axes.Axes.{node.func.attr.value}"
+            return "library_function"
         qual = qualified_name(node.func, self.scope)
         self.qualname = qual
+        if kind == "libcall":
+            return "library_function" if qual in library_table.BY_NAME else ""
         if qual == ops.FROM_NUMPY:
             return "from_numpy"
         if qual in ops.AS_TENSOR_FUNCS:

@@ -4,8 +4,7 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from tensorlint.analysis import index, numpy_table, ops, syntax
-from tensorlint.analysis.numpy_table import NumpyFunction
+from tensorlint.analysis import index, library_table, numpy_table, ops, syntax
 from tensorlint.diagnostics import Applicability, Edit
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
@@ -84,7 +83,7 @@ class ImplicitTensorToArray(Rule):
 
     CODE = "TL103"
     NAME = "implicit-tensor-to-array"
-    KINDS = frozenset({"numpy_function"})
+    KINDS = frozenset({"numpy_function", "library_function"})
     #: ``\b(?:as|asany|ascontiguous|asfortran)?array\s*\(``, written to start
     #: with a literal (the lookbehind is the ``\b`` before the ``a``): ``re``
     #: scans for a leading literal many times faster
@@ -95,50 +94,72 @@ class ImplicitTensorToArray(Rule):
         r"n(?<![\w.]n)(?:p|umpy)\.(?:linalg\.)?(?:"
         + "|".join(sorted(index.NUMPY_CALL_NAMES, key=lambda n: (-len(n), n)))
         + r")\s*\(",
+        # ``plt.plot(``, ``ax.imshow(``, ``accuracy_score(``, ``pd.DataFrame(``:
+        # the library calls of the measured table
+        r"\b(?:"
+        + "|".join(sorted(library_table.CALL_NAMES, key=lambda n: (-len(n), n)))
+        + r")\s*\(",
     )
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
-        found = converted(site)
-        if found is None:
-            return
-        for value in found.values:
-            evidence = site.device_evidence(value) or site.grad_evidence(value)
-            if evidence is not None:
-                reason, related = _evidence.explain(evidence, ctx)
-                why = f"which may be on CUDA or require grad: {reason}"
-                convert(self, site, ctx, found, why, related)
-                return
+        for found in converted(site):
+            for value in found.values:
+                evidence = site.device_evidence(value) or site.grad_evidence(value)
+                if evidence is not None:
+                    reason, related = _evidence.explain(evidence, ctx)
+                    why = f"which may be on CUDA or require grad: {reason}"
+                    convert(self, site, ctx, found, why, related)
+                    return
 
 
 class Converted(NamedTuple):
-    """What a NumPy call converts: its argument, and the tensors in it."""
+    """What a NumPy or library call converts: one argument, and the tensors in it."""
 
-    #: the argument NumPy converts
+    #: the argument converted
     arg: syntax.BaseExpression
     #: the tensors converted: the argument itself, a display's tensor
     #: elements, or (a list filled elsewhere) the list
     values: tuple[syntax.BaseExpression, ...]
     #: the expressions the fix converts (none: a list filled elsewhere)
     targets: tuple[syntax.BaseExpression, ...]
-    #: the row of the measured table
-    entry: NumpyFunction
+    #: the measured table says the call means the same on the converted array
+    same: bool
 
 
-def converted(site: Site) -> Optional[Converted]:
-    """The tensors this NumPy call hands to ``Tensor.__array__``, if any are known."""
+def converted(site: Site) -> tuple[Converted, ...]:
+    """The arguments this call hands to ``Tensor.__array__`` that are known to
+    be tensors or lists of them, in order (a NumPy function: one argument)."""
     node = site.node
     assert isinstance(node, syntax.Call)
-    entry = numpy_table.BY_NAME.get(site.qualname or "")
-    if entry is None or len(node.args) <= entry.position:
-        return None
-    for earlier in node.args[: entry.position + 1]:
-        if earlier.keyword is not None or earlier.star:
-            return None
-    arg = node.args[entry.position].value
-    if entry.tensor and site.is_tensor(arg):
-        return Converted(arg, (arg,), (arg,), entry)
-    if not entry.sequence:
+    qualname = site.qualname or ""
+    entry = numpy_table.BY_NAME.get(qualname)
+    if entry is not None:
+        if len(node.args) <= entry.position:
+            return ()
+        for earlier in node.args[: entry.position + 1]:
+            if earlier.keyword is not None or earlier.star:
+                return ()
+        arg = node.args[entry.position].value
+        found = _converted(site, arg, entry.tensor, entry.sequence, entry.same)
+        return (found,) if found is not None else ()
+    call = library_table.BY_NAME.get(qualname)
+    if call is None:
+        return ()
+    every: list[Converted] = []
+    for arg in library_table.converted_arguments(call, node):
+        found = _converted(site, arg, True, call.sequence, True)
+        if found is not None:
+            every.append(found)
+    return tuple(every)
+
+
+def _converted(
+    site: Site, arg: syntax.BaseExpression, tensor: bool, sequence: bool, same: bool
+) -> Optional[Converted]:
+    if tensor and site.is_tensor(arg):
+        return Converted(arg, (arg,), (arg,), same)
+    if not sequence:
         return None
     if isinstance(arg, (syntax.List, syntax.Tuple)):
         values = tuple(
@@ -146,13 +167,12 @@ def converted(site: Site) -> Optional[Converted]:
             for e in arg.elements
             if not isinstance(e, syntax.StarredElement) and site.is_torch_value(e.value)
         )
-        return Converted(arg, values, values, entry) if values else None
+        return Converted(arg, values, values, same) if values else None
     if not site.holds_tensors(arg):
         return None
     if isinstance(arg, (syntax.ListComp, syntax.GeneratorExp)):
-        return Converted(arg, (arg,), (arg.elt,), entry)
-    return Converted(arg, (arg,), (), entry)
-    return None
+        return Converted(arg, (arg,), (arg.elt,), same)
+    return Converted(arg, (arg,), (), same)
 
 
 def convert(
@@ -166,7 +186,10 @@ def convert(
     """Report, with the explicit conversion as the fix (shared with TL113)."""
     node = site.node
     assert isinstance(node, syntax.Call)
-    name = (site.qualname or "").replace("numpy.", "np.")
+    if site.kind == "library_function":
+        name = ctx.short(node.func)  # as written: ``plt.plot``, ``ax.imshow``
+    else:
+        name = (site.qualname or "").replace("numpy.", "np.")
     edits: list[Edit] = []
     if found.targets == (found.arg,):
         edits.append(_edit_argument(site, ctx, found.arg))
@@ -185,7 +208,7 @@ def convert(
             site.tensor_only_by_annotation(v) or not site.is_tensor(v)  # a module's output
             for v in found.targets
         )
-        or not found.entry.same
+        or not found.same
         or _numpy.in_self_documenting_fstring(site)
     )
     ctx.report(

@@ -59,25 +59,25 @@ class ImplicitUnknownTensorToArray(Rule):
     CODE = "TL113"
     NAME = "implicit-unknown-tensor-to-array"
     DEFAULT = False
-    KINDS = frozenset({"numpy_function"})
+    KINDS = frozenset({"numpy_function", "library_function"})
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         from tensorlint.analysis.facts import CPU, NOGRAD
 
-        found = tl103.converted(site)
-        if found is None:
-            return
-        for value in found.values:
-            if site.device_evidence(value) or site.grad_evidence(value):
-                return  # TL103's finding
-        for value in found.values:
-            facts = site.facts(value)
-            if CPU in facts and (NOGRAD in facts or site.in_no_grad()):
-                continue
-            tl103.convert(
-                self, site, ctx, found, "whose device and grad state are not known here (it "
-                "may be on CUDA or require grad)"
-            )  # fmt: skip
-            return
+        every = tl103.converted(site)
+        for found in every:
+            for value in found.values:
+                if site.device_evidence(value) or site.grad_evidence(value):
+                    return  # TL103's finding
+        for found in every:
+            for value in found.values:
+                facts = site.facts(value)
+                if CPU in facts and (NOGRAD in facts or site.in_no_grad()):
+                    continue
+                tl103.convert(
+                    self, site, ctx, found, "whose device and grad state are not known here (it "
+                    "may be on CUDA or require grad)"
+                )  # fmt: skip
+                return
