@@ -20,7 +20,12 @@ class ImplicitTensorToArray(Rule):
     `np.array(t)`, ...) and the other functions measured to do so
     (`np.mean`, `np.stack`, `np.median`, `np.argmax`, ufuncs such as
     `np.isnan`, `np.float32(t)`, `np.save(path, t)`; the table is in
-    `docs/numpy-functions.md`). The argument must be known to be a torch
+    `docs/numpy-functions.md`), and the library calls measured to convert
+    their arguments the same way: matplotlib's plots (`plt.plot(t)`,
+    `plt.hist`, `ax.imshow(t)` on an Axes from `plt.subplots()` or
+    `fig.add_subplot()`), scikit-learn's metrics (`roc_auc_score(y, t)`),
+    pandas' `DataFrame` and `Series`, SciPy's statistics (the table is in
+    `docs/library-functions.md`). The argument must be known to be a torch
     tensor (made by a torch function in the same function, or a parameter
     annotated `torch.Tensor`), or a list or tuple of them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
@@ -41,6 +46,7 @@ class ImplicitTensorToArray(Rule):
     ```python
     import numpy as np
     import torch
+    from sklearn.metrics import roc_auc_score
 
     def to_array(t: torch.Tensor):
         return np.asarray(t.to("cuda") * 2)
@@ -48,12 +54,16 @@ class ImplicitTensorToArray(Rule):
     def spread(values):
         z = torch.as_tensor(values).cuda()
         return np.median(z)
+
+    def auc(model, inputs, labels):
+        return roc_auc_score(labels, torch.sigmoid(model(inputs)))
     ```
 
     ## Use instead
     ```python
     import numpy as np
     import torch
+    from sklearn.metrics import roc_auc_score
 
     def to_array(t: torch.Tensor):
         return (t.to("cuda") * 2).cpu().detach().numpy()
@@ -61,6 +71,9 @@ class ImplicitTensorToArray(Rule):
     def spread(values):
         z = torch.as_tensor(values).cuda()
         return np.median(z.cpu().detach().numpy())
+
+    def auc(model, inputs, labels):
+        return roc_auc_score(labels, torch.sigmoid(model(inputs)).cpu().detach().numpy())
     ```
 
     ## Fix safety
@@ -69,7 +82,9 @@ class ImplicitTensorToArray(Rule):
     `np.asarray(t)` becomes `t.cpu().detach().numpy()`, `np.array(t)`
     becomes `t.cpu().detach().numpy().copy()` (it copied before and still
     does), and any other call keeps its name and converts its argument
-    (`np.median(t.cpu().detach().numpy())`, `np.asarray(t.cpu().detach().numpy(), dtype=d)`).
+    (`np.median(t.cpu().detach().numpy())`, `np.asarray(t.cpu().detach().numpy(), dtype=d)`,
+    `plt.plot(t.cpu().detach().numpy())`); what the argument already ends
+    with is not repeated (`t.detach()` becomes `t.detach().cpu().numpy()`).
     For a display or a comprehension each tensor element is converted
     (`np.stack([a.cpu().detach().numpy(), b.cpu().detach().numpy()])`);
     for a list filled elsewhere there is no automatic fix: convert each
@@ -228,14 +243,32 @@ def _explicit(site: Site, ctx: RuleContext, arg: syntax.BaseExpression) -> str:
     atoms = (syntax.Name, syntax.Attribute, syntax.Call, syntax.Subscript)
     if not isinstance(arg, atoms) and not arg.src_parens:
         text = f"({text})"
-    return f"{text}{_suffix(site, ctx)}"
+    return f"{text}{_suffix(site, ctx, arg)}"
 
 
-def _suffix(site: Site, ctx: RuleContext) -> str:
+def _suffix(site: Site, ctx: RuleContext, arg: Optional[syntax.BaseExpression] = None) -> str:
     if ctx.settings.numpy_idiom == "force":
         return ".numpy(force=True)"
-    # the documented idiom in full: the value may be on any device
-    return f"{_numpy.chain_text(ctx, True, True, site)}.numpy()"
+    # the documented idiom, less what the argument's own last calls already
+    # do (``t.detach()`` -> ``t.detach().cpu().numpy()``)
+    done = _trailing_calls(arg) if arg is not None else set()
+    return f"{_numpy.chain_text(ctx, 'cpu' not in done, 'detach' not in done, site)}.numpy()"
+
+
+def _trailing_calls(node: syntax.BaseExpression) -> set[str]:
+    """``{"detach", "cpu"}`` for ``t.detach().cpu()``: the argument-free
+    ``.cpu()`` / ``.detach()`` calls the expression ends with."""
+    done: set[str] = set()
+    while (
+        isinstance(node, syntax.Call)
+        and not node.args
+        and isinstance(node.func, syntax.Attribute)
+        and node.func.attr.value in ("cpu", "detach")
+        and not node.src_parens
+    ):
+        done.add(node.func.attr.value)
+        node = node.func.value
+    return done
 
 
 def _edit_argument(site: Site, ctx: RuleContext, arg: syntax.BaseExpression) -> Edit:
@@ -243,7 +276,7 @@ def _edit_argument(site: Site, ctx: RuleContext, arg: syntax.BaseExpression) -> 
     explicit conversion; any other call keeps its name and converts the argument."""
     node = site.node
     assert isinstance(node, syntax.Call)
-    suffix = _suffix(site, ctx)
+    suffix = _suffix(site, ctx, arg)
     explicit = _explicit(site, ctx, arg)
     simple = site.qualname in ops.NUMPY_ARRAY_CTORS and len(node.args) == 1
     simple = simple and not node.src_parens

@@ -13,7 +13,9 @@ class ImplicitUnknownTensorToArray(Rule):
     """## What it does
     Checks for `np.asarray(t)`, `np.array(t)` and the other NumPy calls that
     convert a torch tensor (`np.mean`, `np.stack`, ufuncs, `np.save`: the
-    measured table in `docs/numpy-functions.md`), called on a value known
+    measured table in `docs/numpy-functions.md`) and the library calls that
+    do the same (`plt.plot(t)`, `ax.imshow(t)`, scikit-learn's metrics,
+    `pd.DataFrame(t)`: `docs/library-functions.md`), called on a value known
     to be a torch tensor, or a list of them, whose device and grad state
     the code does not show, and that is not known to be on the CPU and free
     of grad: the conversions TL103 leaves out for lack of evidence.
