@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
 from analysis_helpers import analyze
+
 from tensorlint.analysis import library_table
 from tensorlint.analysis.parse import parse_whole
 from tensorlint.analysis.syntax import Call, Expr, SimpleStatementLine
@@ -85,7 +85,7 @@ def _arguments(code: str, name: str) -> list[str]:
     ("code", "name", "expected"),
     [
         ("plt.plot(x, y, 'r-', x2, y2)\n", "matplotlib.pyplot.plot", ["x", "y", "x2", "y2"]),
-        ("plt.scatter(x, y, c=colors, label=l)\n", "matplotlib.pyplot.scatter", ["x", "y", "colors"]),
+        ("plt.scatter(x, y, c=cs, label=l)\n", "matplotlib.pyplot.scatter", ["x", "y", "cs"]),
         ("plt.imsave(path, image)\n", "matplotlib.pyplot.imsave", ["image"]),
         ("f1_score(y_true=a, y_pred=b, average=m)\n", "sklearn.metrics.f1_score", ["a", "b"]),
         ("ax.bar(*args, height=h)\n", "matplotlib.axes.Axes.bar", ["h"]),

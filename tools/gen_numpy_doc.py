@@ -94,7 +94,7 @@ def render_library() -> str:
         "(`axes[0, 1]`, `for ax in axes.flat`), or a parameter annotated `plt.Axes`.",
         "",
         "- **arguments**: the positions and keywords converted; `...` means every",
-        "  positional argument from there on (a format string such as `\"r-\"` is not).",
+        '  positional argument from there on (a format string such as `"r-"` is not).',
         "- **list**: a list of tensors (for a vector: of 0-d tensors, as",
         "  `preds.append(p)` builds) raises too.",
         "",

@@ -336,9 +336,9 @@ def _root_name(node: syntax.BaseExpression) -> str:
 def _axes_root(node: syntax.BaseExpression) -> str:
     """``axes`` for ``axes``, ``axes[0, 1]``, ``axes.flat[2]``, ``axes.ravel()``."""
     while True:
-        if isinstance(node, syntax.Subscript):
-            node = node.value
-        elif isinstance(node, syntax.Attribute) and node.attr.value in ("flat", "T"):
+        if isinstance(node, syntax.Subscript) or (
+            isinstance(node, syntax.Attribute) and node.attr.value in ("flat", "T")
+        ):
             node = node.value
         elif (
             isinstance(node, syntax.Call)

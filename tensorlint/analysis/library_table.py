@@ -132,15 +132,25 @@ def _rows() -> list[LibraryFunction]:
             examples = tuple(c.replace("{f}", f) for c in calls)
             rows.append(
                 LibraryFunction(
-                    f"{owner}.{name}", examples, positions, keywords, rest, matrix,
-                    _ITEMWISE_NOTE if itemwise else "", not itemwise,
-                )  # fmt: skip
+                    f"{owner}.{name}",
+                    examples,
+                    positions,
+                    keywords,
+                    rest,
+                    matrix,
+                    note=_ITEMWISE_NOTE if itemwise else "",
+                    sequence=not itemwise,
+                )
             )
     rows.append(
         LibraryFunction(
-            f"{_PYPLOT}.imsave", ("plt.imsave(OUT, {x})",), (1,), ("arr",), matrix=True,
+            f"{_PYPLOT}.imsave",
+            ("plt.imsave(OUT, {x})",),
+            (1,),
+            ("arr",),
+            matrix=True,
             note="the image is the second argument",
-        )  # fmt: skip
+        )
     )
     for name, keywords in _METRICS:
         f = f"sklearn.metrics.{name}"
@@ -148,9 +158,12 @@ def _rows() -> list[LibraryFunction]:
         rows.append(LibraryFunction(f, examples, (0, 1), keywords))
     rows.append(
         LibraryFunction(
-            "sklearn.metrics.auc", ("sklearn.metrics.auc(X, {x})",), (1,), ("y",),
+            "sklearn.metrics.auc",
+            ("sklearn.metrics.auc(X, {x})",),
+            (1,),
+            ("y",),
             note="`x` too, which must be monotonic (not measured here)",
-        )  # fmt: skip
+        )
     )
     rows.append(
         LibraryFunction(
@@ -164,10 +177,14 @@ def _rows() -> list[LibraryFunction]:
     for name in ("DataFrame", "Series"):
         rows.append(
             LibraryFunction(
-                f"pandas.{name}", (f"pandas.{name}({{x}})",), (0,), ("data",),
-                matrix=name == "DataFrame", sequence=False,
+                f"pandas.{name}",
+                (f"pandas.{name}({{x}})",),
+                (0,),
+                ("data",),
+                matrix=name == "DataFrame",
+                sequence=False,
                 note="a list of tensors is kept as objects, not converted",
-            )  # fmt: skip
+            )
         )
     for name, calls, positions, keywords in _STATS:
         f = f"scipy.stats.{name}"
@@ -180,7 +197,9 @@ def _rows() -> list[LibraryFunction]:
 FUNCTIONS: tuple[LibraryFunction, ...] = tuple(_rows())
 
 
-def converted_arguments(entry: LibraryFunction, call: syntax.Call) -> Iterator[syntax.BaseExpression]:
+def converted_arguments(
+    entry: LibraryFunction, call: syntax.Call
+) -> Iterator[syntax.BaseExpression]:
     """The arguments of ``call`` that ``entry`` says are converted, in order."""
     first = min(entry.positions)
     position = 0
@@ -193,11 +212,13 @@ def converted_arguments(entry: LibraryFunction, call: syntax.Call) -> Iterator[s
             if arg.keyword.value in entry.keywords:
                 yield arg.value
             continue
-        if position >= 0:
-            if position in entry.positions or (entry.rest and position >= first):
-                if not isinstance(arg.value, syntax.BaseString):  # ``plt.plot(x, "r-")``
-                    yield arg.value
-            position += 1
+        if position < 0:
+            continue
+        wanted = position in entry.positions or (entry.rest and position >= first)
+        if wanted and not isinstance(arg.value, syntax.BaseString):  # ``plt.plot(x, "r-")``
+            yield arg.value
+        position += 1
+
 
 #: qualified name -> its row
 BY_NAME = {entry.name: entry for entry in FUNCTIONS}
@@ -231,10 +252,10 @@ __all__ = [
     "AXES_METHODS",
     "AXES_TYPES",
     "BY_NAME",
-    "converted_arguments",
     "CALL_NAMES",
     "FUNCTIONS",
     "PACKAGES",
     "SUBPLOTS",
     "LibraryFunction",
+    "converted_arguments",
 ]
