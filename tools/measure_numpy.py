@@ -157,33 +157,32 @@ def measure_call(example: str, matrix: bool = False, device: Optional[str] = Non
     def grad() -> Any:
         return make("cpu").requires_grad_() * 1.0
 
-    with (
-        tempfile.TemporaryDirectory(prefix="tensorlint-measure-") as folder,
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        scope = _library_scope(folder)
-        code = compile(f"lambda x: {example.replace('{x}', 'x')}", "<example>", "eval")
-        function: Callable[[Any], Any] = eval(code, scope)
-        try:
-            tensor = _raises(function, grad(), GRAD_ERROR) and _raises(
-                function, make(device), DEVICE_ERROR
-            )
-            # a list of the rows (for a vector: of 0-d tensors, ``preds.append(p)``)
-            sequence = _raises(function, list(grad()), GRAD_ERROR) and _raises(
-                function, list(make(device)), DEVICE_ERROR
-            )
-            cpu = make("cpu")
-            ok, original = _result(function, cpu)
-            ok_fixed, fixed = _result(function, cpu.numpy())
-            same = (
-                ok
-                and ok_fixed
-                and type(original) is type(fixed)
-                and not isinstance(original, torch.Tensor)
-            )
-        finally:
-            scope["plt"].close("all")
+    # (nested: parenthesised context managers need Python 3.10)
+    with tempfile.TemporaryDirectory(prefix="tensorlint-measure-") as folder:  # noqa: SIM117
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scope = _library_scope(folder)
+            code = compile(f"lambda x: {example.replace('{x}', 'x')}", "<example>", "eval")
+            function: Callable[[Any], Any] = eval(code, scope)
+            try:
+                tensor = _raises(function, grad(), GRAD_ERROR) and _raises(
+                    function, make(device), DEVICE_ERROR
+                )
+                # a list of the rows (for a vector: of 0-d tensors, ``preds.append(p)``)
+                sequence = _raises(function, list(grad()), GRAD_ERROR) and _raises(
+                    function, list(make(device)), DEVICE_ERROR
+                )
+                cpu = make("cpu")
+                ok, original = _result(function, cpu)
+                ok_fixed, fixed = _result(function, cpu.numpy())
+                same = (
+                    ok
+                    and ok_fixed
+                    and type(original) is type(fixed)
+                    and not isinstance(original, torch.Tensor)
+                )
+            finally:
+                scope["plt"].close("all")
     return Measured(tensor, sequence, same, device)
 
 
