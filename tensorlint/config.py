@@ -61,6 +61,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "exclude",
     "force-exclude",
     "target-version",
+    "extend-converting-calls",
     "per-file-ignores",
 )
 
@@ -87,6 +88,9 @@ class Config(NamedTuple):
     #: the oldest torch the code must run on (``None``: any), as (major, minor)
     target_version: tuple[int, int] | None = None
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: functions of the project's own that convert tensor arguments like the
+    #: library calls of ``library_table`` (``"pkg.plots.show:0,image"``)
+    converting_calls: tuple[str, ...] = ()
     root: Path | None = None
     source: Path | None = None
 
@@ -281,11 +285,32 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
         changes["target_version"] = parse_version(path, table["target-version"])
     if "force-exclude" in table:
         changes["force_exclude"] = _bool(path, "force-exclude", table["force-exclude"])
+    if "extend-converting-calls" in table:
+        changes["converting_calls"] = _converting_calls(
+            path, "extend-converting-calls", table["extend-converting-calls"]
+        )
     if "per-file-ignores" in table:
         changes["per_file_ignores"] = _per_file_ignores(
             path, "per-file-ignores", table["per-file-ignores"]
         )
     return changes
+
+
+def _converting_calls(path: Path, key: str, value: object) -> tuple[str, ...]:
+    """Each entry: a dotted name, then ``:`` and the positions or keywords it
+    converts (``"pkg.viz.show:0,image"``; without them, the first argument)."""
+    from tensorlint.analysis.library_table import parse_entry
+
+    entries = _strings(path, key, value)
+    for entry in entries:
+        if parse_entry(entry) is None:
+            raise ConfigError(
+                path,
+                f"{_TABLE} '{key}' entries are a dotted function name, optionally with "
+                f"':' and argument positions or keywords (\"pkg.viz.show:0,image\"), "
+                f"got {entry!r}",
+            )
+    return entries
 
 
 def parse_version(path: Path, value: object) -> tuple[int, int]:

@@ -34,6 +34,9 @@ class Settings(NamedTuple):
     #: callers tensorlint cannot see (see ``tensorlint.roles``); None: its path
     #: does not say, its text does (a ``__main__`` guard makes it a script)
     library: Optional[bool] = True
+    #: ``extend-converting-calls``: the project's functions that convert
+    #: tensor arguments (entries as ``library_table.parse_entry`` reads them)
+    converting_calls: tuple[str, ...] = ()
 
 
 class Rule:

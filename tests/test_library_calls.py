@@ -185,3 +185,64 @@ def test_the_docs_page_is_generated_from_the_table() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
+
+
+def _check(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", "--output-format",
+         "concise", *args],
+        cwd=folder, capture_output=True, text=True, check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+
+
+CONFIGURED = """\
+import torch
+from vizkit import show_image
+from vizkit.grid import save_grid
+
+
+def render():
+    t = torch.randn(3, 8, 8, device="cuda")
+    show_image(t)
+    save_grid("grid.png", t)
+    save_grid(t, "grid.png")
+    save_grid("grid.png", tensor=t)
+"""
+
+
+def test_configured_calls_are_reported_like_the_measured_ones(tmp_path: Path) -> None:
+    (tmp_path / "render.py").write_text(CONFIGURED, encoding="utf-8")
+    silent = _check(tmp_path)
+    assert silent.returncode == 0 and "TL103" not in silent.stdout, silent.stdout
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.tensorlint]\n"
+        'extend-converting-calls = ["vizkit.show_image", "vizkit.grid.save_grid:1,tensor"]\n',
+        encoding="utf-8",
+    )
+    found = _check(tmp_path)
+    lines = [line.split(" TL103 ")[0] for line in found.stdout.splitlines() if " TL103 " in line]
+    # the first argument of show_image; position 1 and ``tensor=`` of save_grid
+    assert lines == ["render.py:8:5:", "render.py:9:5:", "render.py:11:5:"], found.stdout
+
+
+@pytest.mark.parametrize("entry", ["vizkit", "vizkit.show:", "vizkit.show:0,,1", "1pkg.f"])
+def test_a_malformed_configured_call_is_a_one_line_error(tmp_path: Path, entry: str) -> None:
+    (tmp_path / "render.py").write_text(CONFIGURED, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.tensorlint]\nextend-converting-calls = ["{entry}"]\n', encoding="utf-8"
+    )
+    result = _check(tmp_path)
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if "extend-converting-calls" in line]
+    assert len(errors) == 1 and repr(entry) in errors[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_parse_entry() -> None:
+    entry = library_table.parse_entry("pkg.viz.show:2,0,image")
+    assert entry is not None
+    assert (entry.name, entry.positions, entry.keywords) == ("pkg.viz.show", (0, 2), ("image",))
+    first = library_table.parse_entry("pkg.show")
+    assert first is not None and (first.positions, first.keywords) == ((0,), ())
+    assert library_table.parse_entry("show") is None  # a bare name: no module to import it from

@@ -48,9 +48,12 @@ class ModuleIndex:
         self,
         local_functions: frozenset[str] = frozenset(),
         helpers: frozenset[str] = frozenset(),
+        calls: Optional[library_table.CallTable] = None,
     ) -> None:
         #: names (or dotted names) of functions that return an alias of an argument
         self.helpers = helpers
+        #: the library calls that convert their arguments
+        self.library = calls if calls is not None else library_table.table_with()
         #: names of the functions defined in the file, and the calls of them
         self.local_functions = local_functions
         self.calls: list[CallSite] = []
@@ -120,7 +123,7 @@ class ModuleIndex:
                     self._candidate(node, "call")
                 elif name in NUMPY_CALL_NAMES and _root_name(func.value) in self.numpy_names:
                     self._candidate(node, "npcall")
-                elif name in library_table.CALL_NAMES and self.library_names:
+                elif name in self.library.call_names and self.library_names:
                     if _root_name(func.value) in self.library_names:
                         self._candidate(node, "libcall")
                     elif name in library_table.AXES_METHODS and self._is_axes(func.value):
@@ -171,9 +174,9 @@ class ModuleIndex:
                             self.numpy_aliases.add(name)
                         elif value == "numpy" or value.startswith("numpy."):
                             self.numpy_names.add(name)
-                        elif value in library_table.BY_NAME:
+                        elif value in self.library.by_name:
                             self.library_aliases.add(name)
-                        elif value.split(".", 1)[0] in library_table.PACKAGES:
+                        elif value.split(".", 1)[0] in self.library.packages:
                             self.library_names.add(name)
         elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
@@ -365,8 +368,9 @@ def build_index(
     module: syntax.Module,
     local_functions: frozenset[str] = frozenset(),
     helpers: frozenset[str] = frozenset(),
+    calls: Optional[library_table.CallTable] = None,
 ) -> ModuleIndex:
-    index = ModuleIndex(local_functions, helpers)
+    index = ModuleIndex(local_functions, helpers, calls)
     index.walk(module)
     return index
 

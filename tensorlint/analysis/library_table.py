@@ -17,8 +17,10 @@ down than a NumPy call. Measured on torch 2.13.0, NumPy 2.4.6, matplotlib
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 from tensorlint.analysis import syntax
 
@@ -201,7 +203,7 @@ def converted_arguments(
     entry: LibraryFunction, call: syntax.Call
 ) -> Iterator[syntax.BaseExpression]:
     """The arguments of ``call`` that ``entry`` says are converted, in order."""
-    first = min(entry.positions)
+    first = min(entry.positions, default=0)
     position = 0
     for arg in call.args:
         if arg.star:  # ``*args``, ``**kwargs``: positions after it are not known
@@ -222,6 +224,49 @@ def converted_arguments(
 
 #: qualified name -> its row
 BY_NAME = {entry.name: entry for entry in FUNCTIONS}
+
+_ENTRY = re.compile(
+    r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?::(?P<args>(?:\d+|[A-Za-z_]\w*)"
+    r"(?:,(?:\d+|[A-Za-z_]\w*))*))?"
+)
+
+
+def parse_entry(text: str) -> Optional[LibraryFunction]:
+    """A configured call (``extend-converting-calls``): ``"pkg.viz.show"``
+    converts its first argument; ``"pkg.viz.show:0,2,image"`` the arguments
+    at positions 0 and 2 and the keyword ``image``. None when malformed."""
+    match = _ENTRY.fullmatch(text.replace(" ", ""))
+    if match is None:
+        return None
+    parts = (match.group("args") or "0").split(",")
+    positions = tuple(sorted({int(p) for p in parts if p.isdigit()}))
+    keywords = tuple(p for p in parts if not p.isdigit())
+    return LibraryFunction(match.group("name"), (), positions, keywords, note="configured")
+
+
+class CallTable(NamedTuple):
+    """The calls a run looks for: the measured table and the configured ones."""
+
+    by_name: dict[str, LibraryFunction]
+    #: first parts of the names (the packages an import must name)
+    packages: frozenset[str]
+    #: last parts of the names
+    call_names: frozenset[str]
+
+
+@functools.lru_cache(maxsize=64)
+def table_with(configured: tuple[str, ...] = ()) -> CallTable:
+    """The measured table, with ``configured`` entries added (they win)."""
+    by_name = dict(BY_NAME)
+    for text in configured:
+        entry = parse_entry(text)
+        if entry is not None:
+            by_name[entry.name] = entry
+    return CallTable(
+        by_name,
+        frozenset(name.split(".", 1)[0] for name in by_name),
+        frozenset(name.rsplit(".", 1)[1] for name in by_name),
+    )
 
 #: the packages whose functions are in the table
 PACKAGES = frozenset(entry.name.split(".")[0] for entry in FUNCTIONS)
@@ -253,9 +298,12 @@ __all__ = [
     "AXES_TYPES",
     "BY_NAME",
     "CALL_NAMES",
+    "CallTable",
     "FUNCTIONS",
     "PACKAGES",
     "SUBPLOTS",
     "LibraryFunction",
     "converted_arguments",
+    "parse_entry",
+    "table_with",
 ]

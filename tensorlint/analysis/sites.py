@@ -56,6 +56,7 @@ class ModuleAnalysis:
         summary: Optional[ModuleSummary] = None,
         tree: Optional[Lookup] = None,
         helpers: frozenset[str] = frozenset(),
+        converting_calls: tuple[str, ...] = (),
     ) -> None:
         self.module = module
         self.source = source
@@ -64,7 +65,11 @@ class ModuleAnalysis:
         #: how often each name is ``def``'d in the text
         self._def_counts = _def_counts(self._text)
         local_functions = frozenset(self._def_counts)
-        self.index: ModuleIndex = build_index(module, local_functions, helpers)
+        #: the library calls that convert their arguments, configured ones included
+        self.library_calls = library_table.table_with(converting_calls)
+        self.index: ModuleIndex = build_index(
+            module, local_functions, helpers, self.library_calls
+        )
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
@@ -460,7 +465,7 @@ class Site:
         qual = qualified_name(node.func, self.scope)
         self.qualname = qual
         if kind == "libcall":
-            return "library_function" if qual in library_table.BY_NAME else ""
+            return "library_function" if qual in self.analysis.library_calls.by_name else ""
         if qual == ops.FROM_NUMPY:
             return "from_numpy"
         if qual in ops.AS_TENSOR_FUNCS:

@@ -94,7 +94,8 @@ def settings_key(settings: Settings) -> str:
     # with a ``__main__`` guard whose folder gains or loses ``__init__.py``
     library = settings.library is not False
     enabled = ",".join(sorted(settings.enabled))
-    return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}"
+    calls = ",".join(settings.converting_calls)
+    return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}|{calls}"
 
 
 def _current_user() -> Optional[int]:

@@ -55,7 +55,11 @@ class Plan(NamedTuple):
         for rule in rules:
             for kind in rule.KINDS:
                 kinds.setdefault(kind, []).append(rule)
+        configured = _configured_trigger(settings, rules)
+        if configured is not None:
+            filters += ((re.compile(configured), None),)
         triggers = list(dict.fromkeys(t for rule in rules for t in rule.TRIGGERS))
+        triggers += [configured] if configured is not None else []
         blocks = re.compile("|".join(triggers) or "(?!)")
         words = required_words(triggers)
         return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()}, blocks, words)
@@ -82,6 +86,23 @@ class Plan(NamedTuple):
     def follows_helpers(self) -> bool:
         """Does a rule report at calls of functions that return a conversion?"""
         return any(kind.startswith("helper_") for kind in self.by_kind)
+
+
+def _configured_trigger(settings: Settings, rules: tuple[Rule, ...]) -> Optional[str]:
+    """A trigger for the calls ``extend-converting-calls`` names, when a rule
+    that reads them runs (``show_image(``)."""
+    if not settings.converting_calls or not any("library_function" in r.KINDS for r in rules):
+        return None
+    from tensorlint.analysis.library_table import parse_entry
+
+    names = sorted(
+        {
+            entry.name.rsplit(".", 1)[1]
+            for entry in map(parse_entry, settings.converting_calls)
+            if entry is not None
+        }
+    )
+    return r"\b(?:" + "|".join(names) + r")\s*\(" if names else None
 
 
 #: An import statement naming the torch package, on a line of its own:
@@ -274,6 +295,7 @@ def _lint_parsed(
         summary=summary,
         tree=tree,
         helpers=helpers,
+        converting_calls=settings.converting_calls,
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():

@@ -158,7 +158,7 @@ def converted(site: Site) -> tuple[Converted, ...]:
         arg = node.args[entry.position].value
         found = _converted(site, arg, entry.tensor, entry.sequence, entry.same)
         return (found,) if found is not None else ()
-    call = library_table.BY_NAME.get(qualname)
+    call = site.analysis.library_calls.by_name.get(qualname)
     if call is None:
         return ()
     every: list[Converted] = []
