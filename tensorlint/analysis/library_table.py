@@ -268,6 +268,7 @@ def table_with(configured: tuple[str, ...] = ()) -> CallTable:
         frozenset(name.rsplit(".", 1)[1] for name in by_name),
     )
 
+
 #: the packages whose functions are in the table
 PACKAGES = frozenset(entry.name.split(".")[0] for entry in FUNCTIONS)
 
