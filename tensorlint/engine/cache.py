@@ -48,6 +48,8 @@ class Entry(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
     #: (path, size, mtime_ns) of the modules whose summaries the result used
     deps: tuple[tuple[str, int, int], ...] = ()
+    #: the codec the file's coding cookie names that Python does not know
+    unknown_codec: Optional[str] = None
 
 
 def _digest(data: bytes) -> str:
@@ -208,6 +210,14 @@ class Cache:
         return entry
 
     def get(self, path: Path, settings: Settings) -> Optional[tuple[Diagnostic, ...]]:
+        """The findings cached for ``path`` checked with ``settings``, if
+        still true (see :meth:`lookup`)."""
+        entry = self.lookup(path, settings)
+        return None if entry is None else entry.diagnostics
+
+    def lookup(self, path: Path, settings: Settings) -> Optional[Entry]:
+        """The entry for ``path`` checked with ``settings``, when the file
+        and the modules it depends on are unchanged; else None."""
         key = self._key(path, settings)
         entry = self._entry(key)
         if entry is None:
@@ -219,7 +229,7 @@ class Cache:
         if not self._unchanged(entry.deps):
             return None
         if status.st_size == entry.size and status.st_mtime_ns == entry.mtime_ns:
-            return entry.diagnostics
+            return entry
         if status.st_size != entry.size:
             return None
         try:
@@ -228,11 +238,10 @@ class Cache:
             return None
         if digest != entry.digest:
             return None
-        self.entries[key] = Entry(
-            status.st_size, status.st_mtime_ns, digest, entry.diagnostics, entry.deps
-        )
+        entry = entry._replace(size=status.st_size, mtime_ns=status.st_mtime_ns, digest=digest)
+        self.entries[key] = entry
         self.dirty = True
-        return entry.diagnostics
+        return entry
 
     def put(
         self,
@@ -240,6 +249,7 @@ class Cache:
         settings: Settings,
         diagnostics: tuple[Diagnostic, ...],
         deps: tuple[tuple[str, int, int], ...] = (),
+        unknown_codec: Optional[str] = None,
     ) -> None:
         try:
             status = os.stat(path)
@@ -248,7 +258,9 @@ class Cache:
             return
         key = self._key(path, settings)
         self._rows.pop(key, None)
-        self.entries[key] = Entry(status.st_size, status.st_mtime_ns, digest, diagnostics, deps)
+        self.entries[key] = Entry(
+            status.st_size, status.st_mtime_ns, digest, diagnostics, deps, unknown_codec
+        )
         self.dirty = True
 
     def _unchanged(self, deps: tuple[tuple[str, int, int], ...]) -> bool:
@@ -300,7 +312,7 @@ class Cache:
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 4
 
 
 def encode(
@@ -322,6 +334,7 @@ def encode(
                 e.digest,
                 [_diagnostic_row(d) for d in e.diagnostics],
                 [list(d) for d in e.deps],
+                e.unknown_codec,
             ]
         )
     for (path, key), row in (unread or {}).items():
@@ -351,7 +364,7 @@ def rows(data: bytes) -> dict[tuple[str, str], list[object]]:
     settings = [_str(key) for key in _list(loaded.get("settings"))]
     found: dict[tuple[str, str], list[object]] = {}
     for row in _list(loaded.get("entries")):
-        fields = _list(row, 7)
+        fields = _list(row, 8)
         index = _int(fields[1])
         if not 0 <= index < len(settings):
             raise ValueError("malformed cache entry")
@@ -360,13 +373,14 @@ def rows(data: bytes) -> dict[tuple[str, str], list[object]]:
 
 
 def _entry(row: list[object]) -> Entry:
-    _, _, size, mtime_ns, digest, diagnostics, deps = row
+    _, _, size, mtime_ns, digest, diagnostics, deps, unknown_codec = row
     return Entry(
         _int(size),
         _int(mtime_ns),
         _str(digest),
         tuple(_diagnostic(d) for d in _list(diagnostics)),
         tuple(_dependency(d) for d in _list(deps)),
+        None if unknown_codec is None else _str(unknown_codec),
     )
 
 
