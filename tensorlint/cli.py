@@ -290,6 +290,8 @@ def check(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if not args.quiet:
+        codec_notices(results)
     if args.add_noqa:
         return write_baseline(results, options)
     if not results:
@@ -298,6 +300,18 @@ def check(args: argparse.Namespace) -> int:
         if args.output_format == "text":
             return EXIT_OK
     return report(results, args)
+
+
+def codec_notices(results: Sequence[FileResult]) -> None:
+    """One line on stderr per file whose coding cookie names a codec Python
+    does not know (``future_fstrings``): it was read as UTF-8, as Ruff reads
+    every file. (``--quiet`` leaves these out, as Ruff's leaves out its
+    warnings.)"""
+    for result in results:
+        if result.unknown_codec is not None:
+            where = printable(f"{result.path}: unknown encoding {result.unknown_codec!r}")
+            print(f"warning: {where} (a codec Python does not have): read as UTF-8",
+                  file=sys.stderr)  # fmt: skip
 
 
 def _cache_dir(args: argparse.Namespace, config: Config) -> Path:

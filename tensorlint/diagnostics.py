@@ -92,3 +92,7 @@ class FileResult(NamedTuple):
     #: how the result was had: "parsed", "skipped" (the prefilter found no
     #: conversion: not parsed, so a syntax error there is not seen) or "cached"
     how: str = "parsed"
+    #: the codec the file's coding cookie names when Python does not know it
+    #: (``future_fstrings``): the file was read as UTF-8 (the command line
+    #: says so on stderr)
+    unknown_codec: Optional[str] = None

@@ -24,7 +24,10 @@ BROKEN: dict[str, tuple[bytes, str]] = {
     "utf8.py": (b"import torch\nx = '\xff\xfe'\n", "cannot decode"),
     "nul.py": (b"import torch\nx = t.numpy()\x00\n", "null bytes"),
     "binary.py": (bytes(range(256)) * 4, "cannot decode"),
-    "coding.py": (b"# -*- coding: no-such-codec -*-\nimport torch\n", "unknown encoding"),
+    "coding.py": (
+        b"# -*- coding: no-such-codec -*-\nimport torch\nx = '\xe9'\n",
+        "unknown encoding 'no-such-codec' (a codec Python does not have), and not UTF-8 either",
+    ),
     "bad.ipynb": (b'{"cells": [', "not valid JSON"),
     "nocells.ipynb": (b'{"metadata": {}}', "no 'cells' list"),
     "badsource.ipynb": (
@@ -40,6 +43,8 @@ VALID: dict[str, bytes] = {
     "crlf.py": FINDING.replace("\n", "\r\n").encode(),
     "cr.py": FINDING.replace("\n", "\r").encode(),
     "empty.py": b"",
+    # a codec Python does not have (a source transformer's): read as UTF-8
+    "shim.py": b"# -*- coding: future_fstrings -*-\n" + FINDING.encode() + b"# caf\xc3\xa9\n",
 }
 
 
@@ -155,6 +160,82 @@ def test_python_warnings_about_the_checked_code_are_not_printed(
     assert [str(w.message) for w in caught] == []
     assert "Warning" not in capsys.readouterr().err
     assert ".cpu()" in path.read_text()
+
+
+#: a file whose coding cookie names a codec Python does not have (a source
+#: transformer of the Python 2 to 3 years registers it when installed)
+SHIM = (
+    b"# -*- coding: future_fstrings -*-\r\nimport torch\r\n\r\n# caf\xc3\xa9\r\n"
+    b"def _f(x):\r\n    return x.cuda().numpy()  # \xc3\xa9t\xc3\xa9\r\n"
+)
+
+
+def _warnings(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("warning:")]
+
+
+def test_a_cookie_naming_a_codec_python_lacks_is_read_as_utf_8_and_said_once_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shim, quiet = tree / "shim.py", tree / "quiet.py"
+    shim.write_bytes(SHIM)
+    quiet.write_bytes(b"#!/usr/bin/env python\n# coding: pyxl\nname = '\xc3\xa9t\xc3\xa9'\n")
+    (tree / "plain.py").write_text(FINDING)
+    expected = [
+        f"warning: {path}: unknown encoding {codec!r} (a codec Python does not have): read as UTF-8"
+        for path, codec in [(quiet, "pyxl"), (shim, "future_fstrings")]
+    ]
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for run in ("cold", "cached"):
+        assert main(["check", *cache, str(tree)]) == 1
+        out, err = capsys.readouterr()
+        assert f"{shim}:6:12: TL101" in out, run
+        assert sorted(_warnings(err)) == expected, run
+        assert "error:" not in out + err, run
+    assert "3 unchanged since the last run (cached)" in out
+    assert main(["check", *cache, "-q", str(tree)]) == 1  # --quiet: the findings only
+    out, err = capsys.readouterr()
+    assert f"{shim}:6:12: TL101" in out and err == ""
+    assert main(["check", "--no-cache", "--output-format", "json", str(tree)]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["findings"] and sorted(_warnings(err)) == expected
+
+
+def test_fix_keeps_the_cookie_and_every_other_byte_of_a_file_in_a_codec_python_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "shim.py"
+    path.write_bytes(SHIM)
+    path.chmod(0o640)
+    assert main(["check", "--no-cache", "--fix", str(path)]) == 0
+    fixed = SHIM.replace(b"x.cuda().numpy()", b"x.cuda().cpu().detach().numpy()")
+    assert fixed != SHIM and path.read_bytes() == fixed
+    assert oct(path.stat().st_mode & 0o777) == oct(0o640)
+    assert "Fixed 1 finding (TL101 1)" in capsys.readouterr().out
+    assert main(["check", "--no-cache", "--fix", str(path)]) == 0  # nothing left: unchanged
+    assert path.read_bytes() == fixed
+
+
+def test_a_file_in_a_codec_python_lacks_that_is_not_utf_8_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(SHIM.replace(b"caf\xc3\xa9", b"caf\xe9"))  # Latin-1 on line 4
+    (tmp_path / "good.py").write_text(FINDING)
+    for extra in ([], ["--fix"]):
+        assert main(["check", "--no-cache", *extra, str(tmp_path)]) == 2
+        out, err = capsys.readouterr()
+        assert "Traceback" not in out + err
+        assert [line for line in (out + err).splitlines() if line.startswith("error:")] == [
+            f"error: {broken}: unknown encoding 'future_fstrings' (a codec Python does not "
+            "have), and not UTF-8 either (line 4)"
+        ]
+        assert _warnings(err) == []
+    assert f"{tmp_path / 'good.py'}:4:12: TL101" not in out  # (fixed by the --fix run)
+    assert ".cpu()" in (tmp_path / "good.py").read_text()
+    assert broken.read_bytes() == SHIM.replace(b"caf\xc3\xa9", b"caf\xe9")
 
 
 def _special(path: Path, kind: str) -> None:

@@ -35,6 +35,7 @@ from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.reporters.github import escape_data, escape_property
 from tensorlint.reporters.json import JSON_SCHEMA
 from tensorlint.reporters.sarif import artifact_location
+from tensorlint.reporters.text import printable
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 REGEN = os.environ.get("TENSORLINT_REGEN_GOLDEN") == "1"
@@ -347,13 +348,46 @@ def test_junit_has_one_testcase_per_file_and_a_failure_per_finding() -> None:
     assert next(cases["nb.ipynb"].iter("failure")).get("message", "").startswith("cell 3:2:12:")
 
 
-def test_junit_replaces_characters_xml_cannot_hold() -> None:
-    result = FileResult("a\udcff.py", error="a.py: cannot parse: bad \x00 and \x1b[0m")
+def test_junit_escapes_characters_xml_cannot_hold() -> None:
+    result = FileResult("a\udcff.py", error="a.py: cannot parse: bad \x00 and \x1b[0m \ufffe")
     root = ET.fromstring(FORMATS["junit"]([result], OPTIONS).encode("utf-8"))
     case = root.find("testsuite/testcase")
-    assert case is not None and case.get("name") == "a\ufffd.py"
+    assert case is not None and case.get("name") == "a\\udcff.py"
     error = case.find("error")
-    assert error is not None and error.text == "a.py: cannot parse: bad \ufffd and \ufffd[0m"
+    assert error is not None
+    assert error.text == "a.py: cannot parse: bad \\x00 and \\x1b[0m \\ufffe"
+
+
+#: C1 controls (CSI, NEL), DEL, the line separators and the bidirectional controls
+C1_AND_BIDI = "\x7f\x85\x9b\u061c\u200e\u200f\u2028\u2029\u202a\u202e\u2066\u2069"
+
+
+def test_junit_escapes_c1_and_bidirectional_controls_as_the_text_output_does() -> None:
+    path = f"src/{C1_AND_BIDI}.py"
+    message = f"`x` {C1_AND_BIDI}[31m moved"
+    diagnostic = Diagnostic(
+        "TL101", "numpy-on-accelerator-tensor", message, Position(2, 0), Position(2, 1)
+    )
+    results = [
+        FileResult(path, (diagnostic,)),
+        FileResult("b.py", error=f"b.py: bad {C1_AND_BIDI}"),
+    ]
+    out = FORMATS["junit"](results, OPTIONS)
+    assert not any(char in out for char in C1_AND_BIDI)
+    root = ET.fromstring(out.encode("utf-8"))
+    escaped = printable(C1_AND_BIDI)
+    assert (
+        escaped == "\\x7f\\x85\\x9b\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a\\u202e\\u2066\\u2069"
+    )
+    case, broken = root.iter("testcase")
+    assert case.get("name") == case.get("file") == f"src/{escaped}.py"
+    [failure] = case.iter("failure")
+    assert failure.get("message") == f"2:1: TL101 `x` {escaped}[31m moved"
+    assert failure.text == (
+        f"src/{escaped}.py:2:1: TL101 numpy-on-accelerator-tensor: `x` {escaped}[31m moved"
+    )
+    [error] = broken.iter("error")
+    assert error.get("message") == error.text == f"b.py: bad {escaped}"
 
 
 # --------------------------------------------------------------------------- CLI

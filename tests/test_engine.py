@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pytest
 
 from tensorlint.config import Config
-from tensorlint.engine.cache import Cache
+from tensorlint.engine.cache import Cache, seal, signing_key, unseal
 from tensorlint.engine.runner import RunOptions, run
 from tensorlint.registry import select
 from tensorlint.rule import Settings
@@ -80,10 +80,16 @@ def test_a_touched_but_unchanged_file_is_a_hit_and_other_settings_miss(
 
 def _cached_tree(tree: Path, directory: Path) -> tuple[Path, dict[str, Any]]:
     run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
-    (file,) = directory.glob("*.json")
-    data = json.loads(file.read_text())
+    (file,) = directory.glob("*.cache")
+    data = json.loads(unseal(signing_key(), file.read_bytes()))
     assert data["format"] == "tensorlint-cache" and data["entries"]
     return file, data
+
+
+def _write_signed(file: Path, body: bytes) -> None:
+    """``body`` as this user's run would have written it (signed with the
+    user's key): what the checks of the file's content must catch."""
+    file.write_bytes(seal(signing_key(), body))
 
 
 @pytest.mark.parametrize(
@@ -93,17 +99,26 @@ def _cached_tree(tree: Path, directory: Path) -> tuple[Path, dict[str, Any]]:
         b"\xff\xfe",
         b"[]",
         b"[" * 100_000,
-        b'{"format": "tensorlint-cache", "version": 2, "entries": []}',
     ],
-    ids=["text", "binary", "list", "deep", "old-version"],
+    ids=["text", "binary", "list", "deep"],
 )
 def test_a_cache_file_that_is_not_one_is_ignored(tree: Path, tmp_path: Path, text: bytes) -> None:
     directory = tmp_path / "c"
     file, _ = _cached_tree(tree, directory)
-    file.write_bytes(text)
+    _write_signed(file, text)
     assert len(Cache(directory)) == 0
     results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
     assert any(r.diagnostics for r in results)
+
+
+def test_a_cache_file_of_another_format_version_is_ignored(tree: Path, tmp_path: Path) -> None:
+    directory = tmp_path / "c"
+    file, data = _cached_tree(tree, directory)
+    _write_signed(file, json.dumps(data).encode())
+    assert len(Cache(directory)) == len(data["entries"]) > 0  # as written, it is read
+    data["version"] -= 1
+    _write_signed(file, json.dumps(data).encode())
+    assert len(Cache(directory)) == 0
 
 
 def _no_settings(data: dict[str, Any]) -> None:
@@ -134,7 +149,7 @@ def test_a_cache_file_with_a_malformed_row_is_ignored(
     directory = tmp_path / "c"
     file, data = _cached_tree(tree, directory)
     corrupt(data)
-    file.write_text(json.dumps(data))
+    _write_signed(file, json.dumps(data).encode())
     assert len(Cache(directory)) == 0
 
 
@@ -174,7 +189,7 @@ def test_a_malformed_entry_is_a_miss_and_is_dropped(
     file, data = _cached_tree(tree, directory)
     for row in data["entries"]:
         corrupt(row)
-    file.write_text(json.dumps(data))
+    _write_signed(file, json.dumps(data).encode())
     assert len(Cache(directory)) == len(data["entries"])
     paths = [Path(row[0]) for row in data["entries"] if row[5]]
     assert paths  # the findings' corruptions had a finding to corrupt
@@ -209,10 +224,11 @@ def test_a_planted_pickle_in_the_cache_never_runs(tree: Path, tmp_path: Path) ->
 
     directory = tmp_path / "c"
     run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
-    (file,) = directory.glob("*.json")
+    (file,) = directory.glob("*.cache")
     payload = pickle.dumps(Payload())
-    file.write_bytes(payload)  # under the name tensorlint reads
-    (directory / file.name.replace(".json", ".pickle")).write_bytes(payload)  # the old name
+    _write_signed(file, payload)  # under the name tensorlint reads, signed
+    for old in (".pickle", ".json"):  # the old names
+        (directory / file.name.replace(".cache", old)).write_bytes(payload)
     results = run([tree / "TL101"], Config(), SETTINGS, RunOptions(), cache=Cache(directory))
     assert any(r.diagnostics for r in results)
     assert not marker.exists()

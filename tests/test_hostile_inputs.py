@@ -325,14 +325,34 @@ def test_without_a_configuration_the_tree_is_the_named_paths_not_the_current_dir
 
 def _plant_a_clean_cache(tree: Path, cache: Path) -> Path:
     """A real run's cache of ``tree`` in ``cache``, every row then emptied of
-    its findings: the rows a hostile writer would plant."""
+    its findings: the rows a hostile writer would plant, signed with the
+    current user's key (as if they had got hold of it: what is left to stop
+    them is the checks of the folder and the file)."""
     assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1
-    (file,) = cache.glob("*.json")
-    data = json.loads(file.read_text())
+    (file,) = cache.glob("*.cache")
+    _empty_rows(file)
+    return file
+
+
+def _rows(file: Path) -> list[Any]:
+    """The rows of a cache file signed with the current user's key."""
+    from tensorlint.engine.cache import signing_key, unseal
+
+    rows: list[Any] = json.loads(unseal(signing_key(), file.read_bytes()))["entries"]
+    return rows
+
+
+def _empty_rows(file: Path) -> bytes:
+    """Empty every row of the cache file ``file`` of its findings, and sign
+    it with the current user's key; returns the unsigned body."""
+    from tensorlint.engine.cache import seal, signing_key, unseal
+
+    data = json.loads(unseal(signing_key(), file.read_bytes()))
     for row in data["entries"]:
         row[5] = []
-    file.write_text(json.dumps(data))
-    return file
+    body = json.dumps(data).encode()
+    file.write_bytes(seal(signing_key(), body))
+    return body
 
 
 def _four_findings(tmp_path: Path) -> Path:
@@ -401,7 +421,7 @@ def test_a_cache_others_can_write_is_not_read(
     assert captured.out.count(": TL101") == 4
     (warning,) = captured.err.splitlines()
     assert "the cache is not used" in warning and "writable by other users" in warning
-    assert json.loads(planted.read_text())["entries"][0][5] == []  # nor rewritten
+    assert _rows(planted)[0][5] == []  # nor rewritten
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners")
@@ -425,6 +445,126 @@ def test_a_cache_owned_by_another_user_is_not_read(
     captured = capsys.readouterr()
     assert captured.out.count(": TL101") == 4
     assert "the cache is not used" in captured.err and "owned by another user" in captured.err
+
+
+def test_a_cache_shipped_in_the_tree_cannot_hide_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository ships ``.tensorlint_cache/`` with rows saying "no
+    findings" for its files: every field of a row can be computed from the
+    tree (path, size, content hash), but the file's MAC needs the key of
+    the user who runs tensorlint, which the tree's author does not have."""
+    from tensorlint.engine.cache import seal, signing_key
+
+    tree = _four_findings(tmp_path)
+    (tree / "pyproject.toml").write_text("[tool.tensorlint]\n")  # the cache goes next to it
+    # the author's machine: their own key, a real run, then the rows emptied
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "author"))
+    forged = _plant_a_clean_cache(tree, tree / ".tensorlint_cache")
+    body = _empty_rows(forged)
+    assert main(["check", str(tree)]) == 0  # for the author, it would hide all four
+    capsys.readouterr()
+    # the clone, checked by another user (or on another machine): their key
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "victim"))
+    for shipped in (forged.read_bytes(), body, seal(b"\0" * 32, body)):  # + unsigned, zero key
+        forged.write_bytes(shipped)
+        assert main(["check", str(tree)]) == 1
+        captured = capsys.readouterr()
+        assert captured.out.count(": TL101") == 4
+        assert "Checked 4 files: 4 parsed." in captured.out and captured.err == ""
+    assert [row[5] != [] for row in _rows(forged)] == [True] * 4  # rewritten, under their key
+    assert (tmp_path / "victim" / "tensorlint" / "cache-key").read_bytes() != (
+        tmp_path / "author" / "tensorlint" / "cache-key"
+    ).read_bytes()
+    assert len(signing_key()) == 32
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")
+def test_the_cache_key_is_made_once_private_and_outside_the_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _four_findings(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
+    key = tmp_path / "user" / "tensorlint" / "cache-key"
+    old = os.umask(0)  # the modes are tensorlint's own, not the umask's
+    try:
+        assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(tree)]) == 1
+    finally:
+        os.umask(old)
+    text = key.read_text()
+    assert len(text) == 65 and int(text, 16) and text.endswith("\n")
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert stat.S_IMODE(key.parent.stat().st_mode) == 0o700
+    assert os.listdir(key.parent) == ["cache-key"]  # no temporary file left
+    assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(tree)]) == 1
+    assert "4 unchanged since the last run (cached)" in capsys.readouterr().out
+    assert key.read_text() == text  # the same key, used again
+
+
+def _key_others_can_read(key: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    key.chmod(0o644)
+    return "readable or writable by other users (mode 644)"
+
+
+def _key_made_a_link(key: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    real = key.with_name("elsewhere")
+    key.rename(real)
+    key.symlink_to(real)
+    return "is a symbolic link"
+
+
+def _key_malformed(key: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    key.write_text("not a key\n")
+    return "is malformed (remove it: a new one is made)"
+
+
+def _key_cannot_be_made(key: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Gone, and its folder read-only (root writes through any mode: the
+    file system then says it is read-only)."""
+    import errno
+    import tempfile
+
+    key.unlink()
+    key.parent.chmod(0o500)
+    if os.geteuid() == 0:
+
+        def read_only(*args: Any, **kwargs: Any) -> Any:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+        monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    return "cannot make the cache key"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")
+@pytest.mark.parametrize(
+    "spoil",
+    [_key_others_can_read, _key_made_a_link, _key_malformed, _key_cannot_be_made],
+    ids=["others-can-read", "link", "malformed", "cannot-be-made"],
+)
+def test_without_a_key_of_the_users_own_the_cache_is_not_used(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    spoil: Callable[[Path, pytest.MonkeyPatch], str],
+) -> None:
+    tree = _four_findings(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
+    key = tmp_path / "user" / "tensorlint" / "cache-key"
+    planted = _plant_a_clean_cache(tree, tmp_path / "cache")
+    before = planted.read_bytes()
+    capsys.readouterr()
+    words = spoil(key, monkeypatch)
+    try:
+        assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(tree)]) == 1
+    finally:
+        if key.parent.is_dir():
+            key.parent.chmod(0o700)
+    captured = capsys.readouterr()
+    assert captured.out.count(": TL101") == 4
+    (warning,) = captured.err.splitlines()
+    assert warning.startswith("warning: the cache is not used: ") and words in warning
+    assert str(key) in warning
+    assert planted.read_bytes() == before  # nor rewritten
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX modes")

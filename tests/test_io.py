@@ -83,6 +83,67 @@ def test_latin_1_cookie_is_used_to_read_and_write(tmp_path: Path) -> None:
     assert path.read_bytes() == b"# -*- coding: latin-1 -*-\nname = 'hiv\xe9r'\n"
 
 
+@pytest.mark.parametrize(
+    ("data", "codec"),
+    [
+        (b"# -*- coding: future_fstrings -*-\nname = f'{\xc3\xa9t\xc3\xa9}'\n", "future_fstrings"),
+        (b"#!/usr/bin/env python\r\n# coding: pyxl\r\nname = '\xc3\xa9t\xc3\xa9'\r\n", "pyxl"),
+        (
+            codecs.BOM_UTF8 + b"# coding=future_annotations\nname = '\xc3\xa9t\xc3\xa9'\n",
+            "future_annotations",
+        ),
+    ],
+    ids=["first-line", "after-shebang-crlf", "bom"],
+)
+def test_a_cookie_naming_a_codec_python_lacks_is_read_and_written_as_utf_8(
+    tmp_path: Path, data: bytes, codec: str
+) -> None:
+    path = tmp_path / "shim.py"
+    path.write_bytes(data)
+
+    source = read_source(path)
+
+    assert source.unknown_codec == codec
+    assert (source.encoding, source.bom) == ("utf-8", data.startswith(codecs.BOM_UTF8))
+    assert codec in source.text and "été" in source.text
+    assert write_atomic(path, source, source.text.replace("été", "hivér"))
+    assert path.read_bytes() == data.replace(b"\xc3\xa9t\xc3\xa9", "hivér".encode())
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"# coding: latin-1\nx = 1\n",
+        b"# coding: utf-8-validate\nx = 1\n",  # (Python reads utf-8-* as UTF-8)
+        b"x = 1\n# coding: future_fstrings\n",  # (not a cookie on line 2 after code)
+        b"# no cookie\nx = 1\n",
+    ],
+    ids=["known-codec", "utf-8-alias", "after-code", "none"],
+)
+def test_only_a_cookie_python_refuses_is_reported_as_an_unknown_codec(
+    tmp_path: Path, data: bytes
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+
+    assert read_source(path).unknown_codec is None
+
+
+def test_a_cookie_naming_a_codec_python_lacks_over_bytes_that_are_not_utf_8_is_an_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "shim.py"
+    path.write_bytes(b"# -*- coding: future_fstrings -*-\nx = 1\nname = '\xe9t\xe9'\n")
+
+    with pytest.raises(SourceReadError) as info:
+        read_source(path)
+
+    assert str(info.value) == (
+        f"{path}: unknown encoding 'future_fstrings' (a codec Python does not have), "
+        "and not UTF-8 either (line 3)"
+    )
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 @pytest.mark.parametrize("mode", [0o755, 0o600, 0o640], ids=["755", "600", "640"])
 def test_write_keeps_the_permission_bits(tmp_path: Path, mode: int) -> None:
@@ -209,7 +270,7 @@ def test_directory_is_a_read_error_naming_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (b"# coding: no-such-codec\nx = 1\n", "unknown encoding"),
+        (b"# coding: no-such-codec\nx = '\xff'\n", "unknown encoding 'no-such-codec'"),
         (codecs.BOM_UTF8 + b"# coding: latin-1\nx = 1\n", "encoding problem"),
     ],
     ids=["unknown-cookie", "bom-and-other-cookie"],

@@ -8,10 +8,21 @@ file is still a hit and a changed file never is. Writes are atomic (temp file
 and rename): concurrent runs cannot corrupt it, the last one wins.
 
 The cache lives inside the checked tree, so a repository can ship one: it is
-plain JSON, read with ``json`` and checked field by field. A file that is not
-a cache file is ignored; a row is checked when its file is first asked for,
-and a malformed one is that file's miss (and is dropped when the cache is
-written). Nothing in it can run code.
+plain JSON (after the line of its MAC), read with ``json`` and checked field
+by field. A file that is not a cache file is ignored; a row is checked when
+its file is first asked for, and a malformed one is that file's miss (and is
+dropped when the cache is written). Nothing in it can run code.
+
+Nor can a shipped cache hide a finding. Everything in a row can be
+computed from the tree (the path, the size, the content hash), so rows that
+say "no findings" could be forged; instead, every cache file is signed: its
+first line is a keyed BLAKE2b MAC of the rest, under a random key of the
+user's own (:func:`signing_key`), kept outside every tree in the user's
+cache folder (``~/.cache/tensorlint/cache-key``, made ``0600`` in a ``0700``
+folder). A file whose MAC does not match (written by another user or
+machine, or edited) is not a cache file: every file is checked, and the
+cache is rewritten. A key that is a link, belongs to another user or that
+others can read or write is not used, and neither is the cache.
 
 A cache that someone else could have written is not used at all (git's
 ``safe.directory`` reasoning; ``refused`` says why, and the run goes on
@@ -26,9 +37,11 @@ warm run reads the file once and builds only the entries it serves.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -48,6 +61,8 @@ class Entry(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
     #: (path, size, mtime_ns) of the modules whose summaries the result used
     deps: tuple[tuple[str, int, int], ...] = ()
+    #: the codec the file's coding cookie names that Python does not know
+    unknown_codec: Optional[str] = None
 
 
 def _digest(data: bytes) -> str:
@@ -145,6 +160,142 @@ def _untrusted_folder(directory: Path) -> Optional[str]:
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
+# --- the key that signs this user's caches ------------------------------------
+
+_KEY_BYTES = 32
+
+
+class KeyUnavailable(Exception):
+    """There is no key to sign the cache with; ``str()`` says why, in one line."""
+
+
+def key_file() -> Optional[Path]:
+    """Where this user's cache key lives, outside every checked tree:
+    ``$XDG_CACHE_HOME/tensorlint/cache-key``, by default under ``~/.cache``
+    (``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows). None
+    when there is no home folder to find."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.environ.get("LOCALAPPDATA", "") if sys.platform == "win32" else ""
+    if not os.path.isabs(base):
+        try:
+            home = Path.home()
+        except (RuntimeError, KeyError):
+            return None
+        if not home.is_absolute():
+            return None
+        base = str(home / ("Library/Caches" if sys.platform == "darwin" else ".cache"))
+    return Path(base) / "tensorlint" / "cache-key"
+
+
+def signing_key() -> bytes:
+    """This user's key for the caches' MACs: read from :func:`key_file`, and
+    made there (random, ``0600``, in a ``0700`` folder) when there is none.
+    Raises :class:`KeyUnavailable`."""
+    path = key_file()
+    if path is None:
+        raise KeyUnavailable("there is no home folder to keep the cache key in")
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        _make_key(path)
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        raise KeyUnavailable(f"the cache key {path} vanished as it was made") from None
+
+
+def _read_key(path: Path) -> bytes:
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        if error.errno == errno.ELOOP or os.path.islink(path):
+            raise KeyUnavailable(f"the cache key {path} is a symbolic link") from None
+        raise KeyUnavailable(
+            f"cannot read the cache key {path}: {error.strerror or error}"
+        ) from None
+    with os.fdopen(fd, "rb") as handle:
+        status = os.fstat(fd)
+        reason = _unusable_key(path, status)
+        if reason is not None:
+            raise KeyUnavailable(reason)
+        data = handle.read(4 * _KEY_BYTES)
+    try:
+        key = bytes.fromhex(data.decode("ascii"))
+    except ValueError:  # (UnicodeDecodeError is one)
+        key = b""
+    if len(key) != _KEY_BYTES:
+        raise KeyUnavailable(f"the cache key {path} is malformed (remove it: a new one is made)")
+    return key
+
+
+def _unusable_key(path: Path, status: os.stat_result) -> Optional[str]:
+    """Why the key file must not be used: someone else could know or set it."""
+    if not stat.S_ISREG(status.st_mode):
+        return f"the cache key {path} is not a regular file"
+    user = _current_user()
+    if user is None:
+        return None
+    if status.st_uid != user:
+        return f"the cache key {path} is owned by another user (uid {status.st_uid})"
+    if status.st_mode & 0o077:
+        mode = stat.S_IMODE(status.st_mode)
+        return f"the cache key {path} is readable or writable by other users (mode {mode:o})"
+    return None
+
+
+def _make_key(path: Path) -> None:
+    """A new random key at ``path``, written whole before it appears there,
+    and never over a key another run made meanwhile."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # (mkstemp: a new file, 0600, never through a link)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".cache-key.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(os.urandom(_KEY_BYTES).hex() + "\n")
+            with contextlib.suppress(FileExistsError):  # another run's key: it is read
+                os.link(temp, path)
+        finally:
+            os.unlink(temp)
+    except OSError as error:
+        raise KeyUnavailable(
+            f"cannot make the cache key {path}: {error.strerror or error}"
+        ) from None
+
+
+def _mac(key: bytes, body: bytes) -> bytes:
+    """The keyed BLAKE2b of ``body``, in hex: CPython's own module, as
+    ``hashlib`` would load OpenSSL first (which a warm run otherwise never
+    needs), else ``hashlib``'s."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # (a build without it: hashlib has OpenSSL's)
+        from hashlib import blake2b
+    return blake2b(body, key=key, digest_size=32).hexdigest().encode("ascii")
+
+
+def seal(key: bytes, body: bytes) -> bytes:
+    """A cache file: the MAC of ``body`` under ``key`` on the first line, then ``body``."""
+    return _mac(key, body) + b"\n" + body
+
+
+def unseal(key: bytes, data: bytes) -> bytes:
+    """The body of the cache file ``data``; ValueError unless its MAC is
+    ``key``'s (another user's or machine's cache, or one edited since)."""
+    mac, newline, body = data.partition(b"\n")
+    # (compared in plain: a forger has no timing to measure, only one try a run)
+    if not newline or mac != _mac(key, body):
+        raise ValueError("not a cache file signed with this user's key")
+    return body
+
+
 class Cache:
     """The entries of one cache file. Rows are checked when first asked for:
     a warm run reads the file once and builds only the entries it serves.
@@ -154,7 +305,7 @@ class Cache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.path = directory / f"v{__version__}-{tool_fingerprint()}.json"
+        self.path = directory / f"v{__version__}-{tool_fingerprint()}.cache"
         #: checked entries: those asked for, and the new ones
         self.entries: dict[tuple[str, str], Entry] = {}
         #: rows read from the file and not asked for yet (kept as read)
@@ -167,7 +318,14 @@ class Cache:
         #: as the tree's summaries do)
         self._stats: dict[str, tuple[int, int]] = {}
         self.dirty = False
+        #: this user's key for the file's MAC
+        self._secret = b""
         self.refused = _untrusted_folder(directory)
+        if self.refused is None:
+            try:
+                self._secret = signing_key()
+            except KeyUnavailable as error:
+                self.refused = str(error)
         if self.refused is None:
             self.refused = self._read()
 
@@ -176,9 +334,9 @@ class Cache:
         try:
             reason = _untrusted(self.path, os.lstat(self.path))
             if reason is None:
-                self._rows = rows(read_regular(self.path))
+                self._rows = rows(unseal(self._secret, read_regular(self.path)))
         except (OSError, ValueError):
-            return None  # none yet, or not a cache file: rewritten
+            return None  # none yet, or not a cache file (or not ours): rewritten
         return reason
 
     def __len__(self) -> int:
@@ -209,6 +367,14 @@ class Cache:
         return entry
 
     def get(self, path: Path, settings: Settings) -> Optional[tuple[Diagnostic, ...]]:
+        """The findings cached for ``path`` checked with ``settings``, if
+        still true (see :meth:`lookup`)."""
+        entry = self.lookup(path, settings)
+        return None if entry is None else entry.diagnostics
+
+    def lookup(self, path: Path, settings: Settings) -> Optional[Entry]:
+        """The entry for ``path`` checked with ``settings``, when the file
+        and the modules it depends on are unchanged; else None."""
         key = self._key(path, settings)
         entry = self._entry(key)
         if entry is None:
@@ -220,7 +386,7 @@ class Cache:
         if not self._unchanged(entry.deps):
             return None
         if status.st_size == entry.size and status.st_mtime_ns == entry.mtime_ns:
-            return entry.diagnostics
+            return entry
         if status.st_size != entry.size:
             return None
         try:
@@ -229,11 +395,10 @@ class Cache:
             return None
         if digest != entry.digest:
             return None
-        self.entries[key] = Entry(
-            status.st_size, status.st_mtime_ns, digest, entry.diagnostics, entry.deps
-        )
+        entry = entry._replace(size=status.st_size, mtime_ns=status.st_mtime_ns, digest=digest)
+        self.entries[key] = entry
         self.dirty = True
-        return entry.diagnostics
+        return entry
 
     def put(
         self,
@@ -241,6 +406,7 @@ class Cache:
         settings: Settings,
         diagnostics: tuple[Diagnostic, ...],
         deps: tuple[tuple[str, int, int], ...] = (),
+        unknown_codec: Optional[str] = None,
     ) -> None:
         try:
             status = os.stat(path)
@@ -249,7 +415,9 @@ class Cache:
             return
         key = self._key(path, settings)
         self._rows.pop(key, None)
-        self.entries[key] = Entry(status.st_size, status.st_mtime_ns, digest, diagnostics, deps)
+        self.entries[key] = Entry(
+            status.st_size, status.st_mtime_ns, digest, diagnostics, deps, unknown_codec
+        )
         self.dirty = True
 
     def _unchanged(self, deps: tuple[tuple[str, int, int], ...]) -> bool:
@@ -289,7 +457,7 @@ class Cache:
             fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
-                    handle.write(encode(self.entries, self._rows))
+                    handle.write(seal(self._secret, encode(self.entries, self._rows)))
                 os.replace(temp, self.path)
             except BaseException:
                 os.unlink(temp)
@@ -301,7 +469,7 @@ class Cache:
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 3
+_FORMAT_VERSION = 5
 
 
 def encode(
@@ -323,6 +491,7 @@ def encode(
                 e.digest,
                 [_diagnostic_row(d) for d in e.diagnostics],
                 [list(d) for d in e.deps],
+                e.unknown_codec,
             ]
         )
     for (path, key), row in (unread or {}).items():
@@ -352,7 +521,7 @@ def rows(data: bytes) -> dict[tuple[str, str], list[object]]:
     settings = [_str(key) for key in _list(loaded.get("settings"))]
     found: dict[tuple[str, str], list[object]] = {}
     for row in _list(loaded.get("entries")):
-        fields = _list(row, 7)
+        fields = _list(row, 8)
         index = _int(fields[1])
         if not 0 <= index < len(settings):
             raise ValueError("malformed cache entry")
@@ -361,13 +530,14 @@ def rows(data: bytes) -> dict[tuple[str, str], list[object]]:
 
 
 def _entry(row: list[object]) -> Entry:
-    _, _, size, mtime_ns, digest, diagnostics, deps = row
+    _, _, size, mtime_ns, digest, diagnostics, deps, unknown_codec = row
     return Entry(
         _int(size),
         _int(mtime_ns),
         _str(digest),
         tuple(_diagnostic(d) for d in _list(diagnostics)),
         tuple(_dependency(d) for d in _list(deps)),
+        None if unknown_codec is None else _str(unknown_codec),
     )
 
 

@@ -16,7 +16,13 @@ from tensorlint.diagnostics import Diagnostic, FileResult, Position
 from tensorlint.engine.cache import Cache
 from tensorlint.engine.discovery import discover, is_excluded
 from tensorlint.file_settings import Resolver
-from tensorlint.fix.io import SourceReadError, WriteRefused, read_source, write_atomic
+from tensorlint.fix.io import (
+    SourceFile,
+    SourceReadError,
+    WriteRefused,
+    read_source,
+    write_atomic,
+)
 from tensorlint.registry import SelectionError, matches
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
@@ -60,15 +66,24 @@ def _tree() -> Tree:
 
 
 def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResult:
+    try:
+        source = read_source(path)
+    except SourceReadError as error:
+        return FileResult(str(path), error=str(error))
+    result = _check_source(path, source, settings, options)
+    if source.unknown_codec is not None:
+        result = result._replace(unknown_codec=source.unknown_codec)
+    return result
+
+
+def _check_source(
+    path: Path, source: SourceFile, settings: Settings, options: RunOptions
+) -> FileResult:
     from tensorlint.notebook import NotebookError
     from tensorlint.notebook import load as load_notebook
 
     name = str(path)
     view = _tree().view(path)
-    try:
-        source = read_source(path)
-    except SourceReadError as error:
-        return FileResult(name, error=str(error))
     notebook: Optional[Notebook] = None
     text = source.text
     if path.suffix == ".ipynb":
@@ -467,27 +482,29 @@ def run(
             except (ConfigError, SelectionError) as error:
                 results[index] = FileResult(str(path), error=f"{path}: configuration: {error}")
                 continue
-        cached = cache.get(path, file_settings) if cache is not None else None
-        if cached is not None and not (fixing and cached):
-            results[index] = FileResult(str(path), cached, how="cached")
+        cached = cache.lookup(path, file_settings) if cache is not None else None
+        if cached is not None and not (fixing and cached.diagnostics):
+            results[index] = FileResult(
+                str(path), cached.diagnostics, how="cached", unknown_codec=cached.unknown_codec
+            )
             continue
         if not fixing:
             try:
-                matches, deps = _may_match(path, file_settings)
+                matches, deps, codec = _may_match(path, file_settings)
             except OverBudget as error:
                 results[index] = FileResult(str(path), error=_over_budget(str(path), error))
                 continue
             if not matches:
-                results[index] = FileResult(str(path), how="skipped")
+                results[index] = FileResult(str(path), how="skipped", unknown_codec=codec)
                 if cache is not None:
-                    cache.put(path, file_settings, (), deps)
+                    cache.put(path, file_settings, (), deps, codec)
                 continue
         pending.append(index)
         dispatcher.submit((path, file_settings, options))
     for index, task, result in zip(pending, dispatcher.tasks, dispatcher.results(progress)):
         results[index] = result
         if cache is not None and result.error is None and result.fixed_source is None:
-            cache.put(task[0], task[1], result.diagnostics, result.deps)
+            cache.put(task[0], task[1], result.diagnostics, result.deps, result.unknown_codec)
     if cache is not None:
         cache.save()
     return [results[index] for index in range(len(files))]
@@ -539,21 +556,24 @@ def _nested_excludes(
     return kept
 
 
-def _may_match(path: Path, settings: Settings) -> tuple[bool, tuple[tuple[str, int, int], ...]]:
-    """The prefilter, from the file's bytes (errors go to the full check); and
-    the modules of the tree the answer depends on. It runs in this process,
+def _may_match(
+    path: Path, settings: Settings
+) -> tuple[bool, tuple[tuple[str, int, int], ...], Optional[str]]:
+    """The prefilter, from the file's bytes (errors go to the full check); the
+    modules of the tree the answer depends on; and the codec its cookie names
+    that Python does not know (it was read as UTF-8). It runs in this process,
     under the file's time limit (:class:`OverBudget`): it reads the text and
     may parse the modules the file imports."""
     if path.suffix == ".ipynb":
-        return True, ()  # the full check validates the JSON (and still skips the parse)
+        return True, (), None  # the full check validates the JSON (and still skips the parse)
     try:
-        text = read_source(path).text
+        source = read_source(path)
     except SourceReadError:
-        return True, ()
+        return True, (), None
     from tensorlint.engine.lint import may_lint
 
     # a call of a function of the tree that returns a conversion of its argument
     view = _tree().view(path)
     with time_budget(file_time_budget()):
-        matches = may_lint(text, settings, view)
-    return matches, view.dependencies()
+        matches = may_lint(source.text, settings, view)
+    return matches, view.dependencies(), source.unknown_codec

@@ -6,7 +6,11 @@ so that a FIFO cannot block, and no more than a limit, so that neither a
 FIFO nor a link to ``/dev/zero`` (which git commits and clones) can hang or
 exhaust a run. :func:`read_source` keeps everything needed to write the file back byte for
 byte: the encoding (PEP 263 cookie or UTF-8), whether it had a UTF-8 BOM, and
-the newlines exactly as they were (no translation). :func:`write_atomic` writes
+the newlines exactly as they were (no translation). A cookie naming a codec
+Python does not know (``# -*- coding: future_fstrings -*-``, ``pyxl``: the
+import-time source transformers of the Python 2 to 3 years, which need their
+package installed) is read as UTF-8 when the bytes are UTF-8, as Ruff reads
+every file; :attr:`SourceFile.unknown_codec` says so. :func:`write_atomic` writes
 through a temporary file in the same directory and ``os.replace``, keeping the
 file's permission bits, so a crash never leaves a half-written file behind.
 """
@@ -23,7 +27,7 @@ import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple, Union
+from typing import NamedTuple, Optional, Union
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -47,6 +51,9 @@ class SourceFile(NamedTuple):
     encoding: str
     bom: bool
     newline: str
+    #: the codec the coding cookie names when Python does not know it
+    #: (``future_fstrings``): the file was read, and is written, as UTF-8
+    unknown_codec: Optional[str] = None
 
 
 class SourceReadError(Exception):
@@ -152,10 +159,14 @@ def read_source(path: Path) -> SourceFile:
         raise SourceReadError(path, exc.strerror or str(exc)) from exc
     import tokenize  # (a warm run reads no file: not imported at start-up)
 
+    unknown = None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceReadError(path, exc.msg or str(exc)) from exc
+        unknown = _unknown_codec(data)
+        if unknown is None:
+            raise SourceReadError(path, exc.msg or str(exc)) from exc
+        encoding = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     bom = encoding == "utf-8-sig"
     if bom:
         encoding = "utf-8"
@@ -164,10 +175,52 @@ def read_source(path: Path) -> SourceFile:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = _line_of(data, exc.start)
+        if unknown is not None:
+            reason = (
+                f"unknown encoding {unknown!r} (a codec Python does not have), "
+                f"and not UTF-8 either (line {line})"
+            )
+            raise SourceReadError(path, reason) from exc
         raise SourceReadError(path, f"cannot decode as {encoding} (line {line})") from exc
     except LookupError as exc:  # a codec that is not a text encoding
         raise SourceReadError(path, f"unknown encoding {encoding!r}") from exc
-    return SourceFile(text=text, encoding=encoding, bom=bom, newline=_first_newline(text))
+    newline = _first_newline(text)
+    return SourceFile(text, encoding, bom, newline, unknown)
+
+
+#: A PEP 263 coding cookie, and a line that lets the cookie be on the next
+#: one (blank, or only a comment): ``tokenize``'s own patterns.
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
+_BLANK = re.compile(r"^[ \t\f]*(?:[#\r\n]|$)", re.ASCII)
+
+
+def _unknown_codec(data: bytes) -> Optional[str]:
+    """Why ``tokenize`` refused the coding cookie of ``data``: the codec it
+    names, when Python has no codec by that name (``codecs.lookup`` fails);
+    None for any other reason (a first line that is not UTF-8, a BOM with a
+    cookie naming another codec). (``utf-8-validate`` is not asked about:
+    ``tokenize`` reads ``utf-8-*`` as UTF-8.)
+
+    Python itself refuses such a file; its codec came from a package that
+    registered it at start-up, usually to rewrite newer syntax for older
+    Pythons (``future_fstrings``), over text that is UTF-8."""
+    lines = io.BytesIO(data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data)
+    for _ in range(2):
+        try:
+            line = lines.readline().decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        match = _COOKIE.match(line)
+        if match is not None:
+            name = match.group(1)
+            try:
+                codecs.lookup(name)
+            except LookupError:
+                return name
+            return None
+        if not _BLANK.match(line):
+            return None
+    return None
 
 
 def _fsync_directory(directory: str) -> None:

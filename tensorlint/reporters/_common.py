@@ -15,10 +15,16 @@ INFORMATION_URI = "https://pypi.org/project/tensorlint/"
 #: Characters that drive a terminal or reorder what it shows, past the C0
 #: controls (which JSON escapes itself): DEL and the C1 controls (CSI
 #: ``\x9b``), the line separators and the bidirectional controls (U+202E).
-_C1_AND_BIDI = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+C1_AND_BIDI = r"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
 #: ... and with the C0 controls (newline, ESC, BEL, BS): what the text output escapes
-CONTROLS = re.compile(rf"[\x00-\x1f{_C1_AND_BIDI}]")
-_JSON_RAW_CONTROLS = re.compile(rf"[{_C1_AND_BIDI}]")
+CONTROLS = re.compile(rf"[\x00-\x1f{C1_AND_BIDI}]")
+_JSON_RAW_CONTROLS = re.compile(rf"[{C1_AND_BIDI}]")
+
+
+def escape(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with each match of ``pattern`` written as Python writes it in
+    a string literal (``\\x1b``, ``\\x9b``, ``\\u202e``): readable, and inert."""
+    return pattern.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def json_safe(text: str) -> str:

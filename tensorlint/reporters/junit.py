@@ -8,6 +8,13 @@ message``, the text is ``path:line:column: CODE name: message`` (in a
 notebook ``cell N:line:column``, as in the text output). A file that could
 not be checked has an ``<error>``. ``tests`` counts files, ``failures`` the
 files with findings, ``errors`` the files that could not be checked.
+
+CI servers show these texts to people, so the characters that drive a
+terminal or reorder a line (ESC, the C1 controls such as CSI ``\\x9b``, the
+bidirectional controls such as U+202E) are written escaped, as in the text
+output (``\\x1b``, ``\\x9b``, ``\\u202e``), and so is what XML 1.0 cannot
+hold at all (a lone surrogate from an undecodable file name: ``\\udcff``).
+Tab, line feed and carriage return are kept (a message may span lines).
 """
 
 from __future__ import annotations
@@ -18,14 +25,15 @@ from collections.abc import Sequence
 
 from tensorlint.diagnostics import FileResult
 from tensorlint.reporters import ReportOptions
-from tensorlint.reporters._common import TOOL_NAME, one_based
+from tensorlint.reporters._common import C1_AND_BIDI, TOOL_NAME, escape, one_based
 
-#: Characters XML 1.0 cannot hold, even escaped.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Characters XML 1.0 cannot hold, even escaped, and the C1 and bidirectional
+#: controls it can: all written escaped (``\x1b``, ``\x9b``, ``\u202e``).
+_ESCAPED = re.compile(rf"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[{C1_AND_BIDI}]")
 
 
 def _clean(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    return escape(_ESCAPED, text)
 
 
 def render(results: Sequence[FileResult], options: ReportOptions) -> str:

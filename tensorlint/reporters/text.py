@@ -8,7 +8,7 @@ from typing import Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, FileResult
 from tensorlint.registry import BY_CODE
-from tensorlint.reporters._common import CONTROLS, level
+from tensorlint.reporters._common import CONTROLS, escape, level
 
 
 def printable(text: str) -> str:
@@ -16,7 +16,7 @@ def printable(text: str) -> str:
     so one finding stays one line and neither a file name nor the checked code
     can drive the terminal or reorder the line. For the output people read;
     the machine formats (JSON, SARIF) keep the exact text."""
-    return CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
+    return escape(CONTROLS, text)
 
 
 _BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
