@@ -54,6 +54,9 @@ class Rule:
     KINDS: ClassVar[frozenset[str]]
     #: regular expressions one of which must match a file for the rule to fire
     TRIGGERS: ClassVar[tuple[str, ...]]
+    #: triggers that count only in a file that imports one of the libraries of
+    #: ``library_table`` (``plt.plot(``: ``step(`` alone is every optimizer's)
+    LIBRARY_TRIGGERS: ClassVar[tuple[str, ...]] = ()
     #: and, when given, one of these must match too (the prefilter's second word)
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     #: fix applicability shown by ``tensorlint rules`` ("safe", "unsafe", ...)

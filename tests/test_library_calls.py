@@ -246,3 +246,17 @@ def test_parse_entry() -> None:
     first = library_table.parse_entry("pkg.show")
     assert first is not None and (first.positions, first.keywords) == ((0,), ())
     assert library_table.parse_entry("show") is None  # a bare name: no module to import it from
+
+
+def test_library_triggers_count_only_in_a_file_importing_a_library() -> None:
+    from tensorlint.engine.lint import plan_for
+    from tensorlint.registry import select
+    from tensorlint.rule import Settings
+
+    plan = plan_for(Settings(enabled=select(strict=True)))
+    training = "import torch\n\ndef train(opt, sched):\n    opt.step()\n    sched.step()\n"
+    assert not plan.may_match(training, Settings())  # ``step(`` alone: every optimizer's
+    plotting = "import torch\nimport matplotlib.pyplot as plt\n\ndef f(t):\n    plt.step(t, t)\n"
+    assert plan.may_match(plotting, Settings())
+    assert plan.blocks_for(plotting).search("plt.step(t, t)")
+    assert not plan.blocks_for(training).search("sched.step()")

@@ -272,6 +272,10 @@ def table_with(configured: tuple[str, ...] = ()) -> CallTable:
 #: the packages whose functions are in the table
 PACKAGES = frozenset(entry.name.split(".")[0] for entry in FUNCTIONS)
 
+#: an import of one of those packages, on a line of its own (the prefilter:
+#: their calls count only in a file that has one)
+IMPORT_PATTERN = r"^[ \t]*(?:import|from)[ \t]+(?:" + "|".join(sorted(PACKAGES)) + r")\b"
+
 #: the last part of each function's name (``plot``, ``accuracy_score``)
 CALL_NAMES = frozenset(entry.name.rsplit(".", 1)[1] for entry in FUNCTIONS)
 
@@ -300,6 +304,7 @@ __all__ = [
     "BY_NAME",
     "CALL_NAMES",
     "FUNCTIONS",
+    "IMPORT_PATTERN",
     "PACKAGES",
     "SUBPLOTS",
     "CallTable",

@@ -40,6 +40,10 @@ class Plan(NamedTuple):
     blocks: re.Pattern[str]
     #: words every trigger match contains (None: not known)
     words: Optional[frozenset[str]] = None
+    #: the library calls' triggers (``plt.plot(``), which count only in a
+    #: file that imports a library of ``library_table``: (the import, the
+    #: triggers, ``blocks`` with them); None when no enabled rule has any
+    library: Optional[tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = None
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Plan:
@@ -61,8 +65,19 @@ class Plan(NamedTuple):
         triggers = list(dict.fromkeys(t for rule in rules for t in rule.TRIGGERS))
         triggers += [configured] if configured is not None else []
         blocks = re.compile("|".join(triggers) or "(?!)")
-        words = required_words(triggers)
-        return cls(rules, filters, {k: tuple(v) for k, v in kinds.items()}, blocks, words)
+        extra = list(dict.fromkeys(t for rule in rules for t in rule.LIBRARY_TRIGGERS))
+        library = None
+        if extra:
+            from tensorlint.analysis.library_table import IMPORT_PATTERN
+
+            library = (
+                re.compile(IMPORT_PATTERN, re.MULTILINE),
+                re.compile("|".join(extra)),
+                re.compile("|".join(triggers + extra)),
+            )
+        words = required_words(triggers + extra)
+        by_kind = {k: tuple(v) for k, v in kinds.items()}
+        return cls(rules, filters, by_kind, blocks, words, library)
 
     def may_match(self, source: str, settings: Settings) -> bool:
         """Can this text produce any finding? (No parse: a scan of the text.)
@@ -73,14 +88,26 @@ class Plan(NamedTuple):
         """
         if self.words is not None and not any(word in source for word in self.words):
             return False  # substring tests: far faster than the pattern's scan
-        if not self.blocks.search(source):  # one pass for the common "no" answer
+        if not self._triggered(source):
             return False
-        if not any(
+        return settings.assume_torch or imports_torch(source)
+
+    def _triggered(self, source: str) -> bool:
+        if self.blocks.search(source) and any(  # (one pass for the common "no")
             trigger.search(source) and (requires is None or requires.search(source))
             for trigger, requires in self.filters
         ):
-            return False
-        return settings.assume_torch or imports_torch(source)
+            return True
+        library = self.library
+        return library is not None and bool(library[0].search(source) and library[1].search(source))
+
+    def blocks_for(self, source: str) -> re.Pattern[str]:
+        """The triggers that keep a ``def``/``class`` in this file's parse:
+        the library calls' too when the file imports a library."""
+        library = self.library
+        if library is not None and library[0].search(source):
+            return library[2]
+        return self.blocks
 
     @property
     def follows_helpers(self) -> bool:
@@ -276,7 +303,7 @@ def _lint_parsed(
         python = python_tree(source)
         summary = summarize(python, source) if python is not None else EMPTY_SUMMARY
         helpers = helpers | summary.alias_names()
-        module = parse_relevant(source, plan.blocks, tree=python, keep_calls=helpers)
+        module = parse_relevant(source, plan.blocks_for(source), tree=python, keep_calls=helpers)
     except (TooDeep, MemoryError):  # pathological nesting (a RecursionError is
         # retried with a deep stack by the caller)
         raise LintError(

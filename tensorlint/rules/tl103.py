@@ -109,8 +109,10 @@ class ImplicitTensorToArray(Rule):
         r"n(?<![\w.]n)(?:p|umpy)\.(?:linalg\.)?(?:"
         + "|".join(sorted(index.NUMPY_CALL_NAMES, key=lambda n: (-len(n), n)))
         + r")\s*\(",
-        # ``plt.plot(``, ``ax.imshow(``, ``accuracy_score(``, ``pd.DataFrame(``:
-        # the library calls of the measured table
+    )
+    #: ``plt.plot(``, ``ax.imshow(``, ``accuracy_score(``, ``pd.DataFrame(``: the
+    #: library calls of the measured table, in a file importing their library
+    LIBRARY_TRIGGERS = (
         r"\b(?:"
         + "|".join(sorted(library_table.CALL_NAMES, key=lambda n: (-len(n), n)))
         + r")\s*\(",

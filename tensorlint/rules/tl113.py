@@ -63,6 +63,7 @@ class ImplicitUnknownTensorToArray(Rule):
     DEFAULT = False
     KINDS = frozenset({"numpy_function", "library_function"})
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
+    LIBRARY_TRIGGERS = tl103.ImplicitTensorToArray.LIBRARY_TRIGGERS
     FIX = "safe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
