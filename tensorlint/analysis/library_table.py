@@ -269,15 +269,16 @@ def table_with(configured: tuple[str, ...] = ()) -> CallTable:
     )
 
 
+_MEASURED = table_with()
 #: the packages whose functions are in the table
-PACKAGES = frozenset(entry.name.split(".")[0] for entry in FUNCTIONS)
+PACKAGES = _MEASURED.packages
 
 #: an import of one of those packages, on a line of its own (the prefilter:
 #: their calls count only in a file that has one)
 IMPORT_PATTERN = r"^[ \t]*(?:import|from)[ \t]+(?:" + "|".join(sorted(PACKAGES)) + r")\b"
 
 #: the last part of each function's name (``plot``, ``accuracy_score``)
-CALL_NAMES = frozenset(entry.name.rsplit(".", 1)[1] for entry in FUNCTIONS)
+CALL_NAMES = _MEASURED.call_names
 
 #: methods of matplotlib's axes in the table (``ax.imshow``)
 AXES_METHODS = frozenset(

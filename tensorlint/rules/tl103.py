@@ -25,7 +25,8 @@ class ImplicitTensorToArray(Rule):
     `plt.hist`, `ax.imshow(t)` on an Axes from `plt.subplots()` or
     `fig.add_subplot()`), scikit-learn's metrics (`roc_auc_score(y, t)`),
     pandas' `DataFrame` and `Series`, SciPy's statistics (the table is in
-    `docs/library-functions.md`). The argument must be known to be a torch
+    `docs/library-functions.md`; a project adds its own functions with the
+    `extend-converting-calls` setting). The argument must be known to be a torch
     tensor (made by a torch function in the same function, or a parameter
     annotated `torch.Tensor`), or a list or tuple of them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
