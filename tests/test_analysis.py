@@ -111,6 +111,27 @@ PROVENANCE = [
     ("t = np.zeros(3)", {NDARRAY}),
     ("t = torch.zeros(3)\nt = model(t)", set()),
     ("t = torch.zeros(3)\nt = t.view(-1)", {CPU, NOGRAD, TENSOR}),
+    # results that never require grad (measured: tools/measure_grad.py)
+    ("t = x.any(1)", {NOGRAD}),
+    ("t = x.greater_equal(y)", {NOGRAD}),
+    ("t = torch.isin(x, y)", {NOGRAD, TENSOR}),
+    ("t = torch.where(x > 0)[0]", {NOGRAD, TENSOR}),
+    ("t = torch.where(x > 0, x, y)", {TENSOR}),
+    ("t = x.type(torch.LongTensor)", {NOGRAD}),
+    ("t = x.type('torch.LongTensor')", {NOGRAD}),
+    ("t = x.new_zeros(3)", {NOGRAD, TENSOR}),
+    ("t = x.new_zeros(3, requires_grad=True)", {TENSOR}),
+    ("t = torch.zeros(3).new_ones(3)", {CPU, NOGRAD, TENSOR}),
+    ("t = (model(x) == y).float().mean()", {NOGRAD}),
+    # buffers and state dicts
+    ("t = model.bn.running_mean", {NOGRAD, TENSOR}),
+    ("t = model.state_dict()['w']", {NOGRAD}),
+    ("t = model.state_dict(keep_vars=True)['w']", set()),
+    # frozen and parameter-free modules: no grad when the inputs have none
+    ("model.requires_grad_(False)\nt = model(x.detach())", {NOGRAD}),
+    ("model.requires_grad_(False)\nt = model(x)", set()),
+    ("for p in model.parameters():\n    p.requires_grad = False\nt = model(x.detach())", {NOGRAD}),
+    ("t = torch.nn.ReLU()(x.detach())", {NOGRAD}),
 ]
 
 
@@ -156,6 +177,35 @@ EVIDENCE = [
     ("model.requires_grad_(False)\nt = model(a)", None, None),
     ("t = x.to(dev).cpu()", None, None),
     ("t = torch.cat([torch.zeros(2), torch.ones(2)])", None, None),
+    ("t = x.type(torch.cuda.FloatTensor)", "move", None),
+    ("t = model.bn.weight", None, "parameter"),
+    ("t = model.bn.running_var", None, None),
+    ("model.eval()\nt = model(a)", None, "module-output"),
+    ("for p in model.parameters():\n    p.requires_grad_(False)\nt = model(a)", None, None),
+    (
+        "for n, p in model.named_parameters():\n    p.requires_grad = False\nt = model(a)",
+        None,
+        None,
+    ),
+    (
+        "for n, p in model.named_parameters():\n    if n:\n        p.requires_grad = False\n"
+        "t = model(a)",
+        None,
+        "module-output",
+    ),
+    (
+        "for p in model.parameters():\n    if p.ndim:\n        continue\n"
+        "    p.requires_grad = False\nt = model(a)",
+        None,
+        "module-output",
+    ),
+    (
+        "model.requires_grad_(False)\nfor p in model.parameters():\n    p.requires_grad = True\n"
+        "t = model(a)",
+        None,
+        "module-output",
+    ),
+    ("h = net(a)\nmodel.requires_grad_(False)\nt = model(h)", None, "module-output"),
 ]
 
 
@@ -254,6 +304,36 @@ def test_no_grad_contexts_are_recognized(wrapper: str, expected: bool) -> None:
 def test_no_grad_decorators_are_recognized(decorator: str) -> None:
     code = f"import torch\n{decorator}\ndef f(t):\n    return t.numpy()\n"
     assert site(code, "t.numpy()").in_no_grad()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("labels", True), ("mask", True), ("train_labels", True), ("token_ids", True),
+     ("gt_idx", True), ("train_features", False), ("pred_mask", False), ("q_target", False),
+     ("ids_embedding", False)],
+)  # fmt: skip
+def test_parameters_named_for_data_give_no_grad_evidence(name: str, data: bool) -> None:
+    from tensorlint.analysis.facts import is_data_name
+
+    assert is_data_name(name) is data
+    found = site(f"import torch\ndef to_array({name}):\n    return {name}.numpy()\n",
+                 f"{name}.numpy()")  # fmt: skip
+    assert (found.grad_hazard() is None) is data
+
+
+@pytest.mark.parametrize(
+    ("loop", "nograd"),
+    [
+        ("for t in model.buffers():", True),
+        ("for _, t in model.named_buffers():", True),
+        ("for _, t in model.state_dict().items():", True),
+        ("for _, t in model.named_parameters():", False),
+    ],
+)
+def test_buffers_and_state_dict_values_have_no_grad(loop: str, nograd: bool) -> None:
+    code = f"import torch\ndef f(model):\n    {loop}\n        print(t.numpy())\n"
+    found = site(code, "t.numpy()")
+    assert (NOGRAD in found.facts(found.receiver)) is nograd
 
 
 def test_enable_grad_inside_no_grad_turns_grad_back_on() -> None:
