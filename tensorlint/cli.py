@@ -241,7 +241,9 @@ def check(args: argparse.Namespace) -> int:
     except SelectionError as error:
         print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
-    settings = Settings(enabled, config.numpy_idiom, config.assume_torch)
+    settings = Settings(
+        enabled, config.numpy_idiom, config.assume_torch, target_version=config.target_version
+    )
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
         # the tree: the named paths and the configuration's folder, never the

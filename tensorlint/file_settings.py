@@ -68,7 +68,9 @@ def settings_in(config: Config, path: Optional[Path]) -> Settings:
         if ignored:
             enabled = frozenset(c for c in enabled if not any(matches(c, i) for i in ignored))
     library = path_role(path, config.root)
-    return Settings(enabled, config.numpy_idiom, config.assume_torch, library)
+    return Settings(
+        enabled, config.numpy_idiom, config.assume_torch, library, config.target_version
+    )
 
 
 def settings_for_file(

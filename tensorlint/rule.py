@@ -34,6 +34,8 @@ class Settings(NamedTuple):
     #: callers tensorlint cannot see (see ``tensorlint.roles``); None: its path
     #: does not say, its text does (a ``__main__`` guard makes it a script)
     library: Optional[bool] = True
+    #: the oldest torch the code must run on (``target-version``), or None: any
+    target_version: Optional[tuple[int, int]] = None
 
 
 class Rule:

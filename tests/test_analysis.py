@@ -336,6 +336,120 @@ def test_buffers_and_state_dict_values_have_no_grad(loop: str, nograd: bool) -> 
     assert (NOGRAD in found.facts(found.receiver)) is nograd
 
 
+@pytest.mark.parametrize("decorator", ["@torch.no_grad()", "@torch.inference_mode()"])
+def test_a_no_grad_decorator_does_not_reach_an_async_body(decorator: str) -> None:
+    # measured: the coroutine's body runs when awaited, in the awaiter's mode
+    code = f"import torch\n{decorator}\nasync def f(t):\n    return t.numpy()\n"
+    found = site(code, "t.numpy()")
+    assert not found.in_no_grad()
+    assert found.unreached_no_grad_decorator() is not None
+    assert found.function.owner.asynchronous  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("await _f(t)", True), ("c = _f(t)", False)],
+    ids=["awaited-there", "awaited-later"],
+)
+def test_an_async_helper_runs_without_grad_only_when_awaited_in_no_grad(
+    call: str, expected: bool
+) -> None:
+    code = f"""
+    import torch
+    async def _f(t):
+        return t.numpy()
+    async def g(t):
+        with torch.no_grad():
+            {call}
+    """
+    assert site(code, "t.numpy()").in_no_grad() is expected
+
+
+@pytest.mark.parametrize(
+    ("base", "method", "expected"),
+    [
+        ("pl.LightningModule", "validation_step", True),
+        ("LightningModule", "test_step", True),
+        ("ReAgentLightningModule", "predict_step", True),
+        ("pl.LightningModule", "training_step", False),
+        ("torch.nn.Module", "validation_step", False),
+    ],
+)
+def test_lightning_runs_its_evaluation_steps_without_grad(
+    base: str, method: str, expected: bool
+) -> None:
+    code = f"""
+    import torch
+    import pytorch_lightning as pl
+    class M({base}):
+        def {method}(self, batch, batch_idx):
+            return self.net(batch).numpy()
+    """
+    found = site(code, "self.net(batch).numpy()")
+    assert found.in_no_grad() is expected
+    assert (found.grad_hazard() is None) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "keeps"),
+    [
+        ("w = model.weight", True),
+        ("w = model.weight.T", True),
+        ("w = model.weight[0]", True),
+        ("w = model.weight.view(-1).cpu()", True),
+        ("w = model.weight.chunk(2)[0]", True),
+        ("w = torch.as_tensor(model.weight)", True),
+        ("w = model.weight * 2", False),
+        ("w = model.weight[[0, 1]]", False),
+        ("w = model.weight.clone()", False),
+        ("w = model(x).logits", False),
+        ("w = model(x)[0]", False),
+    ],
+)
+def test_a_view_made_in_no_grad_keeps_the_flag_of_what_it_views(line: str, keeps: bool) -> None:
+    code = f"""
+    import torch
+    def f(model, x):
+        with torch.no_grad():
+            {line}
+        return w.numpy()
+    """
+    found = site(code, "w.numpy()")
+    assert (NOGRAD not in found.facts(found.receiver)) is keeps
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "hazard"),
+    [
+        (None, "return self.fc.weight.numpy()", None),
+        ((1, 6), "return self.fc.weight.numpy()", None),
+        ((1, 5), "return self.fc.weight.numpy()", "parameter"),
+        ((1, 5), "return self.fc.weight.T.numpy()", "parameter"),
+        ((1, 5), "return self.fc(x).numpy()", None),
+        ((1, 5), "out = self.fc(x)\n            return out.numpy()", None),
+        ((1, 5), "return (self.fc.weight * 2).numpy()", None),
+    ],
+)
+def test_before_torch_1_6_no_grad_does_not_exempt_a_tensor_that_requires_grad(
+    target: Optional[tuple[int, int]], body: str, hazard: Optional[str]
+) -> None:
+    code = f"""
+    import torch
+    from torch import nn
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+        @torch.no_grad()
+        def f(self, x):
+            {body}
+    """
+    found = site(code, body.rsplit("return ", 1)[1], target_version=target)
+    evidence = found.grad_hazard()
+    assert (evidence.kind if evidence else None) == hazard
+    assert found.needs_detach() is (hazard is not None)
+
+
 def test_enable_grad_inside_no_grad_turns_grad_back_on() -> None:
     code = """
     import torch

@@ -958,26 +958,103 @@ def grad_mode(expr: syntax.BaseExpression, scope: Scope) -> Optional[bool]:
     return None
 
 
-def computed_without_grad(node: syntax.BaseExpression) -> bool:
+def computed_without_grad(node: syntax.BaseExpression, scope: Scope) -> bool:
     """Is this value computed (not just named) so that under no-grad it has no grad?
 
     Every op run while grad mode is off returns a tensor that does not require
-    grad (measured on torch 2.13); a plain name or attribute
-    (``w = model.weight``) is the same object and keeps its flag, and a
-    ``requires_grad=True`` factory or ``requires_grad_()`` sets it again.
+    grad, except a view and a method that may return its receiver
+    (``keeps_grad_flag``); a ``requires_grad=True`` factory or
+    ``requires_grad_()`` sets the flag again (measured on torch 2.13).
     """
-    if isinstance(node, (syntax.Name, syntax.Attribute)):
+    if keeps_grad_flag(node, scope):
         return False
     if isinstance(node, syntax.Call):
         func = node.func
-        if isinstance(func, syntax.Attribute) and func.attr.value == "requires_grad_":
-            return False
         if is_true(keyword(node, "requires_grad")):
             return False
         if isinstance(func, (syntax.Name, syntax.Attribute)) and (dotted_name(func) or "").endswith(
             "Parameter"
         ):
             return False
+    return True
+
+
+#: Tensor methods whose result keeps the receiver's ``requires_grad`` even
+#: when made with grad disabled: views, and casts and moves that return the
+#: receiver itself when nothing changes (``.cpu()`` on the CPU, ``.float()``
+#: on float32). ``detach`` is a view without grad.
+_SAME_FLAG_METHODS = ops.TORCH_VIEW_METHODS - {"detach"}
+
+
+def keeps_grad_flag(node: syntax.BaseExpression, scope: Scope) -> bool:
+    """May ``node`` be a named tensor (``w``, ``model.weight``) or a view of
+    one, which requires grad when that tensor does, whatever the grad mode?
+
+    Measured on torch 2.13 (``tools/measure_grad.py``): under ``no_grad``,
+    ``w.T``, ``w[0]``, ``w.view(-1)``, ``w.chunk(2)[0]`` and ``w.cpu()`` of a
+    ``w`` that requires grad still require grad; ``w * 2``, ``w.clone()``,
+    ``w[[0, 1]]`` and a module's output do not.
+    """
+    while True:
+        if isinstance(node, syntax.Name):
+            return True
+        if isinstance(node, syntax.Attribute):
+            # ``w.T``: a view; ``model.weight``: a stored tensor, the same object
+            # (``model(x).logits``: a part of what ``model(x)`` computed)
+            node = node.value
+        elif isinstance(node, syntax.Subscript):
+            if not is_basic_index(node):
+                return False  # advanced indexing copies
+            node = node.value
+            if (
+                isinstance(node, syntax.Call)
+                and isinstance(node.func, syntax.Attribute)
+                and node.func.attr.value in ops.TORCH_VIEW_TUPLE_METHODS
+                and qualified_name(node.func, scope) is None
+            ):
+                node = node.func.value  # ``w.chunk(2)[0]``: a view of ``w``
+        elif isinstance(node, syntax.Call):
+            func = node.func
+            qual = qualified_name(func, scope)
+            first = positional(node, 0)
+            if qual is not None:
+                if first is None or not (
+                    qual in ops.AS_TENSOR_FUNCS
+                    or (qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _SAME_FLAG_METHODS)
+                ):
+                    return False
+                node = first  # ``torch.as_tensor(w)`` is ``w``; ``torch.t(w)`` a view
+            elif isinstance(func, syntax.Attribute) and (
+                func.attr.value in _SAME_FLAG_METHODS
+                or (func.attr.value.endswith("_") and not func.attr.value.startswith("_"))
+            ):
+                node = func.value
+            else:
+                return False
+        elif isinstance(node, syntax.IfExp):
+            return keeps_grad_flag(node.body, scope) or keeps_grad_flag(node.orelse, scope)
+        elif isinstance(node, syntax.BooleanOperation):
+            return keeps_grad_flag(node.left, scope) or keeps_grad_flag(node.right, scope)
+        elif isinstance(node, syntax.NamedExpr):
+            node = node.value
+        else:
+            return False
+
+
+def is_basic_index(node: syntax.Subscript) -> bool:
+    """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
+    for element in node.slice:
+        index = element.slice
+        if not isinstance(index, syntax.Index):
+            continue
+        value = index.value
+        if isinstance(value, (syntax.SimpleString, syntax.ConcatenatedString)):
+            continue  # ``sample["image"]``: the stored object itself
+        if isinstance(value, (syntax.Integer, syntax.Ellipsis, syntax.Name, syntax.UnaryOperation)):
+            if isinstance(value, syntax.Name) and value.value in ("True", "False"):
+                return False
+            continue
+        return False
     return True
 
 

@@ -41,6 +41,7 @@ from tensorlint.analysis.facts import (
     evidence,
     frozen,
     grad_mode,
+    is_basic_index,
     is_false,
     is_true,
     keyword,
@@ -128,7 +129,7 @@ class FactsWalker:
             return env
         if isinstance(node, syntax.Assign):
             facts = self.evaluator.expr(node.value, env)
-            if self.no_grad and computed_without_grad(node.value):
+            if self.no_grad and computed_without_grad(node.value, self.scope):
                 facts = settle(facts | {NOGRAD})
             env = dict(env)
             for target in node.targets:
@@ -269,7 +270,7 @@ class FactsWalker:
         argument = value.args[-1].value
         added = self.evaluator.expr(argument, env)
         if method != "extend":
-            if self.no_grad and computed_without_grad(argument):
+            if self.no_grad and computed_without_grad(argument, self.scope):
                 added = settle(added | {NOGRAD})
             added = self.evaluator.elements([added])
         env = dict(env)
@@ -1040,23 +1041,6 @@ def _root_key(node: syntax.BaseExpression) -> Optional[str]:
                 return key
             node = node.value
     return dotted_name(node)
-
-
-def is_basic_index(node: syntax.Subscript) -> bool:
-    """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
-    for element in node.slice:
-        index = element.slice
-        if not isinstance(index, syntax.Index):
-            continue
-        value = index.value
-        if isinstance(value, (syntax.SimpleString, syntax.ConcatenatedString)):
-            continue  # ``sample["image"]``: the stored object itself
-        if isinstance(value, (syntax.Integer, syntax.Ellipsis, syntax.Name, syntax.UnaryOperation)):
-            if isinstance(value, syntax.Name) and value.value in ("True", "False"):
-                return False
-            continue
-        return False
-    return True
 
 
 def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpression:

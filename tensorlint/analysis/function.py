@@ -45,8 +45,12 @@ class FunctionAnalysis:
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
         via: Optional[Mapping[str, syntax.Call]] = None,
+        *,
+        no_grad: bool = False,
     ) -> None:
         self.owner = owner
+        #: the body runs with grad disabled (a ``@torch.no_grad()`` function)
+        self.no_grad = no_grad
         self.scope = scope
         self.attributes = attributes
         #: parameter facts from the callers in the file (``callers.py``)
@@ -61,6 +65,7 @@ class FunctionAnalysis:
     def snapshots(self) -> dict[int, Env]:
         if self._snapshots is None:
             walker = FactsWalker(self.scope, self._wanted, self.attributes, self.params)
+            walker.no_grad = self.no_grad
             walker.run(owner_body(self.owner), {})
             self._snapshots = walker.snapshots
         return self._snapshots

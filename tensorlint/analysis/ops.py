@@ -48,6 +48,11 @@ TORCH_VIEW_METHODS = frozenset(
         "atleast_2d", "atleast_3d", "view_as_real", "alias",
     }
 )  # fmt: skip
+#: Tensor methods that return a tuple of views of the tensor.
+TORCH_VIEW_TUPLE_METHODS = frozenset(
+    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
+     "split_with_sizes"}
+)  # fmt: skip
 #: Tensor attributes that are views of the tensor.
 TORCH_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
@@ -226,6 +231,16 @@ NO_GRAD_CONTEXTS = frozenset(
     }
 )  # fmt: skip
 GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+#: Methods a framework calls with grad disabled, by the base class's name
+#: (its last part ends so): PyTorch Lightning runs its validation, test and
+#: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``.
+FRAMEWORK_NO_GRAD_METHODS = {
+    "LightningModule": frozenset({"validation_step", "test_step", "predict_step"}),
+}
+#: The torch release since which ``Tensor.numpy()`` checks grad mode, so that
+#: under ``no_grad`` even a tensor that requires grad converts (pytorch issue
+#: 37000, fixed by pull request 38906 in May 2020); before, it raised there too.
+NUMPY_CHECKS_GRAD_MODE_SINCE = (1, 6)
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 
 # --- zero-copy and read-only sources ----------------------------------------

@@ -94,7 +94,9 @@ def settings_key(settings: Settings) -> str:
     # with a ``__main__`` guard whose folder gains or loses ``__init__.py``
     library = settings.library is not False
     enabled = ",".join(sorted(settings.enabled))
-    return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}"
+    key = f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}"
+    target = settings.target_version
+    return key if target is None else f"{key}|{target[0]}.{target[1]}"
 
 
 def _current_user() -> Optional[int]:

@@ -274,6 +274,7 @@ def _lint_parsed(
         summary=summary,
         tree=tree,
         helpers=helpers,
+        target_version=settings.target_version,
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():
