@@ -122,6 +122,8 @@ PROVENANCE = [
     ("t = x.new_zeros(3)", {NOGRAD, TENSOR}),
     ("t = x.new_zeros(3, requires_grad=True)", {TENSOR}),
     ("t = torch.zeros(3).new_ones(3)", {CPU, NOGRAD, TENSOR}),
+    ("t = model(x).new(3)", {NOGRAD, TENSOR}),
+    ("t = a.new(3)", set()),  # ``new`` of any class: not known to be a tensor
     ("t = (model(x) == y).float().mean()", {NOGRAD}),
     # buffers and state dicts
     ("t = model.bn.running_mean", {NOGRAD, TENSOR}),

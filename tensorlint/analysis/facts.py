@@ -707,7 +707,11 @@ class FactEvaluator:
         ):
             # buffers, and a state dict's detached tensors: where the module is
             return _device_facts(base) | {NOGRAD}
-        if method in ops.TENSOR_NEW_METHODS and not base & {MODULE, NDARRAY}:
+        if (
+            method in ops.TENSOR_NEW_METHODS
+            and not base & {MODULE, NDARRAY}
+            and (method != "new" or torch_valued(base, self.scope))  # (``x.new()``: any class)
+        ):
             return self._new_tensor(base, node)
         if method in ops.MODULE_SELF_METHODS and MODULE in base:
             return base
@@ -797,12 +801,14 @@ def frozen(facts: Facts) -> Facts:
     return facts | ({NOGRAD} if TENSOR in facts else {FROZEN, NOGRAD})
 
 
-def parameter_loop_sets_grad(loop: syntax.For) -> Optional[tuple[str, bool]]:
+def parameter_loop_sets_grad(
+    loop: syntax.For,
+) -> Optional[tuple[str, syntax.BaseExpression, bool]]:
     """``for p in m.parameters(): p.requires_grad = False`` (or
-    ``p.requires_grad_(False)``, or over ``m.named_parameters()``): the key of
-    ``m`` and the flag every parameter is set to, when the loop's body sets
-    it unconditionally (a statement of the body itself, no ``continue`` or
-    ``break`` anywhere in it)."""
+    ``p.requires_grad_(False)``, or over ``m.named_parameters()``): the key
+    of ``m``, ``m`` itself and the flag every parameter is set to, when the
+    loop's body sets it unconditionally (a statement of the body itself, no
+    ``continue`` or ``break`` anywhere in it)."""
     call = loop.iter
     if not (
         isinstance(call, syntax.Call)
@@ -832,7 +838,7 @@ def parameter_loop_sets_grad(loop: syntax.For) -> Optional[tuple[str, bool]]:
         found = _sets_grad_flag(small, target.value)
         if found is not None:
             flag = found
-    return None if flag is None else (module, flag)
+    return None if flag is None else (module, call.func.value, flag)
 
 
 def _sets_grad_flag(statement: syntax.BaseSmallStatement, name: str) -> Optional[bool]:

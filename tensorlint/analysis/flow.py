@@ -344,11 +344,9 @@ class FactsWalker:
         found = parameter_loop_sets_grad(node)
         if found is None:
             return
-        key, flag = found
-        module = env.get(key)
-        if module is None:
-            module = self.evaluator.expr(node.iter.func.value, env)  # type: ignore[attr-defined]
-        env[key] = module - {FROZEN, NOGRAD} if flag else frozen(module)
+        key, module, flag = found
+        facts = self.evaluator.expr(module, env)
+        env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
 
     def _bind_loop_target(
         self, env: Env, target: syntax.BaseExpression, iterable: syntax.BaseExpression, outer: Env

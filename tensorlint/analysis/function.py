@@ -207,8 +207,8 @@ def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str],
                 unfrozen = current.func.value  # type: ignore[attr-defined]
         elif isinstance(current, syntax.For):
             loop = parameter_loop_sets_grad(current)
-            if loop is not None and loop[1]:
-                unfrozen = parse_expression(loop[0])
+            if loop is not None and loop[2]:
+                unfrozen = loop[1]
         for target in targets:
             name = _attribute_of(target, me)
             if name is not None:

@@ -210,8 +210,10 @@ class ModuleAnalysis:
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
-        """Is every call of ``function`` (all seen, in this file) made with grad
-        disabled? Then its body runs without grad too."""
+        """Is every call of ``function`` (all seen, in this file, each awaited
+        there for an ``async def``) made with grad disabled, or is it a method
+        a framework calls so (a Lightning ``validation_step``)? Then its body
+        runs without grad too."""
         found = self._no_grad_callers.get(id(function))
         if found is None:
             found = self._all_calls_without_grad(function)
