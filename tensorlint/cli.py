@@ -242,7 +242,11 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     settings = Settings(
-        enabled, config.numpy_idiom, config.assume_torch, converting_calls=config.converting_calls
+        enabled,
+        config.numpy_idiom,
+        config.assume_torch,
+        converting_calls=config.converting_calls,
+        target_version=config.target_version,
     )
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)

@@ -69,7 +69,12 @@ def settings_in(config: Config, path: Optional[Path]) -> Settings:
             enabled = frozenset(c for c in enabled if not any(matches(c, i) for i in ignored))
     library = path_role(path, config.root)
     return Settings(
-        enabled, config.numpy_idiom, config.assume_torch, library, config.converting_calls
+        enabled,
+        config.numpy_idiom,
+        config.assume_torch,
+        library,
+        converting_calls=config.converting_calls,
+        target_version=config.target_version,
     )
 
 

@@ -37,6 +37,8 @@ class Settings(NamedTuple):
     #: ``extend-converting-calls``: the project's functions that convert
     #: tensor arguments (entries as ``library_table.parse_entry`` reads them)
     converting_calls: tuple[str, ...] = ()
+    #: the oldest torch the code must run on (``target-version``), or None: any
+    target_version: Optional[tuple[int, int]] = None
 
 
 class Rule:

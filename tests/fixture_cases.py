@@ -10,7 +10,8 @@ produce none and no edit. Next to each case:
 
 A case may start with ``# tensorlint: key=value`` lines: ``select=TL101,TL102``
 (default: the folder's code), ``numpy-idiom=...``, ``assume-torch=true``,
-``library=false`` (the file is a test, example, script or notebook).
+``library=false`` (the file is a test, example, script or notebook),
+``target-version=1.5`` (the oldest torch the code must run on).
 
 Regenerate every expected file with ``python tests/regen_fixtures.py``.
 """
@@ -21,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tensorlint.config import parse_version
 from tensorlint.engine.lint import lint_source
 from tensorlint.fix.apply import fix_source
 from tensorlint.registry import select
@@ -59,11 +61,13 @@ class Case:
                 break
             options[match.group(1)] = match.group(2)
         codes = options.get("select", self.code).split(",")
+        target = options.get("target-version")
         return Settings(
             enabled=select(select=codes, strict=True),
             numpy_idiom=options.get("numpy-idiom", "cpu-detach"),
             assume_torch=options.get("assume-torch", "false") == "true",
             library=options.get("library", "true") == "true",
+            target_version=parse_version(self.path, target) if target is not None else None,
         )
 
     def findings_text(self) -> str:

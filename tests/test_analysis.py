@@ -111,6 +111,29 @@ PROVENANCE = [
     ("t = np.zeros(3)", {NDARRAY}),
     ("t = torch.zeros(3)\nt = model(t)", set()),
     ("t = torch.zeros(3)\nt = t.view(-1)", {CPU, NOGRAD, TENSOR}),
+    # results that never require grad (measured: tools/measure_grad.py)
+    ("t = x.any(1)", {NOGRAD}),
+    ("t = x.greater_equal(y)", {NOGRAD}),
+    ("t = torch.isin(x, y)", {NOGRAD, TENSOR}),
+    ("t = torch.where(x > 0)[0]", {NOGRAD, TENSOR}),
+    ("t = torch.where(x > 0, x, y)", {TENSOR}),
+    ("t = x.type(torch.LongTensor)", {NOGRAD}),
+    ("t = x.type('torch.LongTensor')", {NOGRAD}),
+    ("t = x.new_zeros(3)", {NOGRAD, TENSOR}),
+    ("t = x.new_zeros(3, requires_grad=True)", {TENSOR}),
+    ("t = torch.zeros(3).new_ones(3)", {CPU, NOGRAD, TENSOR}),
+    ("t = model(x).new(3)", {NOGRAD, TENSOR}),
+    ("t = a.new(3)", set()),  # ``new`` of any class: not known to be a tensor
+    ("t = (model(x) == y).float().mean()", {NOGRAD}),
+    # buffers and state dicts
+    ("t = model.bn.running_mean", {NOGRAD, TENSOR}),
+    ("t = model.state_dict()['w']", {NOGRAD}),
+    ("t = model.state_dict(keep_vars=True)['w']", set()),
+    # frozen and parameter-free modules: no grad when the inputs have none
+    ("model.requires_grad_(False)\nt = model(x.detach())", {NOGRAD}),
+    ("model.requires_grad_(False)\nt = model(x)", set()),
+    ("for p in model.parameters():\n    p.requires_grad = False\nt = model(x.detach())", {NOGRAD}),
+    ("t = torch.nn.ReLU()(x.detach())", {NOGRAD}),
 ]
 
 
@@ -156,6 +179,35 @@ EVIDENCE = [
     ("model.requires_grad_(False)\nt = model(a)", None, None),
     ("t = x.to(dev).cpu()", None, None),
     ("t = torch.cat([torch.zeros(2), torch.ones(2)])", None, None),
+    ("t = x.type(torch.cuda.FloatTensor)", "move", None),
+    ("t = model.bn.weight", None, "parameter"),
+    ("t = model.bn.running_var", None, None),
+    ("model.eval()\nt = model(a)", None, "module-output"),
+    ("for p in model.parameters():\n    p.requires_grad_(False)\nt = model(a)", None, None),
+    (
+        "for n, p in model.named_parameters():\n    p.requires_grad = False\nt = model(a)",
+        None,
+        None,
+    ),
+    (
+        "for n, p in model.named_parameters():\n    if n:\n        p.requires_grad = False\n"
+        "t = model(a)",
+        None,
+        "module-output",
+    ),
+    (
+        "for p in model.parameters():\n    if p.ndim:\n        continue\n"
+        "    p.requires_grad = False\nt = model(a)",
+        None,
+        "module-output",
+    ),
+    (
+        "model.requires_grad_(False)\nfor p in model.parameters():\n    p.requires_grad = True\n"
+        "t = model(a)",
+        None,
+        "module-output",
+    ),
+    ("h = net(a)\nmodel.requires_grad_(False)\nt = model(h)", None, "module-output"),
 ]
 
 
@@ -254,6 +306,150 @@ def test_no_grad_contexts_are_recognized(wrapper: str, expected: bool) -> None:
 def test_no_grad_decorators_are_recognized(decorator: str) -> None:
     code = f"import torch\n{decorator}\ndef f(t):\n    return t.numpy()\n"
     assert site(code, "t.numpy()").in_no_grad()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("labels", True), ("mask", True), ("train_labels", True), ("token_ids", True),
+     ("gt_idx", True), ("train_features", False), ("pred_mask", False), ("q_target", False),
+     ("ids_embedding", False)],
+)  # fmt: skip
+def test_parameters_named_for_data_give_no_grad_evidence(name: str, data: bool) -> None:
+    from tensorlint.analysis.facts import is_data_name
+
+    assert is_data_name(name) is data
+    found = site(f"import torch\ndef to_array({name}):\n    return {name}.numpy()\n",
+                 f"{name}.numpy()")  # fmt: skip
+    assert (found.grad_hazard() is None) is data
+
+
+@pytest.mark.parametrize(
+    ("loop", "nograd"),
+    [
+        ("for t in model.buffers():", True),
+        ("for _, t in model.named_buffers():", True),
+        ("for _, t in model.state_dict().items():", True),
+        ("for _, t in model.named_parameters():", False),
+    ],
+)
+def test_buffers_and_state_dict_values_have_no_grad(loop: str, nograd: bool) -> None:
+    code = f"import torch\ndef f(model):\n    {loop}\n        print(t.numpy())\n"
+    found = site(code, "t.numpy()")
+    assert (NOGRAD in found.facts(found.receiver)) is nograd
+
+
+@pytest.mark.parametrize("decorator", ["@torch.no_grad()", "@torch.inference_mode()"])
+def test_a_no_grad_decorator_does_not_reach_an_async_body(decorator: str) -> None:
+    # measured: the coroutine's body runs when awaited, in the awaiter's mode
+    code = f"import torch\n{decorator}\nasync def f(t):\n    return t.numpy()\n"
+    found = site(code, "t.numpy()")
+    assert not found.in_no_grad()
+    assert found.unreached_no_grad_decorator() is not None
+    assert found.function.owner.asynchronous  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("await _f(t)", True), ("c = _f(t)", False)],
+    ids=["awaited-there", "awaited-later"],
+)
+def test_an_async_helper_runs_without_grad_only_when_awaited_in_no_grad(
+    call: str, expected: bool
+) -> None:
+    code = f"""
+    import torch
+    async def _f(t):
+        return t.numpy()
+    async def g(t):
+        with torch.no_grad():
+            {call}
+    """
+    assert site(code, "t.numpy()").in_no_grad() is expected
+
+
+@pytest.mark.parametrize(
+    ("base", "method", "expected"),
+    [
+        ("pl.LightningModule", "validation_step", True),
+        ("LightningModule", "test_step", True),
+        ("ReAgentLightningModule", "predict_step", True),
+        ("pl.LightningModule", "training_step", False),
+        ("torch.nn.Module", "validation_step", False),
+    ],
+)
+def test_lightning_runs_its_evaluation_steps_without_grad(
+    base: str, method: str, expected: bool
+) -> None:
+    code = f"""
+    import torch
+    import pytorch_lightning as pl
+    class M({base}):
+        def {method}(self, batch, batch_idx):
+            return self.net(batch).numpy()
+    """
+    found = site(code, "self.net(batch).numpy()")
+    assert found.in_no_grad() is expected
+    assert (found.grad_hazard() is None) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "keeps"),
+    [
+        ("w = model.weight", True),
+        ("w = model.weight.T", True),
+        ("w = model.weight[0]", True),
+        ("w = model.weight.view(-1).cpu()", True),
+        ("w = model.weight.chunk(2)[0]", True),
+        ("w = torch.as_tensor(model.weight)", True),
+        ("w = model.weight * 2", False),
+        ("w = model.weight[[0, 1]]", False),
+        ("w = model.weight.clone()", False),
+        ("w = model(x).logits", False),
+        ("w = model(x)[0]", False),
+    ],
+)
+def test_a_view_made_in_no_grad_keeps_the_flag_of_what_it_views(line: str, keeps: bool) -> None:
+    code = f"""
+    import torch
+    def f(model, x):
+        with torch.no_grad():
+            {line}
+        return w.numpy()
+    """
+    found = site(code, "w.numpy()")
+    assert (NOGRAD not in found.facts(found.receiver)) is keeps
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "hazard"),
+    [
+        (None, "return self.fc.weight.numpy()", None),
+        ((1, 6), "return self.fc.weight.numpy()", None),
+        ((1, 5), "return self.fc.weight.numpy()", "parameter"),
+        ((1, 5), "return self.fc.weight.T.numpy()", "parameter"),
+        ((1, 5), "return self.fc(x).numpy()", None),
+        ((1, 5), "out = self.fc(x)\n            return out.numpy()", None),
+        ((1, 5), "return (self.fc.weight * 2).numpy()", None),
+    ],
+)
+def test_before_torch_1_6_no_grad_does_not_exempt_a_tensor_that_requires_grad(
+    target: Optional[tuple[int, int]], body: str, hazard: Optional[str]
+) -> None:
+    code = f"""
+    import torch
+    from torch import nn
+    class Probe(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+        @torch.no_grad()
+        def f(self, x):
+            {body}
+    """
+    found = site(code, body.rsplit("return ", 1)[1], target_version=target)
+    evidence = found.grad_hazard()
+    assert (evidence.kind if evidence else None) == hazard
+    assert found.needs_detach() is (hazard is not None)
 
 
 def test_enable_grad_inside_no_grad_turns_grad_back_on() -> None:

@@ -246,6 +246,31 @@ def test_numpy_idiom_sets_the_order_of_inserted_calls(
     assert "model(x).numpy(force=True)" in (tmp_path / "n.py").read_text()
 
 
+NO_GRAD_PARAMETER = """\
+import torch
+
+
+@torch.no_grad()
+def weights(model):
+    return model.weight.cpu().numpy()
+"""
+
+
+def test_target_version_before_1_6_reports_a_parameter_converted_under_no_grad(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write(tmp_path, "m.py", NO_GRAD_PARAMETER)
+    _code, out, _ = run(["check", "--no-cache", "--select", "TL102", str(src)], capsys)
+    assert "TL102" not in out  # torch >= 1.6 converts it under no_grad
+    _code, out, _ = run(
+        ["check", "--no-cache", "--select", "TL102", "--target-version", "1.5", str(src)], capsys
+    )
+    assert "m.py:6:12: TL102" in out and "below 1.6" in out
+    write(tmp_path, "pyproject.toml", '[tool.tensorlint]\ntarget-version = "1.4"\n')
+    _code, out, _ = run(["check", "--no-cache", "--select", "TL102", str(tmp_path)], capsys)
+    assert "m.py:6:12: TL102" in out
+
+
 @pytest.mark.parametrize(
     ("table", "message"),
     [

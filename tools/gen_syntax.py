@@ -42,6 +42,8 @@ NOT_MODELLED = frozenset({"type_parameters"})
 #: layout fields the analysis reads, kept as plain attributes (not children)
 KEEP = {
     ("Arg", "star"): "str",
+    # ``async def``: a grad-mode decorator does not reach its body
+    ("FunctionDef", "asynchronous"): "bool",
     ("FormattedStringExpression", "equal"): "bool",
     # LibCST computes these (properties); here they are set once, from ``ast``
     ("SimpleString", "evaluated_value"): "Union[str, bytes]",

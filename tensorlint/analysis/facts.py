@@ -29,6 +29,7 @@ from tensorlint.analysis.names import (
     qualified_name,
     target_names,
 )
+from tensorlint.analysis.walk import children
 
 Facts = frozenset[str]
 
@@ -418,7 +419,7 @@ class FactEvaluator:
             and not is_plain_annotation(self.scope.params[name])
         ):
             facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
-            if name not in ops.DATA_PARAMETER_NAMES:
+            if not is_data_name(name):
                 facts = facts | {record(self.scope, "api-grad", boundary[0], boundary[1])}
         return facts
 
@@ -441,6 +442,8 @@ class FactEvaluator:
             return carry(base)
         if attr in _PLAIN_ATTRIBUTES or base & {NDARRAY, OTHER}:
             return EMPTY
+        if attr in ops.BUFFER_ATTRIBUTES:  # ``bn.running_mean``: a buffer
+            return _device_facts(base) | {TENSOR, NOGRAD}
         if (
             attr in ops.PARAMETER_ATTRIBUTES
             and isinstance(node.value, (syntax.Attribute, syntax.Name))
@@ -490,11 +493,26 @@ class FactEvaluator:
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if module:
-            if FROZEN in callee:
-                found = found - {t for t in found if t.startswith(GRAD)}
-            elif PARAMFREE not in callee:
+            if callee & {FROZEN, PARAMFREE}:
+                # no trainable parameters: the output requires grad only
+                # when an input does
+                if self._inputs_without_grad(node, env):
+                    found = found | {NOGRAD}
+            else:
                 found = found | {record(self.scope, "module-output", node)}
         return found
+
+    def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
+        """Is every argument of the call a constant or a value without grad?"""
+        for arg in node.args:
+            if arg.star:
+                return False
+            value = arg.value
+            if _is_constant(value):
+                continue
+            if NOGRAD not in self.expr(value, env):
+                return False
+        return True
 
     def _arguments(
         self, node: syntax.Call, env: Mapping[str, Facts], follow_api: bool = True
@@ -513,7 +531,7 @@ class FactEvaluator:
         return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts) -> bool:
-        if MODULE in callee:
+        if callee & {MODULE, FROZEN}:
             return True
         if TENSOR in callee or NDARRAY in callee:
             return False
@@ -618,7 +636,10 @@ class FactEvaluator:
         found = {TENSOR, *proofs}
         for facts in inputs:
             found |= evidence(facts)
-        if qual.rsplit(".", 1)[1] in ops.INTEGER_RESULT_METHODS:
+        name = qual.rsplit(".", 1)[1]
+        if name in ops.INTEGER_RESULT_METHODS or (
+            name in ops.INDICES_WITH_ONE_ARGUMENT and len(node.args) == 1
+        ):
             found.add(NOGRAD)
         return frozenset(found) | self._device_keyword(node)
 
@@ -675,12 +696,23 @@ class FactEvaluator:
             return (base - {CPU}) | {record(self.scope, "move", node)}
         if method == "requires_grad_":
             if is_false(positional(node, 0) or keyword(node, "requires_grad")):
-                return base | ({NOGRAD} if TENSOR in base else {FROZEN, NOGRAD})
+                return frozen(base)
             return base - {NOGRAD, FROZEN} | {record(self.scope, "requires-grad", node)}
         if method in ops.MODULE_PARAMETER_METHODS:
             if FROZEN in base:
                 return evidence(base) | {NOGRAD}
             return evidence(base) | {record(self.scope, "parameter", node)}
+        if method in ops.MODULE_BUFFER_METHODS or (
+            method == "state_dict" and not is_true(keyword(node, "keep_vars"))
+        ):
+            # buffers, and a state dict's detached tensors: where the module is
+            return _device_facts(base) | {NOGRAD}
+        if (
+            method in ops.TENSOR_NEW_METHODS
+            and not base & {MODULE, NDARRAY}
+            and (method != "new" or torch_valued(base, self.scope))  # (``x.new()``: any class)
+        ):
+            return self._new_tensor(base, node)
         if method in ops.MODULE_SELF_METHODS and MODULE in base:
             return base
         if MODULE in base:
@@ -693,6 +725,17 @@ class FactEvaluator:
             return base | self._arguments(node, env)
         return None
 
+    def _new_tensor(self, base: Facts, node: syntax.Call) -> Facts:
+        """``x.new_zeros(n)``: a tensor on ``x``'s device (unless ``device=``
+        says otherwise), without grad unless ``requires_grad=True``."""
+        device = keyword(node, "device")
+        facts = _device_facts(base) if device is None else self._device_keyword(node)
+        if device is not None and is_cpu_device(device, self.scope):
+            facts = facts | {CPU}
+        if is_true(keyword(node, "requires_grad")):
+            return facts | {TENSOR, record(self.scope, "requires-grad", node)}
+        return facts | {TENSOR, NOGRAD}
+
     def _to_call(self, base: Facts, node: syntax.Call) -> Facts:
         facts = set(base)
         for arg in node.args:
@@ -704,9 +747,17 @@ class FactEvaluator:
                 facts.add(CPU)
                 continue
             qual = qualified_name(value, self.scope)
+            if isinstance(value, syntax.SimpleString) and isinstance(value.evaluated_value, str):
+                qual = value.evaluated_value  # ``.type("torch.LongTensor")``
             if qual is not None and qual.startswith("torch.") and name != "device":
-                if qual in ops.INTEGER_DTYPES:
-                    facts.add(NOGRAD)
+                if qual in ops.INTEGER_DTYPES or (
+                    qual.rsplit(".", 1)[1] in ops.INTEGER_TENSOR_ANNOTATIONS
+                ):
+                    facts.add(NOGRAD)  # ``.to(torch.long)``, ``.type(torch.LongTensor)``
+                if qual in ops.CUDA_TENSOR_TYPES:  # ``.type(torch.cuda.FloatTensor)``
+                    facts.discard(CPU)
+                    facts.add(record(self.scope, "move", node))
+                    continue
                 if qual != "torch.device":
                     continue
             if name == "dtype" or _names_a_dtype(value):
@@ -714,6 +765,130 @@ class FactEvaluator:
             facts.discard(CPU)
             facts.add(record(self.scope, "move", node))
         return frozenset(facts)
+
+
+def registered_buffer(
+    node: syntax.BaseExpression,
+) -> Optional[tuple[str, Optional[syntax.BaseExpression]]]:
+    """``m.register_buffer("name", t)``: the key of the buffer (``m.name``)
+    and the tensor registered (None: not given, or ``None``)."""
+    if not (
+        isinstance(node, syntax.Call)
+        and isinstance(node.func, syntax.Attribute)
+        and node.func.attr.value == "register_buffer"
+    ):
+        return None
+    module = dotted_name(node.func.value)
+    name = positional(node, 0) or keyword(node, "name")
+    if module is None or not isinstance(name, syntax.SimpleString):
+        return None
+    text = name.evaluated_value
+    if not isinstance(text, str) or not text.isidentifier():
+        return None
+    tensor = positional(node, 1) or keyword(node, "tensor")
+    return f"{module}.{text}", None if tensor is None or _is_none(tensor) else tensor
+
+
+def is_data_name(name: str) -> bool:
+    """Is a parameter so named data rather than something a model computed
+    (``labels``, ``targets``, ``train_labels``, ``token_ids``)?"""
+    return name in ops.DATA_PARAMETER_NAMES or name.rsplit("_", 1)[-1] in ops.DATA_NAME_SUFFIXES
+
+
+def frozen(facts: Facts) -> Facts:
+    """After ``x.requires_grad_(False)``: a tensor without grad, or a module
+    whose parameters do not require grad."""
+    return facts | ({NOGRAD} if TENSOR in facts else {FROZEN, NOGRAD})
+
+
+def parameter_loop_sets_grad(
+    loop: syntax.For,
+) -> Optional[tuple[str, syntax.BaseExpression, bool]]:
+    """``for p in m.parameters(): p.requires_grad = False`` (or
+    ``p.requires_grad_(False)``, or over ``m.named_parameters()``): the key
+    of ``m``, ``m`` itself and the flag every parameter is set to, when the
+    loop's body sets it unconditionally (a statement of the body itself, no
+    ``continue`` or ``break`` anywhere in it)."""
+    call = loop.iter
+    if not (
+        isinstance(call, syntax.Call)
+        and isinstance(call.func, syntax.Attribute)
+        and call.func.attr.value in ops.MODULE_PARAMETER_METHODS
+    ):
+        return None
+    module = dotted_name(call.func.value)
+    target: syntax.BaseExpression = loop.target
+    if call.func.attr.value.startswith("named_"):
+        if not isinstance(target, (syntax.Tuple, syntax.List)) or len(target.elements) != 2:
+            return None
+        target = target.elements[1].value
+    if module is None or not isinstance(target, syntax.Name):
+        return None
+    if _jumps(loop.body):
+        return None
+    smalls: list[syntax.BaseSmallStatement] = []
+    if isinstance(loop.body, syntax.SimpleStatementSuite):
+        smalls.extend(loop.body.body)
+    elif isinstance(loop.body, syntax.IndentedBlock):
+        for statement in loop.body.body:
+            if isinstance(statement, syntax.SimpleStatementLine):
+                smalls.extend(statement.body)
+    flag: Optional[bool] = None
+    for small in smalls:
+        found = _sets_grad_flag(small, target.value)
+        if found is not None:
+            flag = found
+    return None if flag is None else (module, call.func.value, flag)
+
+
+def _sets_grad_flag(statement: syntax.BaseSmallStatement, name: str) -> Optional[bool]:
+    """``name.requires_grad = False`` / ``name.requires_grad_(False)``: the
+    flag set (True for ``requires_grad_()``), else None."""
+    if isinstance(statement, syntax.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0].target
+        if (
+            isinstance(target, syntax.Attribute)
+            and target.attr.value == "requires_grad"
+            and isinstance(target.value, syntax.Name)
+            and target.value.value == name
+        ):
+            if is_false(statement.value):
+                return False
+            return True if is_true(statement.value) else None
+        return None
+    if isinstance(statement, syntax.Expr) and isinstance(statement.value, syntax.Call):
+        call = statement.value
+        func = call.func
+        if (
+            isinstance(func, syntax.Attribute)
+            and func.attr.value == "requires_grad_"
+            and isinstance(func.value, syntax.Name)
+            and func.value.value == name
+        ):
+            return not is_false(positional(call, 0) or keyword(call, "requires_grad"))
+    return None
+
+
+def _jumps(node: syntax.CSTNode) -> bool:
+    """Does ``node`` hold a ``continue`` or ``break`` (not in a nested function)?"""
+    if isinstance(node, (syntax.Continue, syntax.Break)):
+        return True
+    if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
+        return False
+    return any(_jumps(child) for child in children(node))
+
+
+def _is_constant(node: syntax.BaseExpression) -> bool:
+    """A literal number, string, ``True``, ``False`` or ``None``: never a tensor."""
+    if isinstance(node, (syntax.Integer, syntax.Float, syntax.Imaginary, syntax.SimpleString,
+                         syntax.ConcatenatedString)):  # fmt: skip
+        return True
+    return isinstance(node, syntax.Name) and node.value in ("True", "False", "None")
+
+
+def _device_facts(facts: Facts) -> Facts:
+    """What ``facts`` say about the device only (``cpu``, device evidence)."""
+    return frozenset(t for t in facts if t == CPU or t.startswith(DEV))
 
 
 def _is_none(node: syntax.BaseExpression) -> bool:
@@ -789,26 +964,103 @@ def grad_mode(expr: syntax.BaseExpression, scope: Scope) -> Optional[bool]:
     return None
 
 
-def computed_without_grad(node: syntax.BaseExpression) -> bool:
+def computed_without_grad(node: syntax.BaseExpression, scope: Scope) -> bool:
     """Is this value computed (not just named) so that under no-grad it has no grad?
 
     Every op run while grad mode is off returns a tensor that does not require
-    grad (measured on torch 2.13); a plain name or attribute
-    (``w = model.weight``) is the same object and keeps its flag, and a
-    ``requires_grad=True`` factory or ``requires_grad_()`` sets it again.
+    grad, except a view and a method that may return its receiver
+    (``keeps_grad_flag``); a ``requires_grad=True`` factory or
+    ``requires_grad_()`` sets the flag again (measured on torch 2.13).
     """
-    if isinstance(node, (syntax.Name, syntax.Attribute)):
+    if keeps_grad_flag(node, scope):
         return False
     if isinstance(node, syntax.Call):
         func = node.func
-        if isinstance(func, syntax.Attribute) and func.attr.value == "requires_grad_":
-            return False
         if is_true(keyword(node, "requires_grad")):
             return False
         if isinstance(func, (syntax.Name, syntax.Attribute)) and (dotted_name(func) or "").endswith(
             "Parameter"
         ):
             return False
+    return True
+
+
+#: Tensor methods whose result keeps the receiver's ``requires_grad`` even
+#: when made with grad disabled: views, and casts and moves that return the
+#: receiver itself when nothing changes (``.cpu()`` on the CPU, ``.float()``
+#: on float32). ``detach`` is a view without grad.
+_SAME_FLAG_METHODS = ops.TORCH_VIEW_METHODS - {"detach"}
+
+
+def keeps_grad_flag(node: syntax.BaseExpression, scope: Scope) -> bool:
+    """May ``node`` be a named tensor (``w``, ``model.weight``) or a view of
+    one, which requires grad when that tensor does, whatever the grad mode?
+
+    Measured on torch 2.13 (``tools/measure_grad.py``): under ``no_grad``,
+    ``w.T``, ``w[0]``, ``w.view(-1)``, ``w.chunk(2)[0]`` and ``w.cpu()`` of a
+    ``w`` that requires grad still require grad; ``w * 2``, ``w.clone()``,
+    ``w[[0, 1]]`` and a module's output do not.
+    """
+    while True:
+        if isinstance(node, syntax.Name):
+            return True
+        if isinstance(node, syntax.Attribute):
+            # ``w.T``: a view; ``model.weight``: a stored tensor, the same object
+            # (``model(x).logits``: a part of what ``model(x)`` computed)
+            node = node.value
+        elif isinstance(node, syntax.Subscript):
+            if not is_basic_index(node):
+                return False  # advanced indexing copies
+            node = node.value
+            if (
+                isinstance(node, syntax.Call)
+                and isinstance(node.func, syntax.Attribute)
+                and node.func.attr.value in ops.TORCH_VIEW_TUPLE_METHODS
+                and qualified_name(node.func, scope) is None
+            ):
+                node = node.func.value  # ``w.chunk(2)[0]``: a view of ``w``
+        elif isinstance(node, syntax.Call):
+            func = node.func
+            qual = qualified_name(func, scope)
+            first = positional(node, 0)
+            if qual is not None:
+                if first is None or not (
+                    qual in ops.AS_TENSOR_FUNCS
+                    or (qual.startswith("torch.") and qual.rsplit(".", 1)[1] in _SAME_FLAG_METHODS)
+                ):
+                    return False
+                node = first  # ``torch.as_tensor(w)`` is ``w``; ``torch.t(w)`` a view
+            elif isinstance(func, syntax.Attribute) and (
+                func.attr.value in _SAME_FLAG_METHODS
+                or (func.attr.value.endswith("_") and not func.attr.value.startswith("_"))
+            ):
+                node = func.value
+            else:
+                return False
+        elif isinstance(node, syntax.IfExp):
+            return keeps_grad_flag(node.body, scope) or keeps_grad_flag(node.orelse, scope)
+        elif isinstance(node, syntax.BooleanOperation):
+            return keeps_grad_flag(node.left, scope) or keeps_grad_flag(node.right, scope)
+        elif isinstance(node, syntax.NamedExpr):
+            node = node.value
+        else:
+            return False
+
+
+def is_basic_index(node: syntax.Subscript) -> bool:
+    """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
+    for element in node.slice:
+        index = element.slice
+        if not isinstance(index, syntax.Index):
+            continue
+        value = index.value
+        if isinstance(value, (syntax.SimpleString, syntax.ConcatenatedString)):
+            continue  # ``sample["image"]``: the stored object itself
+        if isinstance(value, (syntax.Integer, syntax.Ellipsis, syntax.Name, syntax.UnaryOperation)):
+            if isinstance(value, syntax.Name) and value.value in ("True", "False"):
+                return False
+            continue
+        return False
     return True
 
 

@@ -23,6 +23,7 @@ from tensorlint.analysis.facts import (
     ELEMS,
     EMPTY,
     FROZEN,
+    GRAD,
     LIST0,
     MODULE,
     NDARRAY,
@@ -38,14 +39,18 @@ from tensorlint.analysis.facts import (
     cuda_test,
     element_facts,
     evidence,
+    frozen,
     grad_mode,
+    is_basic_index,
     is_false,
     is_true,
     keyword,
     meet,
     merge,
+    parameter_loop_sets_grad,
     positional,
     record,
+    registered_buffer,
     requires_grad_test,
     returns_indices,
     settle,
@@ -124,7 +129,7 @@ class FactsWalker:
             return env
         if isinstance(node, syntax.Assign):
             facts = self.evaluator.expr(node.value, env)
-            if self.no_grad and computed_without_grad(node.value):
+            if self.no_grad and computed_without_grad(node.value, self.scope):
                 facts = settle(facts | {NOGRAD})
             env = dict(env)
             for target in node.targets:
@@ -144,6 +149,9 @@ class FactsWalker:
             ):
                 self.no_grad = grad_mode(value, self.scope) is True  # for what follows
                 return env
+            registered = self._register_buffer(value, env)
+            if registered is not None:
+                return registered
             filled = self._list_call(value, env)
             return filled if filled is not None else self._in_place_call(value, env)
         if isinstance(node, syntax.AugAssign):
@@ -233,6 +241,21 @@ class FactsWalker:
         elif is_true(value):
             env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
 
+    def _register_buffer(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
+        """``self.register_buffer("name", t)`` binds ``self.name``: a buffer,
+        which moves with its module (no device proof) and does not require
+        grad unless ``t`` is shown to."""
+        found = registered_buffer(value)
+        if found is None:
+            return None
+        key, tensor = found
+        facts = self.evaluator.expr(tensor, env) - {CPU} if tensor is not None else EMPTY
+        if not any(t.startswith(GRAD) for t in facts):
+            facts = facts | {TENSOR, NOGRAD}
+        env = dict(env)
+        _bind(env, _parse_key(key), facts)
+        return env
+
     def _list_call(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
         """``xs.append(v)``, ``xs.extend(vs)``, ``xs.insert(i, v)`` on a list
         known to be empty or to hold tensors: it holds what was added too."""
@@ -247,7 +270,7 @@ class FactsWalker:
         argument = value.args[-1].value
         added = self.evaluator.expr(argument, env)
         if method != "extend":
-            if self.no_grad and computed_without_grad(argument):
+            if self.no_grad and computed_without_grad(argument, self.scope):
                 added = settle(added | {NOGRAD})
             added = self.evaluator.elements([added])
         env = dict(env)
@@ -309,9 +332,21 @@ class FactsWalker:
         entry = self._merge(start, first)
         second = self.run(suite_body(node.body), dict(entry))
         result = self._merge(env, second)
+        if isinstance(node, syntax.For):
+            self._set_parameters_grad(node, result)
         if node.orelse is not None:
             result = self.run(suite_body(node.orelse.body), result)
         return result
+
+    def _set_parameters_grad(self, node: syntax.For, env: Env) -> None:
+        """``for p in m.parameters(): p.requires_grad = False`` freezes ``m``
+        (as ``m.requires_grad_(False)`` does); ``= True`` unfreezes it."""
+        found = parameter_loop_sets_grad(node)
+        if found is None:
+            return
+        key, module, flag = found
+        facts = self.evaluator.expr(module, env)
+        env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
 
     def _bind_loop_target(
         self, env: Env, target: syntax.BaseExpression, iterable: syntax.BaseExpression, outer: Env
@@ -321,6 +356,16 @@ class FactsWalker:
         ``zip(a, b)`` and ``enumerate(t)`` unpack element-wise into tuple targets.
         """
         _bind(env, target, EMPTY)
+        if (
+            isinstance(iterable, syntax.Call)
+            and isinstance(iterable.func, syntax.Attribute)
+            and _yields_pairs(iterable.func.attr.value)
+            and isinstance(target, (syntax.Tuple, syntax.List))
+            and len(target.elements) == 2
+        ):
+            # ``for name, p in m.named_parameters()``, ``for k, v in d.items()``
+            _bind(env, target.elements[1].value, self._element_facts(iterable, outer))
+            return
         if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
             builtin = iterable.func.value
             if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
@@ -335,6 +380,11 @@ class FactsWalker:
 
     def _element_facts(self, iterable: syntax.BaseExpression, env: Env) -> Facts:
         return element_facts(self.evaluator.expr(iterable, env))
+
+
+def _yields_pairs(method: str) -> bool:
+    """Does ``x.method()`` yield (key, value) pairs (``named_buffers``, ``items``)?"""
+    return method == "items" or method.startswith("named_")
 
 
 def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
@@ -989,23 +1039,6 @@ def _root_key(node: syntax.BaseExpression) -> Optional[str]:
                 return key
             node = node.value
     return dotted_name(node)
-
-
-def is_basic_index(node: syntax.Subscript) -> bool:
-    """``a[0]``, ``a[1:]``, ``a[..., None]``: views, not copies."""
-    for element in node.slice:
-        index = element.slice
-        if not isinstance(index, syntax.Index):
-            continue
-        value = index.value
-        if isinstance(value, (syntax.SimpleString, syntax.ConcatenatedString)):
-            continue  # ``sample["image"]``: the stored object itself
-        if isinstance(value, (syntax.Integer, syntax.Ellipsis, syntax.Name, syntax.UnaryOperation)):
-            if isinstance(value, syntax.Name) and value.value in ("True", "False"):
-                return False
-            continue
-        return False
-    return True
 
 
 def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpression:

@@ -258,6 +258,7 @@ class Builder:
                 self.suite(node.body),
                 [self._decorator(d) for d in node.decorator_list],
                 self._annotation(node.returns),
+                isinstance(node, ast.AsyncFunctionDef),
             )
         elif isinstance(node, ast.ClassDef):
             made = self._class(node, start)

@@ -94,8 +94,8 @@ def build(module: cst.Module) -> S.Module:
             return None
         values = []
         for name in kind.__slots__:
-            if name == "equal":
-                value: Any = getattr(node, "equal", None) is not None
+            if name in ("equal", "asynchronous"):  # (a LibCST node, or None)
+                value: Any = getattr(node, name, None) is not None
             elif name == "evaluated_value":
                 value = node.evaluated_value  # type: ignore[attr-defined]
             else:

@@ -6,7 +6,19 @@ from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
-from tensorlint.analysis.facts import AttributeFacts, Env, Facts, self_name
+from tensorlint.analysis.facts import (
+    FROZEN,
+    NOGRAD,
+    AttributeFacts,
+    Env,
+    Facts,
+    is_false,
+    keyword,
+    parameter_loop_sets_grad,
+    positional,
+    registered_buffer,
+    self_name,
+)
 from tensorlint.analysis.flow import (
     Conversion,
     Event,
@@ -15,6 +27,7 @@ from tensorlint.analysis.flow import (
     FactsWalker,
     owner_body,
 )
+from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import Scope
 from tensorlint.analysis.walk import children
 
@@ -32,8 +45,12 @@ class FunctionAnalysis:
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
         via: Optional[Mapping[str, syntax.Call]] = None,
+        *,
+        no_grad: bool = False,
     ) -> None:
         self.owner = owner
+        #: the body runs with grad disabled (a ``@torch.no_grad()`` function)
+        self.no_grad = no_grad
         self.scope = scope
         self.attributes = attributes
         #: parameter facts from the callers in the file (``callers.py``)
@@ -48,6 +65,7 @@ class FunctionAnalysis:
     def snapshots(self) -> dict[int, Env]:
         if self._snapshots is None:
             walker = FactsWalker(self.scope, self._wanted, self.attributes, self.params)
+            walker.no_grad = self.no_grad
             walker.run(owner_body(self.owner), {})
             self._snapshots = walker.snapshots
         return self._snapshots
@@ -142,6 +160,7 @@ def class_attribute_facts(
     class are not seen: the price of looking at one class at a time.
     """
     found: dict[str, Facts] = {}
+    unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
     for item in body:
         if not isinstance(item, syntax.FunctionDef) or item not in scopes:
@@ -150,34 +169,71 @@ def class_attribute_facts(
         me = self_name(scope)
         if me is None:
             continue
-        assigned = _assigned_attributes(item, me)
+        assigned, unfreezes = _assigned_attributes(item, me)
+        unfrozen |= unfreezes
         if not assigned:
             continue
         final = FactsWalker(scope, set()).run(owner_body(item), {})
         for name in assigned:
             facts = final.get(f"{me}.{name}", frozenset())
             found[name] = found[name] & facts if name in found else facts
+    for name in unfrozen & found.keys():
+        # a module one method freezes and another may set to require grad again
+        found[name] = found[name] - {FROZEN, NOGRAD}
     return {name: facts for name, facts in found.items() if facts}
 
 
-def _assigned_attributes(method: syntax.FunctionDef, me: str) -> set[str]:
+def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str], set[str]]:
+    """The ``self.<name>`` attributes the method assigns (or registers as
+    buffers), and those whose parameters it may set to require grad."""
     names: set[str] = set()
+    unfreezes: set[str] = set()
     stack: list[syntax.CSTNode] = [method.body]
     while stack:
         current = stack.pop()
         if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
             continue
         targets: list[syntax.BaseExpression] = []
+        unfrozen: Optional[syntax.BaseExpression] = None
         if isinstance(current, syntax.Assign):
             targets = [t.target for t in current.targets]
         elif isinstance(current, syntax.AnnAssign):
             targets = [current.target]
+        elif isinstance(current, syntax.Call):
+            buffer = registered_buffer(current)
+            if buffer is not None:
+                targets = [parse_expression(buffer[0])]
+            elif _sets_requires_grad(current):
+                unfrozen = current.func.value  # type: ignore[attr-defined]
+        elif isinstance(current, syntax.For):
+            loop = parameter_loop_sets_grad(current)
+            if loop is not None and loop[2]:
+                unfrozen = loop[1]
         for target in targets:
-            if (
-                isinstance(target, syntax.Attribute)
-                and isinstance(target.value, syntax.Name)
-                and target.value.value == me
-            ):
-                names.add(target.attr.value)
+            name = _attribute_of(target, me)
+            if name is not None:
+                names.add(name)
+        name = _attribute_of(unfrozen, me) if unfrozen is not None else None
+        if name is not None:
+            unfreezes.add(name)
         stack.extend(children(current))
-    return names
+    return names, unfreezes
+
+
+def _attribute_of(node: syntax.BaseExpression, me: str) -> Optional[str]:
+    """``name`` when ``node`` is ``self.name`` (or a part of it: ``self.name.fc``)."""
+    while isinstance(node, syntax.Attribute):
+        if isinstance(node.value, syntax.Name) and node.value.value == me:
+            return node.attr.value
+        node = node.value
+    return None
+
+
+def _sets_requires_grad(call: syntax.Call) -> bool:
+    """``x.requires_grad_()`` / ``x.requires_grad_(True)``."""
+    func = call.func
+    return (
+        isinstance(func, syntax.Attribute)
+        and func.attr.value == "requires_grad_"
+        and not is_false(positional(call, 0) or keyword(call, "requires_grad"))
+    )

@@ -48,6 +48,11 @@ TORCH_VIEW_METHODS = frozenset(
         "atleast_2d", "atleast_3d", "view_as_real", "alias",
     }
 )  # fmt: skip
+#: Tensor methods that return a tuple of views of the tensor.
+TORCH_VIEW_TUPLE_METHODS = frozenset(
+    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
+     "split_with_sizes"}
+)  # fmt: skip
 #: Tensor attributes that are views of the tensor.
 TORCH_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
@@ -112,17 +117,30 @@ TORCH_LIKE_FACTORIES = frozenset(f for f in TORCH_FACTORIES if f.endswith("_like
 #: Factories whose data argument may itself be a tensor (kept on its device).
 TORCH_DATA_FACTORIES = frozenset({"torch.tensor"}) | AS_TENSOR_FUNCS
 
-#: Methods and functions whose result is an integer or bool tensor, which
-#: can never require grad.
+#: Methods and functions whose result never requires grad: an integer or bool
+#: tensor (indices, comparisons, casts, tests), or ``histc`` (not
+#: differentiable). Measured on torch 2.13: every ``Tensor`` method and
+#: ``torch`` function called on a float tensor that requires grad, these
+#: return a tensor that does not (``tools/measure_grad.py``; ``bincount`` is
+#: not one: with float ``weights`` that require grad, its result does).
 INTEGER_RESULT_METHODS = frozenset(
     {
         "argmax", "argmin", "argsort", "argwhere", "nonzero", "long", "int", "short",
-        "byte", "char", "bool", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf",
-        "isfinite", "isclose", "logical_and", "logical_or", "logical_not",
-        "logical_xor", "count_nonzero", "bincount", "searchsorted", "bucketize",
-        "sign_bit", "signbit", "equal",
+        "byte", "char", "bool", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+        "greater_equal", "less", "less_equal", "not_equal", "isnan", "isinf",
+        "isfinite", "isneginf", "isposinf", "isreal", "isclose", "isin", "all", "any",
+        "logical_and", "logical_or", "logical_not", "logical_xor", "count_nonzero",
+        "searchsorted", "bucketize", "signbit", "equal", "histc", "hash_tensor",
     }
 )  # fmt: skip
+#: Functions that, given one argument only, return integer indices
+#: (``torch.where(mask)``: a tuple of index tensors).
+INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})
+#: Tensor methods that make a new tensor on the receiver's device, which does
+#: not require grad unless ``requires_grad=True`` (measured on torch 2.13).
+TENSOR_NEW_METHODS = frozenset(
+    {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new"}
+)
 #: ``torch.<dtype>`` names that are integer or bool dtypes.
 INTEGER_DTYPES = frozenset(
     {
@@ -148,6 +166,11 @@ DATA_PARAMETER_NAMES = frozenset(
     {"label", "labels", "target", "targets", "y_true", "index", "indices", "idx", "ids",
      "mask", "masks", "edge_index", "batch_index"}
 )  # fmt: skip
+#: Last words of parameter names that hold integer data (``train_labels``,
+#: ``token_ids``, ``gt_idx``): named for data too. Not ``_mask`` (a
+#: ``pred_mask`` may be a model's soft output) nor ``_target`` (an RL
+#: ``q_target`` is computed by a network).
+DATA_NAME_SUFFIXES = frozenset({"label", "labels", "ids", "idx", "index", "indices"})
 #: Their CUDA twins: a tensor on a CUDA device.
 CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
 #: Classes whose instances are trainable parameters.
@@ -174,6 +197,11 @@ PARAMETER_FREE_MODULES = frozenset(
 MODULE_CONTAINERS = frozenset({"Sequential", "ModuleList"})
 #: Module methods whose results are its trainable parameters.
 MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+#: Module methods whose results are its buffers (which never require grad).
+MODULE_BUFFER_METHODS = frozenset({"buffers", "named_buffers"})
+#: Buffers that ``torch.nn`` modules register (``BatchNorm*``, ``InstanceNorm*``
+#: with ``track_running_stats``): updated without grad, never requiring it.
+BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var", "num_batches_tracked"})
 #: Module methods that change the module in place (a statement of their own).
 MODULE_IN_PLACE_METHODS = frozenset(
     {"to", "cuda", "cpu", "xpu", "mps", "half", "float", "double", "bfloat16", "train", "eval"}
@@ -203,6 +231,16 @@ NO_GRAD_CONTEXTS = frozenset(
     }
 )  # fmt: skip
 GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+#: Methods a framework calls with grad disabled, by the base class's name
+#: (its last part ends so): PyTorch Lightning runs its validation, test and
+#: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``.
+FRAMEWORK_NO_GRAD_METHODS = {
+    "LightningModule": frozenset({"validation_step", "test_step", "predict_step"}),
+}
+#: The torch release since which ``Tensor.numpy()`` checks grad mode, so that
+#: under ``no_grad`` even a tensor that requires grad converts (pytorch issue
+#: 37000, fixed by pull request 38906 in May 2020); before, it raised there too.
+NUMPY_CHECKS_GRAD_MODE_SINCE = (1, 6)
 SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 
 # --- zero-copy and read-only sources ----------------------------------------

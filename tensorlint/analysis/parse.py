@@ -158,17 +158,23 @@ def _left_out_members(
 
 def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
     """Attributes of the method's first parameter its text assigns
-    (``self.x = ...``, ``self.x: T = ...``): a scan of the text, which may
-    find more than the analysis counts (in a nested function, in a string),
-    never fewer, so a method it misses cannot matter."""
+    (``self.x = ...``, ``self.x: T = ...``), registers as buffers
+    (``self.register_buffer("x", ...)``) or may set to require grad (every
+    ``self.x`` of a method whose text says ``requires_grad``): a scan of the
+    text, which may find more than the analysis counts (in a nested function,
+    in a string), never fewer, so a method it misses cannot matter."""
     if isinstance(method, ast.ClassDef):
         return frozenset()
     params = [*method.args.posonlyargs, *method.args.args]
     if not params:
         return frozenset()
     me = re.escape(params[0].arg)  # (the lookbehind after it: a leading literal)
-    pattern = rf"{me}(?<![\w.]{me})\s*\.\s*(\w+)\s*(?::[^=\n]*)?=(?!=)"
-    return frozenset(re.findall(pattern, text))
+    receiver = rf"{me}(?<![\w.]{me})\s*\.\s*"
+    found = set(re.findall(rf"{receiver}(\w+)\s*(?::[^=\n]*)?=(?!=)", text))
+    found.update(re.findall(rf"{receiver}register_buffer\s*\(\s*(?:name\s*=\s*)?[\"'](\w+)", text))
+    if "requires_grad" in text:
+        found.update(re.findall(rf"{receiver}(\w+)", text))
+    return frozenset(found)
 
 
 def _keep_callers(ranges: list[list[int]], calls: list[int]) -> None:

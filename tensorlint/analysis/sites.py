@@ -25,18 +25,20 @@ from tensorlint.analysis.facts import (
     Facts,
     cuda_test,
     grad_mode,
+    is_basic_index,
     is_false,
+    keeps_grad_flag,
     keyword,
     may_be_tensor,
     requires_grad_test,
     self_name,
     torch_valued,
 )
-from tensorlint.analysis.flow import Conversion, is_basic_index, is_view_call
+from tensorlint.analysis.flow import Conversion, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
-from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.names import Scope, dotted_name, qualified_name
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.roles import mentions_accelerator
@@ -57,9 +59,15 @@ class ModuleAnalysis:
         tree: Optional[Lookup] = None,
         helpers: frozenset[str] = frozenset(),
         converting_calls: tuple[str, ...] = (),
+        target_version: Optional[tuple[int, int]] = None,
     ) -> None:
         self.module = module
         self.source = source
+        #: ``Tensor.numpy()`` converts a tensor that requires grad under
+        #: ``no_grad`` on every torch the code targets (>= 1.6)
+        self.numpy_checks_grad_mode = (
+            target_version is None or target_version >= ops.NUMPY_CHECKS_GRAD_MODE_SINCE
+        )
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
         #: how often each name is ``def``'d in the text
@@ -161,9 +169,20 @@ class ModuleAnalysis:
                 self.attributes_for(scope),
                 params,
                 via,
+                no_grad=isinstance(owner, syntax.FunctionDef) and self.runs_without_grad(owner),
             )
             self._functions[id(owner)] = analysis
         return analysis
+
+    def runs_without_grad(self, function: syntax.FunctionDef) -> bool:
+        """Does the body of ``function`` run with grad disabled: a (not
+        ``async``) function decorated ``@torch.no_grad()`` or the like, or one
+        every call of which in this file is made with grad disabled?"""
+        for decorator in () if function.asynchronous else function.decorators:
+            verdict = grad_mode(decorator.decorator, self.index.scopes[function])
+            if verdict is not None:
+                return verdict
+        return self.called_only_without_grad(function)
 
     def _passed(
         self, function: syntax.FunctionDef, scope: Scope
@@ -192,8 +211,10 @@ class ModuleAnalysis:
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
-        """Is every call of ``function`` (all seen, in this file) made with grad
-        disabled? Then its body runs without grad too."""
+        """Is every call of ``function`` (all seen, in this file, each awaited
+        there for an ``async def``) made with grad disabled, or is it a method
+        a framework calls so (a Lightning ``validation_step``)? Then its body
+        runs without grad too."""
         found = self._no_grad_callers.get(id(function))
         if found is None:
             found = self._all_calls_without_grad(function)
@@ -202,13 +223,19 @@ class ModuleAnalysis:
 
     def _all_calls_without_grad(self, function: syntax.FunctionDef) -> bool:
         scope = self.index.scopes.get(function)
-        if scope is None or (self.library and _is_public(function, scope)):
+        if scope is None:
+            return False
+        if _framework_calls_without_grad(function, scope):
+            return True
+        if self.library and _is_public(function, scope):
             return False
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]
         name = function.name.value
         if not sites or self._mentions(name) != len(sites):
             return False
+        if function.asynchronous and not all(_awaited(site) for site in sites):
+            return False  # a coroutine made here may be awaited elsewhere
         return all(
             _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0] is True
             for site in sites
@@ -377,7 +404,10 @@ def _grad_context(
                 if verdict is not None:
                     return verdict, None
         elif isinstance(node, syntax.FunctionDef):
-            for decorator in node.decorators:
+            # a decorator sets the grad mode while the call runs; an ``async
+            # def``'s call only makes the coroutine, whose body runs when
+            # awaited, in the awaiting code's mode (measured on torch 2.13)
+            for decorator in () if node.asynchronous else node.decorators:
                 verdict = grad_mode(decorator.decorator, scope)
                 if verdict is not None:
                     return verdict, None
@@ -385,6 +415,28 @@ def _grad_context(
         elif isinstance(node, syntax.ClassDef) or (lambdas and isinstance(node, syntax.Lambda)):
             return None, None
     return None, None
+
+
+def _framework_calls_without_grad(function: syntax.FunctionDef, scope: Scope) -> bool:
+    """Is ``function`` a method a framework calls with grad disabled
+    (``validation_step`` of a ``LightningModule`` subclass)?"""
+    parent = scope.parent
+    if function.asynchronous or parent is None or not isinstance(parent.node, syntax.ClassDef):
+        return False
+    name = function.name.value
+    for base in parent.node.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
+        for suffix, methods in ops.FRAMEWORK_NO_GRAD_METHODS.items():
+            if last.endswith(suffix) and name in methods:
+                return True
+    return False
+
+
+def _awaited(site: callers.CallSite) -> bool:
+    """``await f(...)``: the coroutine runs right where it is made."""
+    parent = site.ancestors[-1] if site.ancestors else None
+    return isinstance(parent, syntax.Await) and parent.expression is site.call
 
 
 def _grad_sets(body: Sequence[syntax.CSTNode], scope: Scope) -> dict[int, Optional[bool]]:
@@ -553,12 +605,21 @@ class Site:
         """
         if not self.analysis.library and not self.analysis.mentions_accelerator:
             return None
-        if self.in_no_grad():
+        if self._grad_mode_exempts(expr):
             return None
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None
         return self._closest(facts, GRAD)
+
+    def _grad_mode_exempts(self, expr: syntax.BaseExpression) -> bool:
+        """Does the grad mode here let ``expr.numpy()`` convert whatever
+        ``expr`` is? Under ``no_grad`` on torch >= 1.6, yes; before 1.6 only
+        a value computed there (not a named tensor or a view of one, which
+        keeps its ``requires_grad``)."""
+        if not self.in_no_grad():
+            return False
+        return self.analysis.numpy_checks_grad_mode or not keeps_grad_flag(expr, self.scope)
 
     def tensor_only_by_annotation(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a parameter known to be a tensor only from its annotation?"""
@@ -616,7 +677,7 @@ class Site:
         """May the receiver require grad here, as far as we can prove? (The fix's view.)"""
         if self.numpy_is_forced():
             return False
-        if self.in_no_grad():
+        if self._grad_mode_exempts(self.receiver):
             return False
         return NOGRAD not in self.facts(self.receiver)
 
@@ -645,6 +706,23 @@ class Site:
         if verdict is not None:
             return verdict
         return function is not None and self.analysis.called_only_without_grad(function)
+
+    def unreached_no_grad_decorator(self) -> Optional[syntax.Decorator]:
+        """``@torch.no_grad()`` on the ``async def`` the site is in, which
+        does not reach its body (the coroutine runs when awaited)."""
+        if self.in_no_grad():
+            return None
+        for node in reversed(self.candidate.ancestors):
+            if isinstance(node, (syntax.ClassDef, syntax.Lambda, syntax.With)):
+                return None
+            if isinstance(node, syntax.FunctionDef):
+                if not node.asynchronous:
+                    return None
+                for decorator in node.decorators:
+                    if grad_mode(decorator.decorator, self.scope) is True:
+                        return decorator
+                return None
+        return None
 
     # -- where the result goes -------------------------------------------------
 

@@ -359,13 +359,14 @@ class AsName(CSTNode):
 
 
 class FunctionDef(BaseCompoundStatement):
-    __slots__ = ("name", "params", "body", "decorators", "returns")
+    __slots__ = ("name", "params", "body", "decorators", "returns", "asynchronous")
     _children = ("name", "params", "body", "decorators", "returns")
     name: Name
     params: Parameters
     body: BaseSuite
     decorators: Sequence[Decorator]
     returns: Optional[Annotation]
+    asynchronous: bool
 
     def __init__(
         self,
@@ -374,12 +375,14 @@ class FunctionDef(BaseCompoundStatement):
         body: BaseSuite,
         decorators: Sequence[Decorator],
         returns: Optional[Annotation],
+        asynchronous: bool,
     ) -> None:
         self.name = name
         self.params = params
         self.body = body
         self.decorators = decorators
         self.returns = returns
+        self.asynchronous = asynchronous
 
 
 class Decorator(CSTNode):

@@ -110,7 +110,9 @@ def settings_key(settings: Settings) -> str:
     library = settings.library is not False
     enabled = ",".join(sorted(settings.enabled))
     calls = ",".join(settings.converting_calls)
-    return f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}|{calls}"
+    key = f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}|{calls}"
+    target = settings.target_version
+    return key if target is None else f"{key}|{target[0]}.{target[1]}"
 
 
 def _current_user() -> Optional[int]:

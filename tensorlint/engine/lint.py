@@ -323,6 +323,7 @@ def _lint_parsed(
         tree=tree,
         helpers=helpers,
         converting_calls=settings.converting_calls,
+        target_version=settings.target_version,
     )
     ctx = RuleContext(analysis, source, settings)
     for site in analysis.sites():

@@ -9,6 +9,7 @@ from tensorlint.rule import RuleContext
 
 if TYPE_CHECKING:
     from tensorlint.analysis.facts import Evidence
+    from tensorlint.analysis.sites import Site
 
 
 def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[syntax.CSTNode, str]]]:
@@ -26,6 +27,20 @@ def explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, list[tuple[synta
         f"{reason}; `{callee}(...)` at line {line} passes it in",
         [related, (call, f"`{callee}(...)` passes the value in here")],
     )
+
+
+def grad_mode_note(site: Site, ctx: RuleContext) -> str:
+    """Why a grad-disabling context does not help here, if one seems to."""
+    if site.in_no_grad():  # (a finding there: the target torch is older than 1.6)
+        return "; `target-version` is below 1.6, where `.numpy()` raises under `no_grad` too"
+    decorator = site.unreached_no_grad_decorator()
+    if decorator is not None:
+        line = ctx.start(decorator).line
+        return (
+            f"; `@{ctx.short(decorator.decorator)}` (line {line}) does not reach the body "
+            "of an `async def`, which runs when awaited"
+        )
+    return ""
 
 
 def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CSTNode, str]]:

@@ -27,15 +27,24 @@ class NumpyOnGradTensor(Rule):
     Tests, examples, scripts and notebooks that never name an accelerator
     run as written on the CPU, so nothing there is evidence. Inside
     `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
-    with either, or after a `torch.set_grad_enabled(False)` statement,
-    `.numpy()` never raises this error (it checks grad mode first), and a
-    value computed there does not require grad later; a parameter, or a
-    model output computed before the block, still does once grad is back on.
-    Integer results (`argmax`, indices from `torch.max(x, 1)`, comparisons,
-    `.long()`), `.detach()`, `torch.from_numpy`, factories without
-    `requires_grad=True`, modules frozen with `requires_grad_(False)` and an
-    `if t.requires_grad: t = t.detach()` guard prove there is no grad.
-    Conversions of unknown origin are reported by the strict rule TL112.
+    with either, after a `torch.set_grad_enabled(False)` statement, or in a
+    Lightning `validation_step` / `test_step` / `predict_step`, `.numpy()`
+    never raises this error (it checks grad mode first), and a value
+    computed there does not require grad later; a parameter, a view of one
+    (`w.T`, `w[0]`, even made in the block), or a model output computed
+    before the block, still does once grad is back on. A no-grad decorator
+    on an `async def` does not reach its body, which runs when awaited; with
+    a `target-version` below 1.6, `.numpy()` of a tensor that itself
+    requires grad raises under `no_grad` too. Integer and bool results
+    (`argmax`, indices from `torch.max(x, 1)`, comparisons, `.any()`,
+    `.long()`, and what is computed from them alone), `x.new_zeros(...)`,
+    buffers (`register_buffer`, `running_mean`, `state_dict()` values),
+    `.detach()`, `torch.from_numpy`, factories without `requires_grad=True`,
+    modules frozen with `requires_grad_(False)` or a loop setting every
+    parameter's `requires_grad = False` (their output requires grad only
+    when an input does), and an `if t.requires_grad: t = t.detach()` guard
+    prove there is no grad. Conversions of unknown origin are reported by
+    the strict rule TL112.
 
     ## Example
     ```python
@@ -73,5 +82,6 @@ class NumpyOnGradTensor(Rule):
         if evidence is None:
             return
         reason, related = _evidence.explain(evidence, ctx)
-        why = f"which may require grad (RuntimeError there): {reason}"
+        note = _evidence.grad_mode_note(site, ctx)
+        why = f"which may require grad (RuntimeError there): {reason}{note}"
         _numpy.report(self, site, ctx, why, related, moves=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensorlint.rule import Rule, RuleContext
-from tensorlint.rules import _numpy
+from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
     from tensorlint.analysis.sites import Site
@@ -14,7 +14,11 @@ class NumpyOnUnknownGradTensor(Rule):
     Checks for `.numpy()` on a torch tensor that is not known to be free of
     grad, with no `.detach()`, `.data` or `numpy(force=True)` before it,
     outside a no-grad context: the conversions TL102 leaves out because
-    nothing in the code says the tensor may require grad.
+    nothing in the code says the tensor may require grad. The body of an
+    `async def` is outside its `@torch.no_grad()` decorator (the body runs
+    when awaited); with a `target-version` below 1.6, a tensor that itself
+    requires grad (a name, an attribute, or a view of one) is not excused by
+    a no-grad context either.
 
     ## Why is this bad?
     `Tensor.numpy()` raises `RuntimeError` on a tensor that requires grad.
@@ -65,6 +69,6 @@ class NumpyOnUnknownGradTensor(Rule):
             return  # TL102's finding
         why = (
             "which is not known to be free of grad (RuntimeError if it "
-            "requires grad); detach it first"
+            f"requires grad); detach it first{_evidence.grad_mode_note(site, ctx)}"
         )
         _numpy.report(self, site, ctx, why, moves=False)
