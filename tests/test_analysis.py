@@ -368,9 +368,12 @@ def test_in_place_writes_are_seen_on_either_side(write: str, name: str) -> None:
 
 @pytest.mark.parametrize(
     "write",
-    ["t = t + 1", "a = a * 2", "t.sort()", "a.add_(1)", "t.requires_grad_()", "x = t.sum()"],
+    ["t = t + 1", "a = a * 2", "t.sort()", "a.add_(1)", "t.requires_grad_()", "x = t.sum()",
+     "t.unsqueeze_(0)", "t.t_()", "t.resize_(6)", "t.as_strided_((3,), (1,))"],
     ids=["rebinding-t", "rebinding-a", "torch-sort-is-not-in-place",
-         "numpy-has-no-add_", "requires_grad_-writes-no-data", "read-only"],
+         "numpy-has-no-add_", "requires_grad_-writes-no-data", "read-only",
+         "unsqueeze_-changes-the-shape-only", "t_-changes-the-strides-only",
+         "resize_-to-fewer-elements-keeps-the-bytes", "as_strided_-changes-the-view-only"],
 )  # fmt: skip
 def test_rebinding_and_reads_are_not_writes(write: str) -> None:
     code = (

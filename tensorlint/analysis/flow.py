@@ -947,11 +947,9 @@ class EventsWalker:
         self._summarised_call(call, idx)
         if isinstance(func, syntax.Attribute) and qual is None:
             method = func.attr.value
-            if method.endswith("_") and not method.startswith("_"):
-                if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
-                    self.write(func.value, idx, call, "torch")
-            elif method in ops.NUMPY_INPLACE_METHODS:
-                self.write(func.value, idx, call, "numpy")
+            written = ops.in_place_method(method)
+            if written is not None:
+                self.write(func.value, idx, call, written)
             elif method in ops.CONTAINER_STORE_METHODS:
                 container, _, _ = self.root(func.value)
                 if container is not None:

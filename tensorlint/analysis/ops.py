@@ -75,11 +75,35 @@ NUMPY_VIEW_FUNCS = frozenset(
 
 # --- in-place writes --------------------------------------------------------
 
+#: Tensor methods that end in ``_`` but change only the view (shape,
+#: strides, autograd link): the bytes stay as they were, and the tensor
+#: still shares them (measured on a ``torch.from_numpy`` tensor).
+TORCH_SHAPE_ONLY_IN_PLACE = frozenset(
+    {
+        "unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_",
+        "resize_", "resize_as_", "as_strided_", "detach_",
+    }
+)  # fmt: skip
 #: Tensor methods end in ``_`` when they write to their receiver; these do not
-#: touch the data.
-TORCH_UNDERSCORE_NON_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+#: touch the data: the shape-only ones, flags, and two that give the tensor
+#: other memory (after ``set_`` or ``share_memory_`` a ``torch.from_numpy``
+#: tensor no longer shares its array's bytes; measured).
+TORCH_UNDERSCORE_NON_WRITES = (
+    frozenset({"requires_grad_", "share_memory_", "retain_grad_", "set_"})
+    | TORCH_SHAPE_ONLY_IN_PLACE
+)
 #: ndarray methods that write to their receiver.
 NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
+
+
+def in_place_method(method: str) -> str | None:
+    """What ``x.method(...)`` writes in place: ``"torch"`` (a tensor method
+    such as ``add_``), ``"numpy"`` (an ndarray method such as ``sort``), or
+    None when the call changes no bytes of ``x``."""
+    if method.endswith("_") and not method.startswith("_"):
+        return None if method in TORCH_UNDERSCORE_NON_WRITES else "torch"
+    return "numpy" if method in NUMPY_INPLACE_METHODS else None
+
 #: NumPy functions that write to their first argument.
 NUMPY_INPLACE_FUNCS = frozenset(
     {
