@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Optional
 
 import pytest
 from analysis_helpers import analyze, site
 
 from tensorlint.analysis import syntax
+from tensorlint.analysis.containers import container_keys
 from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, TENSOR
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
@@ -417,6 +419,132 @@ def test_a_buffer_refilled_in_a_loop_reaches_the_tensors_kept_from_earlier_itera
     assert result is not None
     assert result[1] == "buf"
     assert "kept" in result[2]
+
+
+def _write_through(code: str, conversion_text: str) -> object:
+    found, conversion = _conversion(textwrap.dedent(code), conversion_text)
+    return found.function.write_through(conversion)  # type: ignore[attr-defined]
+
+
+# Each case: a list or dict entry replaced (silent), and its twin, the same
+# code with the entry's bytes written instead (reported).
+ENTRIES: dict[str, tuple[str, str, str, str]] = {
+    "dict-entry-replaced-by-its-tensor": (
+        """
+        import torch
+        def f(batch):
+            for key in batch.keys():
+                batch[key] = torch.from_numpy(batch[key])
+            return batch
+        """,
+        "torch.from_numpy(batch[key])",
+        "batch[key] = torch.from_numpy(batch[key])",
+        "t = torch.from_numpy(batch[key])\n        batch[key] += 1\n        print(t)",
+    ),
+    "list-entry-replaced-by-its-tensor": (
+        """
+        import torch
+        def f(xs):
+            for i in range(len(xs)):
+                xs[i] = torch.from_numpy(xs[i])
+            return xs
+        """,
+        "torch.from_numpy(xs[i])",
+        "xs[i] = torch.from_numpy(xs[i])",
+        "xs[i] = torch.from_numpy(xs[i])\n        xs[i] += 1",
+    ),
+    "entry-scaled-before-it-is-converted": (
+        """
+        import torch
+        def f(dets, r):
+            for i in range(len(dets)):
+                det = dets[i]
+                det[:, :4] *= r
+                dets[i] = torch.from_numpy(det[:, :4])
+            return dets
+        """,
+        "torch.from_numpy(det[:, :4])",
+        "det[:, :4] *= r\n        dets[i] = torch.from_numpy(det[:, :4])",
+        "dets[i] = torch.from_numpy(det[:, :4])\n        det[:, :4] *= r",
+    ),
+    "string-key-replaced": (
+        """
+        import numpy as np
+        import torch
+        def f(sample):
+            t = torch.from_numpy(sample["image"])
+            sample["image"] = np.zeros(3)
+            return t, sample
+        """,
+        'torch.from_numpy(sample["image"])',
+        'sample["image"] = np.zeros(3)',
+        'sample["image"] += 1',
+    ),
+    "annotated-dict": (
+        """
+        from typing import Dict
+        import numpy as np
+        import torch
+        def f(d: Dict[str, np.ndarray], k):
+            t = torch.from_numpy(d[k])
+            d[k] = np.zeros(3)
+            return t
+        """,
+        "torch.from_numpy(d[k])",
+        "d[k] = np.zeros(3)",
+        "d[k][:] = 0",
+    ),
+    "display-entry": (
+        """
+        import numpy as np
+        import torch
+        def f(p):
+            parts = [np.load(p), np.load(p)]
+            t = torch.from_numpy(parts[0])
+            parts[0] = np.zeros(3)
+            return t, parts
+        """,
+        "torch.from_numpy(parts[0])",
+        "parts[0] = np.zeros(3)",
+        "parts[0] -= 1",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_replacing_a_list_or_dict_entry_writes_no_bytes(name: str) -> None:
+    code, conversion, _, _ = ENTRIES[name]
+    assert _write_through(code, conversion) is None
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_writing_into_the_entry_instead_is_reported(name: str) -> None:
+    code, conversion, replaced, written = ENTRIES[name]
+    code = textwrap.dedent(code)
+    assert replaced in code
+    assert _write_through(code.replace(replaced, written), conversion) is not None
+
+
+def test_a_name_used_as_a_list_or_dict_is_a_container() -> None:
+    code = textwrap.dedent(
+        """
+        from typing import List, Optional
+        import torch
+        def f(a: List[int], b: Optional[dict], c: "dict", t: torch.Tensor, self):
+            d = {}
+            e = [x for x in a]
+            g = dict(a=1)
+            h.append(1)
+            i["image"]
+            self.cache.keys()
+            t[0] = 1
+            j = t.numpy()
+        """
+    )
+    analysis = analyze(code)
+    function = next(o for o in analysis.index.scopes if isinstance(o, syntax.FunctionDef))
+    scope = analysis.index.scopes[function]
+    assert container_keys(function, scope) == {"a", "b", "d", "e", "g", "h", "i", "self.cache"}
 
 
 @pytest.mark.parametrize(

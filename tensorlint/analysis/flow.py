@@ -14,10 +14,12 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.callees import bind_arguments
+from tensorlint.analysis.containers import single_index
 from tensorlint.analysis.facts import (
     CPU,
     ELEMS,
@@ -570,11 +572,20 @@ ConversionOf = tuple[str, Optional[syntax.BaseExpression]]
 
 
 class EventsWalker:
-    def __init__(self, scope: Scope, is_module: bool) -> None:
+    def __init__(
+        self, scope: Scope, is_module: bool, containers: AbstractSet[str] = frozenset()
+    ) -> None:
         self.scope = scope
         self.is_module = is_module
         self.log = EventLog()
+        #: dotted name -> storage; and an entry of a container (``d[k]``) ->
+        #: storage, under a key ``[<container's storage>]<index>`` (``_slot``)
         self.keys: dict[str, int] = {}
+        #: the dotted names that hold lists or dicts (``containers.py``)
+        self.containers = containers
+        #: names the walk found to be containers that ``containers`` lacks: an
+        #: entry replaced by a conversion of itself (the walk is run again)
+        self.found_containers: set[str] = set()
         #: every dotted key ever bound, by its first name: what a rebinding of
         #: a name may have to forget (``net.w`` when ``net`` is rebound)
         self.dotted: dict[str, set[str]] = {}
@@ -631,7 +642,11 @@ class EventsWalker:
 
     def root(self, node: syntax.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
         """(storage, through a conversion, the key) of what ``node`` aliases."""
-        node = strip_views(node, self.scope)
+        node = self._strip(node)
+        container = self._container_of(node) if isinstance(node, syntax.Subscript) else None
+        if container is not None:  # an entry of a list or dict
+            assert isinstance(node, syntax.Subscript)
+            return self._entry(node, container), False, None
         if isinstance(node, syntax.Call):
             conversion = self.log.conversions.get(id(node))
             if conversion is not None:
@@ -641,6 +656,86 @@ class EventsWalker:
         if key is not None:
             return self.storage_of_key(key), False, key
         return None, False, None
+
+    def _strip(self, node: syntax.BaseExpression) -> syntax.BaseExpression:
+        """``strip_views``, stopping at an entry of a container (``d[k]`` is
+        the object kept there, not a view of ``d``)."""
+        while True:
+            if isinstance(node, syntax.Subscript) and self._container_of(node) is not None:
+                return node
+            inner = view_step(node, self.scope)
+            if inner is None:
+                return node
+            node = inner
+
+    # -- lists and dicts ---------------------------------------------------------
+
+    def _container_of(self, node: syntax.Subscript) -> Optional[int]:
+        """The storage of ``d`` in ``d[k]`` when ``d`` holds a list or dict."""
+        key = dotted_name(node.value)
+        if key is None or key not in self.containers:
+            return None
+        return self.storage_of_key(key)
+
+    def _slot(
+        self, container: int, index: Optional[syntax.BaseExpression]
+    ) -> tuple[Optional[str], Optional[int]]:
+        """The key of the entry ``index`` of ``container`` (a literal, or a name
+        as the object it is bound to now: ``d[k]`` is another entry once ``k``
+        is rebound), and the storage of that name. (None, None) for any other
+        index."""
+        if isinstance(index, syntax.Integer):
+            return f"[{container}]{index.value}", None
+        if isinstance(index, syntax.SimpleString):
+            return f"[{container}]{index.evaluated_value!r}", None
+        key = dotted_name(index) if index is not None else None
+        if key is None:
+            return None, None
+        bound = self.storage_of_key(key)
+        return f"[{container}]#{bound}", bound
+
+    def _entry(self, node: syntax.Subscript, container: int) -> int:
+        """The storage of the object kept at ``d[k]``: what the walk saw stored
+        there, else an entry made when ``d`` was (or, for ``d[k]`` with ``k``
+        bound later, when ``k`` was; for any other index, here)."""
+        slot, bound = self._slot(container, single_index(node))
+        if slot is not None and slot in self.keys:
+            return self.keys[slot]
+        holder = self.log.storages[container]
+        created = holder.created_at
+        if slot is None:
+            created = self.idx
+        elif bound is not None:
+            created = max(created, self.log.storages[bound].created_at)
+        sid = self._new(created, visible=holder.visible)
+        self._contain(container, sid)
+        if slot is not None:
+            self.keys[slot] = sid
+        return sid
+
+    def _replace_entry(
+        self, target: syntax.Subscript, container: int, value: syntax.BaseExpression, idx: int
+    ) -> None:
+        """``d[k] = v`` on a list or dict: ``d[k]`` is now ``v``; no bytes are written."""
+        sid, _, _ = self.root(value)
+        if sid is None:
+            sid = self._new(idx)
+            self._mark_source(sid, value)
+            if isinstance(value, (syntax.List, syntax.Tuple, syntax.Dict, syntax.Set)):
+                self._store_elements(sid, value, idx)
+        slot, _ = self._slot(container, single_index(target))
+        if slot is not None:
+            self.keys[slot] = sid
+        self._contain(container, sid)
+
+    def _replaced_by_itself(self, target: syntax.Subscript, value: syntax.BaseExpression) -> bool:
+        """``d[k] = torch.from_numpy(d[k])``: an entry replaced by a conversion
+        of itself (on an array, a copy of the bytes onto themselves)."""
+        stripped = self._strip(value)
+        conversion = self.log.conversions.get(id(stripped))
+        if conversion is None or conversion.source is None:
+            return False
+        return conversion.source == self.root(target.value)[0]
 
     # -- the walk --------------------------------------------------------------
 
@@ -762,6 +857,13 @@ class EventsWalker:
             return
         if isinstance(target, syntax.Subscript):
             self.target_subexpressions(target, idx)
+            holder = self._container_of(target)
+            if holder is not None:
+                self._replace_entry(target, holder, value, idx)
+                return
+            key = dotted_name(target.value)
+            if key is not None and self._replaced_by_itself(target, value):
+                self.found_containers.add(key)
             container, _, _ = self.root(target.value)
             if container is not None:
                 self._store(container, value, idx)
@@ -780,23 +882,32 @@ class EventsWalker:
             stack.extend(s for s in self.log.contained.get(current, ()) if s != current
                          and not self.log.storages[s].visible)  # fmt: skip
 
-    def _store(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
+    def _store(self, container: int, value: syntax.BaseExpression, idx: int) -> Optional[int]:
         stored, _, _ = self.root(value)
-        if stored is None:
-            return
+        if stored is not None:
+            self._contain(container, stored)
+        return stored
+
+    def _contain(self, container: int, stored: int) -> None:
         self.log.contained.setdefault(container, set()).add(stored)
         self.log.storages[container].container = True
         if self.log.storages[container].visible:
             self._make_visible(stored)
 
     def _store_elements(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
+        """The items of a display, each under its literal slot (``xs[0]``, ``d["a"]``)."""
         if isinstance(value, syntax.Dict):
             for element in value.elements:
                 if isinstance(element, syntax.DictElement):
-                    self._store(container, element.value, idx)
+                    stored = self._store(container, element.value, idx)
+                    slot, _ = self._slot(container, element.key)
+                    if stored is not None and slot is not None:
+                        self.keys[slot] = stored
         elif isinstance(value, (syntax.List, syntax.Tuple, syntax.Set)):
-            for item in value.elements:
-                self._store(container, item.value, idx)
+            for n, item in enumerate(value.elements):
+                stored = self._store(container, item.value, idx)
+                if stored is not None and not isinstance(value, syntax.Set):
+                    self.keys[f"[{container}]{n}"] = stored
 
     def _mark_source(self, sid: int, value: syntax.BaseExpression) -> None:
         zero_copy, readonly = source_kind(value, self.scope)
@@ -817,7 +928,8 @@ class EventsWalker:
         self, target: syntax.BaseExpression, idx: int, node: syntax.CSTNode, kind: str, by: str = ""
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
-        while isinstance(target, syntax.Subscript):
+        # (``d[k] += 1`` on a list or dict writes the entry ``d[k]``)
+        while isinstance(target, syntax.Subscript) and self._container_of(target) is None:
             target = target.value
         sid, through, key = self.root(target)
         if sid is None:
@@ -1009,37 +1121,39 @@ def is_basic_index(node: syntax.Subscript) -> bool:
 def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpression:
     """Walk from an expression to what it is a view of."""
     while True:
-        if isinstance(node, syntax.Call):
-            func = node.func
-            qual = qualified_name(func, scope)
-            if qual is not None:  # a function: ``np.asarray(a)``
-                if qual in ops.READONLY_SOURCES:
-                    return node  # a read-only view: its own storage, flagged read-only
-                copy = keyword(node, "copy")
-                if (
-                    qual in ops.NUMPY_VIEW_FUNCS
-                    and node.args
-                    and node.args[0].keyword is None
-                    and (copy is None or not is_true(copy))
-                ):
-                    node = node.args[0].value
-                    continue
-                return node
-            if isinstance(func, syntax.Attribute):  # a method: ``t.view(-1)``
-                method = func.attr.value
-                if is_view_call(node, method):
-                    node = func.value
-                    continue
+        inner = view_step(node, scope)
+        if inner is None:
             return node
-        if isinstance(node, syntax.Attribute) and (
-            node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
-        ):
-            node = node.value
-            continue
-        if isinstance(node, syntax.Subscript) and is_basic_index(node):
-            node = node.value
-            continue
-        return node
+        node = inner
+
+
+def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.BaseExpression]:
+    """What ``node`` is a view of, one step down (``a`` for ``a.T``), or None."""
+    if isinstance(node, syntax.Call):
+        func = node.func
+        qual = qualified_name(func, scope)
+        if qual is not None:  # a function: ``np.asarray(a)``
+            if qual in ops.READONLY_SOURCES:
+                return None  # a read-only view: its own storage, flagged read-only
+            copy = keyword(node, "copy")
+            if (
+                qual in ops.NUMPY_VIEW_FUNCS
+                and node.args
+                and node.args[0].keyword is None
+                and (copy is None or not is_true(copy))
+            ):
+                return node.args[0].value
+            return None
+        if isinstance(func, syntax.Attribute) and is_view_call(node, func.attr.value):
+            return func.value  # a method: ``t.view(-1)``
+        return None
+    if isinstance(node, syntax.Attribute) and (
+        node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
+    ):
+        return node.value
+    if isinstance(node, syntax.Subscript) and is_basic_index(node):
+        return node.value
+    return None
 
 
 def is_view_call(call: syntax.Call, method: str) -> bool:

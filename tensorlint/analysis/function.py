@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
+from tensorlint.analysis.containers import container_keys
 from tensorlint.analysis.facts import AttributeFacts, Env, Facts, self_name
 from tensorlint.analysis.flow import (
     Conversion,
@@ -64,8 +65,16 @@ class FunctionAnalysis:
     @property
     def log(self) -> EventLog:
         if self._log is None:
-            walker = EventsWalker(self.scope, isinstance(self.owner, syntax.Module))
+            is_module = isinstance(self.owner, syntax.Module)
+            containers = frozenset(container_keys(self.owner, self.scope))
+            walker = EventsWalker(self.scope, is_module, containers)
             walker.run(owner_body(self.owner))
+            for _ in range(2):  # names the walk found to hold lists or dicts: again
+                if walker.found_containers <= containers:
+                    break
+                containers |= walker.found_containers
+                walker = EventsWalker(self.scope, is_module, containers)
+                walker.run(owner_body(self.owner))
             self._log = walker.log
         return self._log
 

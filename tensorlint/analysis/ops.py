@@ -264,6 +264,28 @@ CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}
 )
 
+# --- lists and dicts (``containers.py``) -------------------------------------
+
+#: Methods only lists, dicts and deques have (never an array or a tensor): a
+#: name they are called on holds a container, so ``d[k] = v`` rebinds a slot.
+CONTAINER_ONLY_METHODS = frozenset(
+    {
+        "keys", "items", "values", "append", "extend", "insert", "get", "setdefault",
+        "update", "pop", "popitem", "appendleft", "popleft",
+    }
+)  # fmt: skip
+#: Calls that make a container (by the name called).
+CONTAINER_CLASSES = frozenset(
+    {"list", "dict", "set", "tuple", "frozenset", "OrderedDict", "defaultdict", "deque",
+     "Counter", "ChainMap"}
+)  # fmt: skip
+#: Annotations naming a container (by their last name).
+CONTAINER_ANNOTATIONS = frozenset(
+    {"dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping", "MutableMapping",
+     "Sequence", "MutableSequence", "OrderedDict", "DefaultDict", "defaultdict", "Deque",
+     "deque"}
+)  # fmt: skip
+
 # --- state updates (function summaries) -------------------------------------
 
 #: Module methods that write the module's parameters in place.
