@@ -346,7 +346,7 @@ WRITES = [
     ("t.add_(1)", "t"),
     ("t.clamp_(0, 1)", "t"),
     ("t[1:].zero_()", "t"),
-    ("v = t.view(-1)\n    v.fill_(0)", "v"),
+    ("v = t.view(-1)\n    v.clamp_(0)", "v"),
     ("a.sort()", "a"),
     ("np.copyto(a, 0)", "a"),
     ("np.add(a, 1, out=a)", "a"),
@@ -419,6 +419,38 @@ def test_a_buffer_refilled_in_a_loop_reaches_the_tensors_kept_from_earlier_itera
     assert result is not None
     assert result[1] == "buf"
     assert "kept" in result[2]
+
+
+FILLS = [
+    ("t.copy_(src)", False),
+    ("t.zero_()", False),
+    ("t.normal_()", False),
+    ("t[:] = src", False),
+    ("t[...] = 0", False),
+    ("t.T[:, :] = src", False),
+    ("torch.add(src, 1, out=t)", False),
+    ("torch.nn.init.zeros_(t)", False),
+    ("t.copy_(t.flip(0))", True),  # reads what it writes
+    ("t[:] = t * 2", True),
+    ("t[0] = 0", True),  # a part of it
+    ("t[1:].zero_()", True),
+    ("torch.add(t, 1, out=t)", True),
+    ("a[:] = src", True),  # the array side: the tensor changes under its reader
+    ("np.copyto(a, src)", True),
+]
+
+
+@pytest.mark.parametrize(("write", "reported"), FILLS, ids=[w for w, _ in FILLS])
+def test_filling_the_conversion_result_whole_is_the_point(write: str, reported: bool) -> None:
+    code = (
+        "import numpy as np\nimport torch\ndef f(a, src):\n"
+        f"    t = torch.from_numpy(a)\n    {write}\n    return t\n"
+    )
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    function = found.function  # type: ignore[attr-defined]
+    assert (function.write_through(conversion) is not None) is reported
+    # the strict latent-alias rule stays silent too: a copy would lose the fill
+    assert function.filled_through(conversion) is not reported
 
 
 def _write_through(code: str, conversion_text: str) -> object:

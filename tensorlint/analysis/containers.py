@@ -45,9 +45,9 @@ def container_keys(body: syntax.CSTNode, scope: Scope) -> set[str]:
     for name, annotation in scope.params.items():
         if annotation is not None and _names_container(annotation):
             found.add(name)
-    stack: list[syntax.CSTNode] = list(children(body)) if isinstance(
-        body, (syntax.FunctionDef, syntax.ClassDef)
-    ) else [body]
+    stack: list[syntax.CSTNode] = (
+        list(children(body)) if isinstance(body, (syntax.FunctionDef, syntax.ClassDef)) else [body]
+    )
     while stack:
         node = stack.pop()
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):

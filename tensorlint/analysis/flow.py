@@ -405,6 +405,9 @@ class Event(NamedTuple):
     #: a write made by a call: what the call does, for the message
     #: (```train(...)` (train.py:22) steps an optimizer over `net```)
     by: str = ""
+    #: the write replaces every element of what it writes without reading
+    #: them (``t.copy_(src)``, ``a[:] = v``, ``out=a``): it fills a buffer
+    fills: bool = False
 
 
 class Conversion(NamedTuple):
@@ -867,7 +870,7 @@ class EventsWalker:
             container, _, _ = self.root(target.value)
             if container is not None:
                 self._store(container, value, idx)
-            self.write(target, idx, target, "any")
+            self.write(target, idx, target, "any", fills=self._fills(target, [value]))
             return
         for name in target_names(target):
             self.keys[name] = self._new(idx, name=name)
@@ -925,7 +928,14 @@ class EventsWalker:
             self.target_subexpressions(target.value, idx)
 
     def write(
-        self, target: syntax.BaseExpression, idx: int, node: syntax.CSTNode, kind: str, by: str = ""
+        self,
+        target: syntax.BaseExpression,
+        idx: int,
+        node: syntax.CSTNode,
+        kind: str,
+        by: str = "",
+        *,
+        fills: bool = False,
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
         # (``d[k] += 1`` on a list or dict writes the entry ``d[k]``)
@@ -937,8 +947,41 @@ class EventsWalker:
         # a call that updates ``net`` updates ``net.w`` too
         storages = self._with_parts(sid, key) if by and key is not None else frozenset({sid})
         self.log.events.append(
-            Event(idx, "write", storages, node, key or _root_key(target), kind, through, by=by)
-        )
+            Event(
+                idx, "write", storages, node, key or _root_key(target), kind, through,
+                by=by, fills=fills,
+            )
+        )  # fmt: skip
+
+    def _fills(
+        self, target: syntax.BaseExpression, values: Sequence[syntax.BaseExpression]
+    ) -> bool:
+        """Does a write of ``values`` into ``target`` replace all of what ``target``
+        refers to, without reading it? ``t.copy_(src)``, ``a[:] = v``,
+        ``a[...] = v`` (a view of all of it counts: ``a.T[:] = v``), but not
+        ``a[0] = v`` and not ``a[:] = a[::-1]``."""
+        node = target
+        while True:
+            if isinstance(node, syntax.Subscript):
+                if self._container_of(node) is not None:
+                    break  # a whole entry of a list or dict
+                if not all(_selects_all(element) for element in node.slice):
+                    return False
+                node = node.value
+                continue
+            inner = view_step(node, self.scope)
+            if inner is None:
+                break
+            node = inner
+        written, _, _ = self.root(node)
+        if written is None:
+            return False
+        for value in values:
+            collector = _Collector()
+            collector.visit(value)
+            if any(self.keys.get(key) == written for _, key in collector.names):
+                return False
+        return True
 
     def _with_parts(self, sid: int, key: str) -> frozenset[int]:
         """``net``'s storage and those of the attributes the walk knows (``net.w``)."""
@@ -1061,7 +1104,8 @@ class EventsWalker:
             method = func.attr.value
             written = ops.in_place_method(method)
             if written is not None:
-                self.write(func.value, idx, call, written)
+                fills = method in ops.FILL_METHODS and self._fills(func.value, _arguments(call))
+                self.write(func.value, idx, call, written, fills=fills)
             elif method in ops.CONTAINER_STORE_METHODS:
                 container, _, _ = self.root(func.value)
                 if container is not None:
@@ -1079,14 +1123,30 @@ class EventsWalker:
                 or (qual.startswith("numpy.") and qual.endswith(".at"))
                 or (qual.startswith("torch.") and qual.endswith("_"))
             ):
-                self.write(first, idx, call, "any")
+                fills = (qual in ops.FILL_FUNCS or qual.startswith(ops.FILL_MODULES)) and (
+                    self._fills(first, _arguments(call)[1:])
+                )
+                self.write(first, idx, call, "any", fills=fills)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in ops.OUT_KEYWORDS:
-                self.write(arg.value, idx, call, "any")
+                others = [a.value for a in call.args if a is not arg]
+                self.write(arg.value, idx, call, "any", fills=self._fills(arg.value, others))
             if arg.keyword is not None and arg.keyword.value == "inplace" and is_true(arg.value):
                 first = positional(call, 0)
                 if first is not None:
                     self.write(first, idx, call, "torch")
+
+
+def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:
+    return [arg.value for arg in call.args]
+
+
+def _selects_all(element: syntax.SubscriptElement) -> bool:
+    """``:`` or ``...``: the whole of an axis (or of every axis)."""
+    index = element.slice
+    if isinstance(index, syntax.Slice):
+        return index.lower is None and index.upper is None and index.step is None
+    return isinstance(index.value, syntax.Ellipsis)
 
 
 def _root_key(node: syntax.BaseExpression) -> Optional[str]:

@@ -97,7 +97,15 @@ class FunctionAnalysis:
         return conversion.source is not None and self.log.storages[conversion.source].readonly
 
     def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
-        """A write to one side followed by a read of (or visible) other side.
+        """A write that changes the shared bytes, made after the conversion to
+        one side, followed by a read of the other side (or the other side
+        belongs to the caller: a parameter, an attribute, a global).
+
+        Not a write: replacing a list or dict entry, a shape-only method
+        (``unsqueeze_``), a write to a name rebound to new memory first (the
+        walk gives it a new storage). Not a write-through: filling the
+        conversion's result whole (``t = torch.from_numpy(buf); t.copy_(src)``,
+        ``a = t.numpy(); a[:] = v``): the alias was made to fill the other side.
 
         Returns the write, the written side's name and the other side's name.
         """
@@ -110,6 +118,8 @@ class FunctionAnalysis:
             for write in log.writes_after(conversion.idx, storage):
                 if write.through_conversion:
                     continue
+                if write.fills and storage == conversion.result:
+                    continue  # the alias was made to fill the other side
                 if write.write_kind == "numpy" and storage != array_side:
                     continue
                 if write.write_kind == "torch" and storage == array_side:
@@ -118,6 +128,11 @@ class FunctionAnalysis:
                 if visible or next(log.uses_after(write.idx, other), None) is not None:
                     return write, write.key or "?", self.side_name(other)
         return None
+
+    def filled_through(self, conversion: Conversion) -> bool:
+        """Is the conversion's result filled whole after it is made? Then the
+        sharing is the point: the alias exists to fill the other side."""
+        return any(w.fills for w in self.log.writes_after(conversion.idx, conversion.result))
 
     def readonly_writes(self, conversion: Conversion) -> list[Event]:
         return [

@@ -104,6 +104,7 @@ def in_place_method(method: str) -> str | None:
         return None if method in TORCH_UNDERSCORE_NON_WRITES else "torch"
     return "numpy" if method in NUMPY_INPLACE_METHODS else None
 
+
 #: NumPy functions that write to their first argument.
 NUMPY_INPLACE_FUNCS = frozenset(
     {
@@ -113,6 +114,18 @@ NUMPY_INPLACE_FUNCS = frozenset(
 )  # fmt: skip
 #: Keyword arguments that name an output buffer written by the call.
 OUT_KEYWORDS = frozenset({"out", "dst"})
+#: In-place methods that replace every element without reading any: called
+#: on a whole array or tensor they fill it (``buf.copy_(src)``, ``a.fill(0)``).
+FILL_METHODS = frozenset(
+    {
+        "copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_",
+        "exponential_", "geometric_", "cauchy_", "log_normal_", "fill",
+    }
+)  # fmt: skip
+#: Functions that fill their first argument the same way.
+FILL_FUNCS = frozenset({"numpy.copyto"})
+#: ... and the modules whose in-place functions all do (``torch.nn.init.zeros_``).
+FILL_MODULES = ("torch.nn.init.",)
 
 # --- provenance -------------------------------------------------------------
 
