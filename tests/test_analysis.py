@@ -453,6 +453,48 @@ def test_filling_the_conversion_result_whole_is_the_point(write: str, reported: 
     assert function.filled_through(conversion) is not reported
 
 
+CASTS = [
+    ("a = cv2.imread(p)", "t = torch.from_numpy(a).float()", False),
+    ("a = cv2.imread(p)", "t = torch.from_numpy(a).byte()", True),  # the same type
+    ("a = cv2.imread(p, cv2.IMREAD_UNCHANGED)", "t = torch.from_numpy(a).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(torch.float32)", False),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(dtype=torch.float64)", True),
+    ("a = np.zeros(3, np.float32)", "t = torch.from_numpy(a).float()", True),
+    ("a = np.zeros(3, dtype='int64')", "t = torch.from_numpy(a).float()", False),
+    ("a = np.ones(3).astype(np.uint8)", "t = torch.from_numpy(a).long()", False),
+    ("a = np.load(p)", "t = torch.from_numpy(a).float()", True),  # type unknown
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).view(torch.int64).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(dev).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to('cpu').float()", False),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a.reshape(-1).T).half()", False),
+    ("a = np.random.rand(3)", "t = torch.from_numpy(a)\n    t = t.type(torch.float32)", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("made", "converted", "reported"), CASTS, ids=[f"{m} {c}" for m, c, _ in CASTS]
+)
+def test_a_cast_between_two_known_types_copies(made: str, converted: str, reported: bool) -> None:
+    code = (
+        "import cv2\nimport numpy as np\nimport torch\ndef f(p, dev):\n"
+        f"    {made}\n    {converted}\n    t += 1\n    return t, a\n"
+    )
+    found, conversion = _conversion(code, _call_text(converted, "torch.from_numpy("))
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert (result is not None) is reported
+
+
+def _call_text(code: str, start: str) -> str:
+    """The call in ``code`` that begins with ``start``, to its closing parenthesis."""
+    begin = code.index(start)
+    depth = 0
+    for end in range(begin, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[end], 0)
+        if code[end] == ")" and depth == 0:
+            return code[begin : end + 1]
+    raise ValueError(code)
+
+
 def _write_through(code: str, conversion_text: str) -> object:
     found, conversion = _conversion(textwrap.dedent(code), conversion_text)
     return found.function.write_through(conversion)  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops, syntax
+from tensorlint.analysis import dtypes, ops, syntax
 from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.containers import single_index
 from tensorlint.analysis.facts import (
@@ -377,7 +377,9 @@ def _sets_requires_grad(target: syntax.BaseExpression) -> bool:
 class Storage:
     """One runtime object (an array or tensor buffer) as the walk sees it."""
 
-    __slots__ = ("container", "created_at", "id", "name", "readonly", "visible", "zero_copy")
+    __slots__ = (
+        "container", "created_at", "dtype", "id", "name", "readonly", "visible", "zero_copy",
+    )  # fmt: skip
 
     def __init__(
         self, id: int, created_at: int, visible: bool = False, name: Optional[str] = None
@@ -389,6 +391,7 @@ class Storage:
         self.readonly = False
         self.name = name  #: the first name bound to it
         self.container = False  #: a list/dict holding a storage (named by ``name``)
+        self.dtype: Optional[str] = None  #: the element type, where known (``dtypes.py``)
 
 
 class Event(NamedTuple):
@@ -644,31 +647,55 @@ class EventsWalker:
         return None
 
     def root(self, node: syntax.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
-        """(storage, through a conversion, the key) of what ``node`` aliases."""
-        node = self._strip(node)
+        """(storage, through a conversion, the key) of what ``node`` aliases.
+
+        A cast between two known element types copies: its root is None."""
+        steps: list[Optional[str]] = []
+        node = self._strip(node, steps)
+        found: tuple[Optional[int], bool, Optional[str]] = (None, False, None)
         container = self._container_of(node) if isinstance(node, syntax.Subscript) else None
         if container is not None:  # an entry of a list or dict
             assert isinstance(node, syntax.Subscript)
-            return self._entry(node, container), False, None
-        if isinstance(node, syntax.Call):
+            found = (self._entry(node, container), False, None)
+        elif isinstance(node, syntax.Call):
             conversion = self.log.conversions.get(id(node))
             if conversion is not None:
-                return conversion.result, True, None
+                found = (conversion.result, True, None)
+        else:
+            key = dotted_name(node)
+            if key is not None:
+                found = (self.storage_of_key(key), False, key)
+        sid = found[0]
+        if sid is not None and self._cast_copies(self.log.storages[sid].dtype, steps):
             return None, False, None
-        key = dotted_name(node)
-        if key is not None:
-            return self.storage_of_key(key), False, key
-        return None, False, None
+        return found
 
-    def _strip(self, node: syntax.BaseExpression) -> syntax.BaseExpression:
+    def _cast_copies(self, dtype: Optional[str], steps: Sequence[Optional[str]]) -> bool:
+        """Does a cast in ``steps`` (outermost first, as ``_strip`` records
+        them) convert ``dtype`` to another known type, so copy?"""
+        for step in reversed(steps):
+            if step == dtypes.CHANGED:
+                dtype = None
+            elif step is not None:
+                if dtype is not None and dtype != step:
+                    return True
+                dtype = step
+        return False
+
+    def _strip(
+        self, node: syntax.BaseExpression, steps: Optional[list[Optional[str]]] = None
+    ) -> syntax.BaseExpression:
         """``strip_views``, stopping at an entry of a container (``d[k]`` is
-        the object kept there, not a view of ``d``)."""
+        the object kept there, not a view of ``d``); what each step does to
+        the element type goes to ``steps`` (``dtypes.step_type``)."""
         while True:
             if isinstance(node, syntax.Subscript) and self._container_of(node) is not None:
                 return node
             inner = view_step(node, self.scope)
             if inner is None:
                 return node
+            if steps is not None:
+                steps.append(dtypes.step_type(node, self.scope))
             node = inner
 
     # -- lists and dicts ---------------------------------------------------------
@@ -917,6 +944,7 @@ class EventsWalker:
         storage = self.log.storages[sid]
         storage.zero_copy = zero_copy
         storage.readonly = readonly
+        storage.dtype = dtypes.made_as(value, self.scope)
 
     def target_subexpressions(self, target: syntax.BaseExpression, idx: int) -> None:
         """Reads inside an assignment target (``x[i] = v`` reads ``i``)."""
@@ -1097,6 +1125,7 @@ class EventsWalker:
                 src = self.log.storages[source]
                 res = self.log.storages[result]
                 res.readonly = src.readonly and kind != "numpy"
+                res.dtype = src.dtype if kind != "as_tensor" else None
         func = call.func
         qual = qualified_name(func, self.scope)
         self._summarised_call(call, idx)
@@ -1146,7 +1175,7 @@ def _selects_all(element: syntax.SubscriptElement) -> bool:
     index = element.slice
     if isinstance(index, syntax.Slice):
         return index.lower is None and index.upper is None and index.step is None
-    return isinstance(index.value, syntax.Ellipsis)
+    return isinstance(index, syntax.Index) and isinstance(index.value, syntax.Ellipsis)
 
 
 def _root_key(node: syntax.BaseExpression) -> Optional[str]:

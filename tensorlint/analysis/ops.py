@@ -127,6 +127,56 @@ FILL_FUNCS = frozenset({"numpy.copyto"})
 #: ... and the modules whose in-place functions all do (``torch.nn.init.zeros_``).
 FILL_MODULES = ("torch.nn.init.",)
 
+# --- element types (``dtypes.py``) --------------------------------------------
+
+#: Names of element types, as qualified names and as strings, -> the type.
+DTYPE_NAMES: dict[str, str] = {
+    **dict.fromkeys(("torch.float32", "torch.float", "numpy.float32", "numpy.single",
+                     "float32", "single", "f4"), "float32"),
+    **dict.fromkeys(("torch.float64", "torch.double", "numpy.float64", "numpy.double",
+                     "float64", "double", "float", "f8"), "float64"),
+    **dict.fromkeys(("torch.float16", "torch.half", "numpy.float16", "numpy.half",
+                     "float16", "half", "f2"), "float16"),
+    "torch.bfloat16": "bfloat16",
+    **dict.fromkeys(("torch.int64", "torch.long", "numpy.int64", "int64", "i8"), "int64"),
+    **dict.fromkeys(("torch.int32", "torch.int", "numpy.int32", "int32", "i4"), "int32"),
+    **dict.fromkeys(("torch.int16", "torch.short", "numpy.int16", "int16", "i2"), "int16"),
+    **dict.fromkeys(("torch.int8", "numpy.int8", "int8", "i1"), "int8"),
+    **dict.fromkeys(("torch.uint8", "numpy.uint8", "uint8", "u1"), "uint8"),
+    **dict.fromkeys(("torch.bool", "numpy.bool_", "numpy.bool", "bool"), "bool"),
+    **dict.fromkeys(("torch.complex64", "torch.cfloat", "numpy.complex64", "complex64"),
+                    "complex64"),
+    **dict.fromkeys(("torch.complex128", "torch.cdouble", "numpy.complex128",
+                     "complex128"), "complex128"),
+}  # fmt: skip
+#: Tensor methods that cast to one type (a copy unless the type already matches).
+CAST_METHODS: dict[str, str] = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+    "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8",
+    "bool": "bool", "cfloat": "complex64", "cdouble": "complex128",
+}  # fmt: skip
+#: View methods that may change the element type to one the call does not
+#: name (``t.to(x)``, ``a.view(np.int32)``): after them the type is unknown.
+TYPE_CHANGING_METHODS = frozenset(
+    {"to", "type", "type_as", "astype", "view", "view_as_real", "view_as_complex"}
+)
+#: Constructors that make a known type when not given one.
+DEFAULT_DTYPES: dict[str, str] = {
+    **dict.fromkeys(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye",
+                     "numpy.identity", "numpy.linspace", "numpy.random.rand",
+                     "numpy.random.randn", "numpy.random.random",
+                     "numpy.random.random_sample", "numpy.random.uniform",
+                     "numpy.random.normal", "numpy.random.standard_normal"), "float64"),
+    # torch's default type, unless a program changes it (``set_default_dtype``)
+    **dict.fromkeys(("torch.zeros", "torch.ones", "torch.empty", "torch.rand",
+                     "torch.randn", "torch.eye", "torch.linspace"), "float32"),
+}  # fmt: skip
+#: Of those, the ones whose second positional argument is the type.
+DTYPE_SECOND_ARGUMENT = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty"})
+#: ``cv2.imread`` flags that read 8-bit images (also the default).
+CV2_UINT8_FLAGS = ("IMREAD_COLOR", "IMREAD_GRAYSCALE", "IMREAD_REDUCED_COLOR_2",
+                   "IMREAD_REDUCED_GRAYSCALE_2")  # fmt: skip
+
 # --- provenance -------------------------------------------------------------
 
 #: torch factories: CPU unless ``device=`` says otherwise, no grad unless
