@@ -495,6 +495,30 @@ def _call_text(code: str, start: str) -> str:
     raise ValueError(code)
 
 
+READS = [
+    ("x = a.shape", False),
+    ("x = a.T.shape[0]", False),
+    ("x = len(a)", False),
+    ("x = a.dtype", False),
+    ("x = isinstance(a, np.ndarray)", False),
+    ("x = a.sum()", True),
+    ("x = a[0]", True),
+    ("x = str(a)", True),
+    ("x = len(a.tolist())", True),
+]
+
+
+@pytest.mark.parametrize(("read", "reported"), READS, ids=[r for r, _ in READS])
+def test_only_a_read_of_the_bytes_after_the_write_counts(read: str, reported: bool) -> None:
+    code = (
+        "import numpy as np\nimport torch\ndef f(p):\n    a = np.load(p)\n"
+        f"    t = torch.from_numpy(a)\n    t += 1\n    {read}\n    return t, x\n"
+    )
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert (result is not None) is reported
+
+
 def _write_through(code: str, conversion_text: str) -> object:
     found, conversion = _conversion(textwrap.dedent(code), conversion_text)
     return found.function.write_through(conversion)  # type: ignore[attr-defined]

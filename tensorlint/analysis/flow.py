@@ -411,6 +411,8 @@ class Event(NamedTuple):
     #: the write replaces every element of what it writes without reading
     #: them (``t.copy_(src)``, ``a[:] = v``, ``out=a``): it fills a buffer
     fills: bool = False
+    #: a use that reads only metadata (``a.shape``, ``t.size()``, ``len(a)``)
+    metadata: bool = False
 
 
 class Conversion(NamedTuple):
@@ -1087,7 +1089,7 @@ class EventsWalker:
                 self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
-        for name_node, key in collector.names:
+        for n, (name_node, key) in enumerate(collector.names):
             sid = self.keys.get(key)
             if sid is None:
                 if key not in self.scope.params and not self.is_module:
@@ -1097,7 +1099,7 @@ class EventsWalker:
             self.log.events.append(
                 Event(
                     idx, "use", frozenset({sid}), name_node, key,
-                    held=frozenset(self._contents(sid)),
+                    held=frozenset(self._contents(sid)), metadata=n in collector.metadata,
                 )
             )  # fmt: skip
 
@@ -1314,6 +1316,8 @@ class _Collector:
         self.names: list[tuple[syntax.CSTNode, str]] = []
         self.calls: list[syntax.Call] = []
         self.comps: list[syntax.CompFor] = []
+        #: positions in ``names`` of reads of metadata only (``a.shape``, ``len(a)``)
+        self.metadata: set[int] = set()
 
     def visit(self, node: syntax.CSTNode) -> None:
         if isinstance(node, syntax.Name):
@@ -1322,9 +1326,20 @@ class _Collector:
         if isinstance(node, syntax.Attribute):
             key = dotted_name(node)
             if key is not None:
+                parts = key.split(".")
+                if not ops.METADATA_ATTRS.isdisjoint(parts[1:]):
+                    self.metadata.update((len(self.names), len(self.names) + 1))
                 self.names.append((node, key))
-                self.names.append((node, key.split(".")[0]))
+                self.names.append((node, parts[0]))
                 return
+        if (
+            isinstance(node, syntax.Call)
+            and isinstance(node.func, syntax.Name)
+            and node.func.value in ops.METADATA_BUILTINS
+            and node.args
+            and isinstance(node.args[0].value, syntax.Name)
+        ):
+            self.metadata.add(len(self.names) + 1)  # ``len(a)``: ``a`` after ``len``
         if isinstance(node, syntax.ClassDef):
             return
         if isinstance(node, syntax.CompFor):

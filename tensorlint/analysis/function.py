@@ -98,8 +98,9 @@ class FunctionAnalysis:
 
     def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
         """A write that changes the shared bytes, made after the conversion to
-        one side, followed by a read of the other side (or the other side
-        belongs to the caller: a parameter, an attribute, a global).
+        one side, followed by a read of the other side's bytes (not of its
+        shape or type only: ``a.shape``, ``len(a)``), or the other side
+        belongs to the caller (a parameter, an attribute, a global).
 
         Not a write: replacing a list or dict entry, a shape-only method
         (``unsqueeze_``), a write to a name rebound to new memory first (the
@@ -124,8 +125,9 @@ class FunctionAnalysis:
                     continue
                 if write.write_kind == "torch" and storage == array_side:
                     continue
-                visible = log.storages[other].visible
-                if visible or next(log.uses_after(write.idx, other), None) is not None:
+                if log.storages[other].visible or any(
+                    not use.metadata for use in log.uses_after(write.idx, other)
+                ):
                     return write, write.key or "?", self.side_name(other)
         return None
 

@@ -278,6 +278,17 @@ PLAIN_RESULT_METHODS = frozenset(
      "element_size", "get_device", "data_ptr", "storage_offset", "is_contiguous"}
 )  # fmt: skip
 
+#: Attributes and methods of an array or tensor that read its metadata (shape,
+#: type, device, layout), never its bytes: a write-through cannot show there.
+METADATA_ATTRS = frozenset(
+    {"shape", "dtype", "ndim", "device", "is_cuda", "requires_grad", "size", "itemsize",
+     "nbytes", "strides", "layout", "is_sparse", "flags", "dim", "ndimension", "numel",
+     "nelement", "stride", "element_size", "get_device", "data_ptr", "storage_offset",
+     "is_contiguous", "grad_fn", "is_leaf"}
+)  # fmt: skip
+#: Builtins that read only what an object is, never an array's bytes.
+METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
+
 #: Methods that move a tensor off the CPU, or to a device not known here.
 DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})
 
