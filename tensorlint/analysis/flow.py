@@ -658,7 +658,7 @@ class EventsWalker:
         container = self._container_of(node) if isinstance(node, syntax.Subscript) else None
         if container is not None:  # an entry of a list or dict
             assert isinstance(node, syntax.Subscript)
-            found = (self._entry(node, container), False, None)
+            found = (self._entry(node, container), False, entry_name(node))
         elif isinstance(node, syntax.Call):
             conversion = self.log.conversions.get(id(node))
             if conversion is not None:
@@ -739,7 +739,7 @@ class EventsWalker:
             created = self.idx
         elif bound is not None:
             created = max(created, self.log.storages[bound].created_at)
-        sid = self._new(created, visible=holder.visible)
+        sid = self._new(created, visible=holder.visible, name=entry_name(node))
         self._contain(container, sid)
         if slot is not None:
             self.keys[slot] = sid
@@ -1166,6 +1166,18 @@ class EventsWalker:
                 first = positional(call, 0)
                 if first is not None:
                     self.write(first, idx, call, "torch")
+
+
+def entry_name(node: syntax.Subscript) -> Optional[str]:
+    """``d[k]``, ``xs[0]``, ``sample['image']`` for messages (None for other indexes)."""
+    container = dotted_name(node.value)
+    index = single_index(node)
+    if container is None or index is None:
+        return None
+    if isinstance(index, (syntax.Integer, syntax.SimpleString)):
+        return f"{container}[{index.value}]"
+    key = dotted_name(index)
+    return f"{container}[{key}]" if key is not None else None
 
 
 def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:

@@ -148,6 +148,8 @@ class FunctionAnalysis:
         if named.name is not None:
             if named.created_at == -1 and named.name in self.scope.params:
                 return f"the caller's `{named.name}`"  # what the parameter was passed
+            if named.name.split("[", 1)[0] in self.scope.params and named.visible:
+                return f"the caller's `{named.name}`"  # an entry of what it was passed
             return named.name
         for sid, held in self.log.contained.items():
             holder = self.log.storages[sid]
