@@ -434,6 +434,8 @@ FILLS = [
     ("t[:] = t * 2", True),
     ("t[0] = 0", True),  # a part of it
     ("t[1:].zero_()", True),
+    ("t.narrow(0, 0, 2).zero_()", True),
+    ("t.view(-1).zero_()", False),
     ("torch.add(t, 1, out=t)", True),
     ("a[:] = src", True),  # the array side: the tensor changes under its reader
     ("np.copyto(a, src)", True),
@@ -591,6 +593,21 @@ ENTRIES: dict[str, tuple[str, str, str, str]] = {
         "torch.from_numpy(d[k])",
         "d[k] = np.zeros(3)",
         "d[k][:] = 0",
+    ),
+    "name-rebound-to-an-array": (
+        """
+        import numpy as np
+        import torch
+        def f(p):
+            x = {}
+            x = np.zeros(3)
+            t = torch.from_numpy(x)
+            x = np.load(p)
+            return t, x
+        """,
+        "torch.from_numpy(x)",
+        "x = np.load(p)",
+        "x[0] = 1",
     ),
     "display-entry": (
         """

@@ -703,11 +703,13 @@ class EventsWalker:
     # -- lists and dicts ---------------------------------------------------------
 
     def _container_of(self, node: syntax.Subscript) -> Optional[int]:
-        """The storage of ``d`` in ``d[k]`` when ``d`` holds a list or dict."""
+        """The storage of ``d`` in ``d[k]`` when ``d`` holds a list or dict (and
+        not, here, an array of a known type: ``x = np.zeros(3)`` after ``x = {}``)."""
         key = dotted_name(node.value)
         if key is None or key not in self.containers:
             return None
-        return self.storage_of_key(key)
+        sid = self.storage_of_key(key)
+        return sid if self.log.storages[sid].dtype is None else None
 
     def _slot(
         self, container: int, index: Optional[syntax.BaseExpression]
@@ -1002,6 +1004,8 @@ class EventsWalker:
             inner = view_step(node, self.scope)
             if inner is None:
                 break
+            if _view_name(node, self.scope) in ops.PARTIAL_VIEWS:
+                return False  # ``t.narrow(0, 0, 2).zero_()``: a part of it
             node = inner
         written, _, _ = self.root(node)
         if written is None:
@@ -1178,6 +1182,19 @@ def entry_name(node: syntax.Subscript) -> Optional[str]:
         return f"{container}[{index.value}]"
     key = dotted_name(index)
     return f"{container}[{key}]" if key is not None else None
+
+
+def _view_name(node: syntax.BaseExpression, scope: Scope) -> Optional[str]:
+    """The method, attribute or function name of one view step."""
+    if isinstance(node, syntax.Attribute):
+        return node.attr.value
+    if isinstance(node, syntax.Call):
+        qual = qualified_name(node.func, scope)
+        if qual is not None:
+            return qual
+        if isinstance(node.func, syntax.Attribute):
+            return node.func.attr.value
+    return None
 
 
 def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:

@@ -122,6 +122,16 @@ FILL_METHODS = frozenset(
         "exponential_", "geometric_", "cauchy_", "log_normal_", "fill",
     }
 )  # fmt: skip
+#: Views of a part of an array or tensor (by method, attribute or function
+#: name): filling one fills only that part.
+PARTIAL_VIEWS = frozenset(
+    {
+        "narrow", "select", "diagonal", "unfold", "as_strided", "expand", "expand_as",
+        "broadcast_to", "real", "imag", "numpy.diagonal", "numpy.real", "numpy.imag",
+        "numpy.broadcast_to", "numpy.lib.stride_tricks.as_strided",
+        "numpy.lib.stride_tricks.sliding_window_view",
+    }
+)  # fmt: skip
 #: Functions that fill their first argument the same way.
 FILL_FUNCS = frozenset({"numpy.copyto"})
 #: ... and the modules whose in-place functions all do (``torch.nn.init.zeros_``).
