@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Optional
 
 import pytest
 from analysis_helpers import analyze, site
 
 from tensorlint.analysis import syntax
+from tensorlint.analysis.containers import container_keys
 from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, TENSOR
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
@@ -540,7 +542,7 @@ WRITES = [
     ("t.add_(1)", "t"),
     ("t.clamp_(0, 1)", "t"),
     ("t[1:].zero_()", "t"),
-    ("v = t.view(-1)\n    v.fill_(0)", "v"),
+    ("v = t.view(-1)\n    v.clamp_(0)", "v"),
     ("a.sort()", "a"),
     ("np.copyto(a, 0)", "a"),
     ("np.add(a, 1, out=a)", "a"),
@@ -564,9 +566,12 @@ def test_in_place_writes_are_seen_on_either_side(write: str, name: str) -> None:
 
 @pytest.mark.parametrize(
     "write",
-    ["t = t + 1", "a = a * 2", "t.sort()", "a.add_(1)", "t.requires_grad_()", "x = t.sum()"],
+    ["t = t + 1", "a = a * 2", "t.sort()", "a.add_(1)", "t.requires_grad_()", "x = t.sum()",
+     "t.unsqueeze_(0)", "t.t_()", "t.resize_(6)", "t.as_strided_((3,), (1,))"],
     ids=["rebinding-t", "rebinding-a", "torch-sort-is-not-in-place",
-         "numpy-has-no-add_", "requires_grad_-writes-no-data", "read-only"],
+         "numpy-has-no-add_", "requires_grad_-writes-no-data", "read-only",
+         "unsqueeze_-changes-the-shape-only", "t_-changes-the-strides-only",
+         "resize_-to-fewer-elements-keeps-the-bytes", "as_strided_-changes-the-view-only"],
 )  # fmt: skip
 def test_rebinding_and_reads_are_not_writes(write: str) -> None:
     code = (
@@ -610,6 +615,247 @@ def test_a_buffer_refilled_in_a_loop_reaches_the_tensors_kept_from_earlier_itera
     assert result is not None
     assert result[1] == "buf"
     assert "kept" in result[2]
+
+
+FILLS = [
+    ("t.copy_(src)", False),
+    ("t.zero_()", False),
+    ("t.normal_()", False),
+    ("t[:] = src", False),
+    ("t[...] = 0", False),
+    ("t.T[:, :] = src", False),
+    ("torch.add(src, 1, out=t)", False),
+    ("torch.nn.init.zeros_(t)", False),
+    ("t.copy_(t.flip(0))", True),  # reads what it writes
+    ("t[:] = t * 2", True),
+    ("t[0] = 0", True),  # a part of it
+    ("t[1:].zero_()", True),
+    ("t.narrow(0, 0, 2).zero_()", True),
+    ("t.view(-1).zero_()", False),
+    ("torch.add(t, 1, out=t)", True),
+    ("a[:] = src", True),  # the array side: the tensor changes under its reader
+    ("np.copyto(a, src)", True),
+]
+
+
+@pytest.mark.parametrize(("write", "reported"), FILLS, ids=[w for w, _ in FILLS])
+def test_filling_the_conversion_result_whole_is_the_point(write: str, reported: bool) -> None:
+    code = (
+        "import numpy as np\nimport torch\ndef f(a, src):\n"
+        f"    t = torch.from_numpy(a)\n    {write}\n    return t\n"
+    )
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    function = found.function  # type: ignore[attr-defined]
+    assert (function.write_through(conversion) is not None) is reported
+    # the strict latent-alias rule stays silent too: a copy would lose the fill
+    assert function.filled_through(conversion) is not reported
+
+
+CASTS = [
+    ("a = cv2.imread(p)", "t = torch.from_numpy(a).float()", False),
+    ("a = cv2.imread(p)", "t = torch.from_numpy(a).byte()", True),  # the same type
+    ("a = cv2.imread(p, cv2.IMREAD_UNCHANGED)", "t = torch.from_numpy(a).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(torch.float32)", False),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(dtype=torch.float64)", True),
+    ("a = np.zeros(3, np.float32)", "t = torch.from_numpy(a).float()", True),
+    ("a = np.zeros(3, dtype='int64')", "t = torch.from_numpy(a).float()", False),
+    ("a = np.ones(3).astype(np.uint8)", "t = torch.from_numpy(a).long()", False),
+    ("a = np.load(p)", "t = torch.from_numpy(a).float()", True),  # type unknown
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).view(torch.int64).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to(dev).float()", True),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a).to('cpu').float()", False),
+    ("a = np.zeros(3)", "t = torch.from_numpy(a.reshape(-1).T).half()", False),
+    ("a = np.random.rand(3)", "t = torch.from_numpy(a)\n    t = t.type(torch.float32)", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("made", "converted", "reported"), CASTS, ids=[f"{m} {c}" for m, c, _ in CASTS]
+)
+def test_a_cast_between_two_known_types_copies(made: str, converted: str, reported: bool) -> None:
+    code = (
+        "import cv2\nimport numpy as np\nimport torch\ndef f(p, dev):\n"
+        f"    {made}\n    {converted}\n    t += 1\n    return t, a\n"
+    )
+    found, conversion = _conversion(code, _call_text(converted, "torch.from_numpy("))
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert (result is not None) is reported
+
+
+def _call_text(code: str, start: str) -> str:
+    """The call in ``code`` that begins with ``start``, to its closing parenthesis."""
+    begin = code.index(start)
+    depth = 0
+    for end in range(begin, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[end], 0)
+        if code[end] == ")" and depth == 0:
+            return code[begin : end + 1]
+    raise ValueError(code)
+
+
+READS = [
+    ("x = a.shape", False),
+    ("x = a.T.shape[0]", False),
+    ("x = len(a)", False),
+    ("x = a.dtype", False),
+    ("x = isinstance(a, np.ndarray)", False),
+    ("x = a.sum()", True),
+    ("x = a[0]", True),
+    ("x = str(a)", True),
+    ("x = len(a.tolist())", True),
+]
+
+
+@pytest.mark.parametrize(("read", "reported"), READS, ids=[r for r, _ in READS])
+def test_only_a_read_of_the_bytes_after_the_write_counts(read: str, reported: bool) -> None:
+    code = (
+        "import numpy as np\nimport torch\ndef f(p):\n    a = np.load(p)\n"
+        f"    t = torch.from_numpy(a)\n    t += 1\n    {read}\n    return t, x\n"
+    )
+    found, conversion = _conversion(code, "torch.from_numpy(a)")
+    result = found.function.write_through(conversion)  # type: ignore[attr-defined]
+    assert (result is not None) is reported
+
+
+def _write_through(code: str, conversion_text: str) -> object:
+    found, conversion = _conversion(textwrap.dedent(code), conversion_text)
+    return found.function.write_through(conversion)  # type: ignore[attr-defined]
+
+
+# Each case: a list or dict entry replaced (silent), and its twin, the same
+# code with the entry's bytes written instead (reported).
+ENTRIES: dict[str, tuple[str, str, str, str]] = {
+    "dict-entry-replaced-by-its-tensor": (
+        """
+        import torch
+        def f(batch):
+            for key in batch.keys():
+                batch[key] = torch.from_numpy(batch[key])
+            return batch
+        """,
+        "torch.from_numpy(batch[key])",
+        "batch[key] = torch.from_numpy(batch[key])",
+        "t = torch.from_numpy(batch[key])\n        batch[key] += 1\n        print(t)",
+    ),
+    "list-entry-replaced-by-its-tensor": (
+        """
+        import torch
+        def f(xs):
+            for i in range(len(xs)):
+                xs[i] = torch.from_numpy(xs[i])
+            return xs
+        """,
+        "torch.from_numpy(xs[i])",
+        "xs[i] = torch.from_numpy(xs[i])",
+        "xs[i] = torch.from_numpy(xs[i])\n        xs[i] += 1",
+    ),
+    "entry-scaled-before-it-is-converted": (
+        """
+        import torch
+        def f(dets, r):
+            for i in range(len(dets)):
+                det = dets[i]
+                det[:, :4] *= r
+                dets[i] = torch.from_numpy(det[:, :4])
+            return dets
+        """,
+        "torch.from_numpy(det[:, :4])",
+        "det[:, :4] *= r\n        dets[i] = torch.from_numpy(det[:, :4])",
+        "dets[i] = torch.from_numpy(det[:, :4])\n        det[:, :4] *= r",
+    ),
+    "string-key-replaced": (
+        """
+        import numpy as np
+        import torch
+        def f(sample):
+            t = torch.from_numpy(sample["image"])
+            sample["image"] = np.zeros(3)
+            return t, sample
+        """,
+        'torch.from_numpy(sample["image"])',
+        'sample["image"] = np.zeros(3)',
+        'sample["image"] += 1',
+    ),
+    "annotated-dict": (
+        """
+        from typing import Dict
+        import numpy as np
+        import torch
+        def f(d: Dict[str, np.ndarray], k):
+            t = torch.from_numpy(d[k])
+            d[k] = np.zeros(3)
+            return t
+        """,
+        "torch.from_numpy(d[k])",
+        "d[k] = np.zeros(3)",
+        "d[k][:] = 0",
+    ),
+    "name-rebound-to-an-array": (
+        """
+        import numpy as np
+        import torch
+        def f(p):
+            x = {}
+            x = np.zeros(3)
+            t = torch.from_numpy(x)
+            x = np.load(p)
+            return t, x
+        """,
+        "torch.from_numpy(x)",
+        "x = np.load(p)",
+        "x[0] = 1",
+    ),
+    "display-entry": (
+        """
+        import numpy as np
+        import torch
+        def f(p):
+            parts = [np.load(p), np.load(p)]
+            t = torch.from_numpy(parts[0])
+            parts[0] = np.zeros(3)
+            return t, parts
+        """,
+        "torch.from_numpy(parts[0])",
+        "parts[0] = np.zeros(3)",
+        "parts[0] -= 1",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_replacing_a_list_or_dict_entry_writes_no_bytes(name: str) -> None:
+    code, conversion, _, _ = ENTRIES[name]
+    assert _write_through(code, conversion) is None
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_writing_into_the_entry_instead_is_reported(name: str) -> None:
+    code, conversion, replaced, written = ENTRIES[name]
+    code = textwrap.dedent(code)
+    assert replaced in code
+    assert _write_through(code.replace(replaced, written), conversion) is not None
+
+
+def test_a_name_used_as_a_list_or_dict_is_a_container() -> None:
+    code = textwrap.dedent(
+        """
+        from typing import List, Optional
+        import torch
+        def f(a: List[int], b: Optional[dict], c: "dict", t: torch.Tensor, self):
+            d = {}
+            e = [x for x in a]
+            g = dict(a=1)
+            h.append(1)
+            i["image"]
+            self.cache.keys()
+            t[0] = 1
+            j = t.numpy()
+        """
+    )
+    analysis = analyze(code)
+    function = next(o for o in analysis.index.scopes if isinstance(o, syntax.FunctionDef))
+    scope = analysis.index.scopes[function]
+    assert container_keys(function, scope) == {"a", "b", "d", "e", "g", "h", "i", "self.cache"}
 
 
 @pytest.mark.parametrize(

@@ -175,10 +175,12 @@ def test_a_failing_case_makes_the_command_fail(
 ) -> None:
     folder = tmp_path / "TL201"
     folder.mkdir()
-    # an intentional write the fixer cannot know about: it gets "fixed", and fails
+    # an intentional write the fixer cannot know about (an update, not a fill
+    # of the whole tensor, which is known to be on purpose): it gets "fixed",
+    # and fails
     (folder / "ok_case.py").write_text(
         HEADER + 'HARNESS = {"call": "case", "inputs": "array", "intent": True}\n\n\n'
-        "def case(a):\n    t = torch.from_numpy(a)\n    t.zero_()\n    return a\n"
+        "def case(a):\n    t = torch.from_numpy(a)\n    t.add_(1)\n    return a\n"
     )
     assert main(["harness", str(folder)]) == 1
     assert "FAILED TL201/ok_case" in capsys.readouterr().out

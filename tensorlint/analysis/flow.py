@@ -14,10 +14,12 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops, syntax
+from tensorlint.analysis import dtypes, ops, syntax
 from tensorlint.analysis.callees import bind_arguments
+from tensorlint.analysis.containers import single_index
 from tensorlint.analysis.facts import (
     CPU,
     ELEMS,
@@ -425,7 +427,9 @@ def _sets_requires_grad(target: syntax.BaseExpression) -> bool:
 class Storage:
     """One runtime object (an array or tensor buffer) as the walk sees it."""
 
-    __slots__ = ("container", "created_at", "id", "name", "readonly", "visible", "zero_copy")
+    __slots__ = (
+        "container", "created_at", "dtype", "id", "name", "readonly", "visible", "zero_copy",
+    )  # fmt: skip
 
     def __init__(
         self, id: int, created_at: int, visible: bool = False, name: Optional[str] = None
@@ -437,6 +441,7 @@ class Storage:
         self.readonly = False
         self.name = name  #: the first name bound to it
         self.container = False  #: a list/dict holding a storage (named by ``name``)
+        self.dtype: Optional[str] = None  #: the element type, where known (``dtypes.py``)
 
 
 class Event(NamedTuple):
@@ -453,6 +458,11 @@ class Event(NamedTuple):
     #: a write made by a call: what the call does, for the message
     #: (```train(...)` (train.py:22) steps an optimizer over `net```)
     by: str = ""
+    #: the write replaces every element of what it writes without reading
+    #: them (``t.copy_(src)``, ``a[:] = v``, ``out=a``): it fills a buffer
+    fills: bool = False
+    #: a use that reads only metadata (``a.shape``, ``t.size()``, ``len(a)``)
+    metadata: bool = False
 
 
 class Conversion(NamedTuple):
@@ -620,11 +630,20 @@ ConversionOf = tuple[str, Optional[syntax.BaseExpression]]
 
 
 class EventsWalker:
-    def __init__(self, scope: Scope, is_module: bool) -> None:
+    def __init__(
+        self, scope: Scope, is_module: bool, containers: AbstractSet[str] = frozenset()
+    ) -> None:
         self.scope = scope
         self.is_module = is_module
         self.log = EventLog()
+        #: dotted name -> storage; and an entry of a container (``d[k]``) ->
+        #: storage, under a key ``[<container's storage>]<index>`` (``_slot``)
         self.keys: dict[str, int] = {}
+        #: the dotted names that hold lists or dicts (``containers.py``)
+        self.containers = containers
+        #: names the walk found to be containers that ``containers`` lacks: an
+        #: entry replaced by a conversion of itself (the walk is run again)
+        self.found_containers: set[str] = set()
         #: every dotted key ever bound, by its first name: what a rebinding of
         #: a name may have to forget (``net.w`` when ``net`` is rebound)
         self.dotted: dict[str, set[str]] = {}
@@ -680,17 +699,127 @@ class EventsWalker:
         return None
 
     def root(self, node: syntax.BaseExpression) -> tuple[Optional[int], bool, Optional[str]]:
-        """(storage, through a conversion, the key) of what ``node`` aliases."""
-        node = strip_views(node, self.scope)
-        if isinstance(node, syntax.Call):
+        """(storage, through a conversion, the key) of what ``node`` aliases.
+
+        A cast between two known element types copies: its root is None."""
+        steps: list[Optional[str]] = []
+        node = self._strip(node, steps)
+        found: tuple[Optional[int], bool, Optional[str]] = (None, False, None)
+        container = self._container_of(node) if isinstance(node, syntax.Subscript) else None
+        if container is not None:  # an entry of a list or dict
+            assert isinstance(node, syntax.Subscript)
+            found = (self._entry(node, container), False, entry_name(node))
+        elif isinstance(node, syntax.Call):
             conversion = self.log.conversions.get(id(node))
             if conversion is not None:
-                return conversion.result, True, None
+                found = (conversion.result, True, None)
+        else:
+            key = dotted_name(node)
+            if key is not None:
+                found = (self.storage_of_key(key), False, key)
+        sid = found[0]
+        if sid is not None and self._cast_copies(self.log.storages[sid].dtype, steps):
             return None, False, None
-        key = dotted_name(node)
-        if key is not None:
-            return self.storage_of_key(key), False, key
-        return None, False, None
+        return found
+
+    def _cast_copies(self, dtype: Optional[str], steps: Sequence[Optional[str]]) -> bool:
+        """Does a cast in ``steps`` (outermost first, as ``_strip`` records
+        them) convert ``dtype`` to another known type, so copy?"""
+        for step in reversed(steps):
+            if step == dtypes.CHANGED:
+                dtype = None
+            elif step is not None:
+                if dtype is not None and dtype != step:
+                    return True
+                dtype = step
+        return False
+
+    def _strip(
+        self, node: syntax.BaseExpression, steps: Optional[list[Optional[str]]] = None
+    ) -> syntax.BaseExpression:
+        """``strip_views``, stopping at an entry of a container (``d[k]`` is
+        the object kept there, not a view of ``d``); what each step does to
+        the element type goes to ``steps`` (``dtypes.step_type``)."""
+        while True:
+            if isinstance(node, syntax.Subscript) and self._container_of(node) is not None:
+                return node
+            inner = view_step(node, self.scope)
+            if inner is None:
+                return node
+            if steps is not None:
+                steps.append(dtypes.step_type(node, self.scope))
+            node = inner
+
+    # -- lists and dicts ---------------------------------------------------------
+
+    def _container_of(self, node: syntax.Subscript) -> Optional[int]:
+        """The storage of ``d`` in ``d[k]`` when ``d`` holds a list or dict (and
+        not, here, an array of a known type: ``x = np.zeros(3)`` after ``x = {}``)."""
+        key = dotted_name(node.value)
+        if key is None or key not in self.containers:
+            return None
+        sid = self.storage_of_key(key)
+        return sid if self.log.storages[sid].dtype is None else None
+
+    def _slot(
+        self, container: int, index: Optional[syntax.BaseExpression]
+    ) -> tuple[Optional[str], Optional[int]]:
+        """The key of the entry ``index`` of ``container`` (a literal, or a name
+        as the object it is bound to now: ``d[k]`` is another entry once ``k``
+        is rebound), and the storage of that name. (None, None) for any other
+        index."""
+        if isinstance(index, syntax.Integer):
+            return f"[{container}]{index.value}", None
+        if isinstance(index, syntax.SimpleString):
+            return f"[{container}]{index.evaluated_value!r}", None
+        key = dotted_name(index) if index is not None else None
+        if key is None:
+            return None, None
+        bound = self.storage_of_key(key)
+        return f"[{container}]#{bound}", bound
+
+    def _entry(self, node: syntax.Subscript, container: int) -> int:
+        """The storage of the object kept at ``d[k]``: what the walk saw stored
+        there, else an entry made when ``d`` was (or, for ``d[k]`` with ``k``
+        bound later, when ``k`` was; for any other index, here)."""
+        slot, bound = self._slot(container, single_index(node))
+        if slot is not None and slot in self.keys:
+            return self.keys[slot]
+        holder = self.log.storages[container]
+        created = holder.created_at
+        if slot is None:
+            created = self.idx
+        elif bound is not None:
+            created = max(created, self.log.storages[bound].created_at)
+        sid = self._new(created, visible=holder.visible, name=entry_name(node))
+        self._contain(container, sid)
+        if slot is not None:
+            self.keys[slot] = sid
+        return sid
+
+    def _replace_entry(
+        self, target: syntax.Subscript, container: int, value: syntax.BaseExpression, idx: int
+    ) -> None:
+        """``d[k] = v`` on a list or dict: ``d[k]`` is now ``v``; no bytes are written."""
+        sid, _, _ = self.root(value)
+        if sid is None:
+            sid = self._new(idx)
+            self._mark_source(sid, value)
+            if isinstance(value, (syntax.List, syntax.Tuple, syntax.Dict, syntax.Set)):
+                self._store_elements(sid, value, idx)
+        slot, _ = self._slot(container, single_index(target))
+        if slot is not None:
+            self.keys[slot] = sid
+        self._contain(container, sid)
+
+    def _replaced_by_itself(self, target: syntax.Subscript, value: syntax.BaseExpression) -> bool:
+        """``d[k] = torch.from_numpy(d[k])``: an entry replaced by a conversion
+        of itself (on an array, a copy of the bytes onto themselves)."""
+        stripped = self._strip(value)
+        conversion = self.log.conversions.get(id(stripped))
+        if conversion is None or conversion.source is None:
+            return False
+        return conversion.source == self.root(target.value)[0]
 
     # -- the walk --------------------------------------------------------------
 
@@ -812,10 +941,17 @@ class EventsWalker:
             return
         if isinstance(target, syntax.Subscript):
             self.target_subexpressions(target, idx)
+            holder = self._container_of(target)
+            if holder is not None:
+                self._replace_entry(target, holder, value, idx)
+                return
+            key = dotted_name(target.value)
+            if key is not None and self._replaced_by_itself(target, value):
+                self.found_containers.add(key)
             container, _, _ = self.root(target.value)
             if container is not None:
                 self._store(container, value, idx)
-            self.write(target, idx, target, "any")
+            self.write(target, idx, target, "any", fills=self._fills(target, [value]))
             return
         for name in target_names(target):
             self.keys[name] = self._new(idx, name=name)
@@ -830,29 +966,39 @@ class EventsWalker:
             stack.extend(s for s in self.log.contained.get(current, ()) if s != current
                          and not self.log.storages[s].visible)  # fmt: skip
 
-    def _store(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
+    def _store(self, container: int, value: syntax.BaseExpression, idx: int) -> Optional[int]:
         stored, _, _ = self.root(value)
-        if stored is None:
-            return
+        if stored is not None:
+            self._contain(container, stored)
+        return stored
+
+    def _contain(self, container: int, stored: int) -> None:
         self.log.contained.setdefault(container, set()).add(stored)
         self.log.storages[container].container = True
         if self.log.storages[container].visible:
             self._make_visible(stored)
 
     def _store_elements(self, container: int, value: syntax.BaseExpression, idx: int) -> None:
+        """The items of a display, each under its literal slot (``xs[0]``, ``d["a"]``)."""
         if isinstance(value, syntax.Dict):
             for element in value.elements:
                 if isinstance(element, syntax.DictElement):
-                    self._store(container, element.value, idx)
+                    stored = self._store(container, element.value, idx)
+                    slot, _ = self._slot(container, element.key)
+                    if stored is not None and slot is not None:
+                        self.keys[slot] = stored
         elif isinstance(value, (syntax.List, syntax.Tuple, syntax.Set)):
-            for item in value.elements:
-                self._store(container, item.value, idx)
+            for n, item in enumerate(value.elements):
+                stored = self._store(container, item.value, idx)
+                if stored is not None and not isinstance(value, syntax.Set):
+                    self.keys[f"[{container}]{n}"] = stored
 
     def _mark_source(self, sid: int, value: syntax.BaseExpression) -> None:
         zero_copy, readonly = source_kind(value, self.scope)
         storage = self.log.storages[sid]
         storage.zero_copy = zero_copy
         storage.readonly = readonly
+        storage.dtype = dtypes.made_as(value, self.scope)
 
     def target_subexpressions(self, target: syntax.BaseExpression, idx: int) -> None:
         """Reads inside an assignment target (``x[i] = v`` reads ``i``)."""
@@ -864,10 +1010,18 @@ class EventsWalker:
             self.target_subexpressions(target.value, idx)
 
     def write(
-        self, target: syntax.BaseExpression, idx: int, node: syntax.CSTNode, kind: str, by: str = ""
+        self,
+        target: syntax.BaseExpression,
+        idx: int,
+        node: syntax.CSTNode,
+        kind: str,
+        by: str = "",
+        *,
+        fills: bool = False,
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
-        while isinstance(target, syntax.Subscript):
+        # (``d[k] += 1`` on a list or dict writes the entry ``d[k]``)
+        while isinstance(target, syntax.Subscript) and self._container_of(target) is None:
             target = target.value
         sid, through, key = self.root(target)
         if sid is None:
@@ -875,8 +1029,43 @@ class EventsWalker:
         # a call that updates ``net`` updates ``net.w`` too
         storages = self._with_parts(sid, key) if by and key is not None else frozenset({sid})
         self.log.events.append(
-            Event(idx, "write", storages, node, key or _root_key(target), kind, through, by=by)
-        )
+            Event(
+                idx, "write", storages, node, key or _root_key(target), kind, through,
+                by=by, fills=fills,
+            )
+        )  # fmt: skip
+
+    def _fills(
+        self, target: syntax.BaseExpression, values: Sequence[syntax.BaseExpression]
+    ) -> bool:
+        """Does a write of ``values`` into ``target`` replace all of what ``target``
+        refers to, without reading it? ``t.copy_(src)``, ``a[:] = v``,
+        ``a[...] = v`` (a view of all of it counts: ``a.T[:] = v``), but not
+        ``a[0] = v`` and not ``a[:] = a[::-1]``."""
+        node = target
+        while True:
+            if isinstance(node, syntax.Subscript):
+                if self._container_of(node) is not None:
+                    break  # a whole entry of a list or dict
+                if not all(_selects_all(element) for element in node.slice):
+                    return False
+                node = node.value
+                continue
+            inner = view_step(node, self.scope)
+            if inner is None:
+                break
+            if _view_name(node, self.scope) in ops.PARTIAL_VIEWS:
+                return False  # ``t.narrow(0, 0, 2).zero_()``: a part of it
+            node = inner
+        written, _, _ = self.root(node)
+        if written is None:
+            return False
+        for value in values:
+            collector = _Collector()
+            collector.visit(value)
+            if any(self.keys.get(key) == written for _, key in collector.names):
+                return False
+        return True
 
     def _with_parts(self, sid: int, key: str) -> frozenset[int]:
         """``net``'s storage and those of the attributes the walk knows (``net.w``)."""
@@ -954,7 +1143,7 @@ class EventsWalker:
                 self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
-        for name_node, key in collector.names:
+        for n, (name_node, key) in enumerate(collector.names):
             sid = self.keys.get(key)
             if sid is None:
                 if key not in self.scope.params and not self.is_module:
@@ -964,7 +1153,7 @@ class EventsWalker:
             self.log.events.append(
                 Event(
                     idx, "use", frozenset({sid}), name_node, key,
-                    held=frozenset(self._contents(sid)),
+                    held=frozenset(self._contents(sid)), metadata=n in collector.metadata,
                 )
             )  # fmt: skip
 
@@ -992,16 +1181,16 @@ class EventsWalker:
                 src = self.log.storages[source]
                 res = self.log.storages[result]
                 res.readonly = src.readonly and kind != "numpy"
+                res.dtype = src.dtype if kind != "as_tensor" else None
         func = call.func
         qual = qualified_name(func, self.scope)
         self._summarised_call(call, idx)
         if isinstance(func, syntax.Attribute) and qual is None:
             method = func.attr.value
-            if method.endswith("_") and not method.startswith("_"):
-                if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
-                    self.write(func.value, idx, call, "torch")
-            elif method in ops.NUMPY_INPLACE_METHODS:
-                self.write(func.value, idx, call, "numpy")
+            written = ops.in_place_method(method)
+            if written is not None:
+                fills = method in ops.FILL_METHODS and self._fills(func.value, _arguments(call))
+                self.write(func.value, idx, call, written, fills=fills)
             elif method in ops.CONTAINER_STORE_METHODS:
                 container, _, _ = self.root(func.value)
                 if container is not None:
@@ -1019,14 +1208,55 @@ class EventsWalker:
                 or (qual.startswith("numpy.") and qual.endswith(".at"))
                 or (qual.startswith("torch.") and qual.endswith("_"))
             ):
-                self.write(first, idx, call, "any")
+                fills = (qual in ops.FILL_FUNCS or qual.startswith(ops.FILL_MODULES)) and (
+                    self._fills(first, _arguments(call)[1:])
+                )
+                self.write(first, idx, call, "any", fills=fills)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in ops.OUT_KEYWORDS:
-                self.write(arg.value, idx, call, "any")
+                others = [a.value for a in call.args if a is not arg]
+                self.write(arg.value, idx, call, "any", fills=self._fills(arg.value, others))
             if arg.keyword is not None and arg.keyword.value == "inplace" and is_true(arg.value):
                 first = positional(call, 0)
                 if first is not None:
                     self.write(first, idx, call, "torch")
+
+
+def entry_name(node: syntax.Subscript) -> Optional[str]:
+    """``d[k]``, ``xs[0]``, ``sample['image']`` for messages (None for other indexes)."""
+    container = dotted_name(node.value)
+    index = single_index(node)
+    if container is None or index is None:
+        return None
+    if isinstance(index, (syntax.Integer, syntax.SimpleString)):
+        return f"{container}[{index.value}]"
+    key = dotted_name(index)
+    return f"{container}[{key}]" if key is not None else None
+
+
+def _view_name(node: syntax.BaseExpression, scope: Scope) -> Optional[str]:
+    """The method, attribute or function name of one view step."""
+    if isinstance(node, syntax.Attribute):
+        return node.attr.value
+    if isinstance(node, syntax.Call):
+        qual = qualified_name(node.func, scope)
+        if qual is not None:
+            return qual
+        if isinstance(node.func, syntax.Attribute):
+            return node.func.attr.value
+    return None
+
+
+def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:
+    return [arg.value for arg in call.args]
+
+
+def _selects_all(element: syntax.SubscriptElement) -> bool:
+    """``:`` or ``...``: the whole of an axis (or of every axis)."""
+    index = element.slice
+    if isinstance(index, syntax.Slice):
+        return index.lower is None and index.upper is None and index.step is None
+    return isinstance(index, syntax.Index) and isinstance(index.value, syntax.Ellipsis)
 
 
 def _root_key(node: syntax.BaseExpression) -> Optional[str]:
@@ -1044,37 +1274,39 @@ def _root_key(node: syntax.BaseExpression) -> Optional[str]:
 def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpression:
     """Walk from an expression to what it is a view of."""
     while True:
-        if isinstance(node, syntax.Call):
-            func = node.func
-            qual = qualified_name(func, scope)
-            if qual is not None:  # a function: ``np.asarray(a)``
-                if qual in ops.READONLY_SOURCES:
-                    return node  # a read-only view: its own storage, flagged read-only
-                copy = keyword(node, "copy")
-                if (
-                    qual in ops.NUMPY_VIEW_FUNCS
-                    and node.args
-                    and node.args[0].keyword is None
-                    and (copy is None or not is_true(copy))
-                ):
-                    node = node.args[0].value
-                    continue
-                return node
-            if isinstance(func, syntax.Attribute):  # a method: ``t.view(-1)``
-                method = func.attr.value
-                if is_view_call(node, method):
-                    node = func.value
-                    continue
+        inner = view_step(node, scope)
+        if inner is None:
             return node
-        if isinstance(node, syntax.Attribute) and (
-            node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
-        ):
-            node = node.value
-            continue
-        if isinstance(node, syntax.Subscript) and is_basic_index(node):
-            node = node.value
-            continue
-        return node
+        node = inner
+
+
+def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.BaseExpression]:
+    """What ``node`` is a view of, one step down (``a`` for ``a.T``), or None."""
+    if isinstance(node, syntax.Call):
+        func = node.func
+        qual = qualified_name(func, scope)
+        if qual is not None:  # a function: ``np.asarray(a)``
+            if qual in ops.READONLY_SOURCES:
+                return None  # a read-only view: its own storage, flagged read-only
+            copy = keyword(node, "copy")
+            if (
+                qual in ops.NUMPY_VIEW_FUNCS
+                and node.args
+                and node.args[0].keyword is None
+                and (copy is None or not is_true(copy))
+            ):
+                return node.args[0].value
+            return None
+        if isinstance(func, syntax.Attribute) and is_view_call(node, func.attr.value):
+            return func.value  # a method: ``t.view(-1)``
+        return None
+    if isinstance(node, syntax.Attribute) and (
+        node.attr.value in ops.TORCH_VIEW_ATTRS or node.attr.value in ops.NUMPY_VIEW_ATTRS
+    ):
+        return node.value
+    if isinstance(node, syntax.Subscript) and is_basic_index(node):
+        return node.value
+    return None
 
 
 def is_view_call(call: syntax.Call, method: str) -> bool:
@@ -1146,6 +1378,8 @@ class _Collector:
         self.names: list[tuple[syntax.CSTNode, str]] = []
         self.calls: list[syntax.Call] = []
         self.comps: list[syntax.CompFor] = []
+        #: positions in ``names`` of reads of metadata only (``a.shape``, ``len(a)``)
+        self.metadata: set[int] = set()
 
     def visit(self, node: syntax.CSTNode) -> None:
         if isinstance(node, syntax.Name):
@@ -1154,9 +1388,20 @@ class _Collector:
         if isinstance(node, syntax.Attribute):
             key = dotted_name(node)
             if key is not None:
+                parts = key.split(".")
+                if not ops.METADATA_ATTRS.isdisjoint(parts[1:]):
+                    self.metadata.update((len(self.names), len(self.names) + 1))
                 self.names.append((node, key))
-                self.names.append((node, key.split(".")[0]))
+                self.names.append((node, parts[0]))
                 return
+        if (
+            isinstance(node, syntax.Call)
+            and isinstance(node.func, syntax.Name)
+            and node.func.value in ops.METADATA_BUILTINS
+            and node.args
+            and isinstance(node.args[0].value, syntax.Name)
+        ):
+            self.metadata.add(len(self.names) + 1)  # ``len(a)``: ``a`` after ``len``
         if isinstance(node, syntax.ClassDef):
             return
         if isinstance(node, syntax.CompFor):

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
+from tensorlint.analysis.containers import container_keys
 from tensorlint.analysis.facts import (
     FROZEN,
     NOGRAD,
@@ -82,8 +83,16 @@ class FunctionAnalysis:
     @property
     def log(self) -> EventLog:
         if self._log is None:
-            walker = EventsWalker(self.scope, isinstance(self.owner, syntax.Module))
+            is_module = isinstance(self.owner, syntax.Module)
+            containers = frozenset(container_keys(self.owner, self.scope))
+            walker = EventsWalker(self.scope, is_module, containers)
             walker.run(owner_body(self.owner))
+            for _ in range(2):  # names the walk found to hold lists or dicts: again
+                if walker.found_containers <= containers:
+                    break
+                containers |= walker.found_containers
+                walker = EventsWalker(self.scope, is_module, containers)
+                walker.run(owner_body(self.owner))
             self._log = walker.log
         return self._log
 
@@ -106,7 +115,16 @@ class FunctionAnalysis:
         return conversion.source is not None and self.log.storages[conversion.source].readonly
 
     def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
-        """A write to one side followed by a read of (or visible) other side.
+        """A write that changes the shared bytes, made after the conversion to
+        one side, followed by a read of the other side's bytes (not of its
+        shape or type only: ``a.shape``, ``len(a)``), or the other side
+        belongs to the caller (a parameter, an attribute, a global).
+
+        Not a write: replacing a list or dict entry, a shape-only method
+        (``unsqueeze_``), a write to a name rebound to new memory first (the
+        walk gives it a new storage). Not a write-through: filling the
+        conversion's result whole (``t = torch.from_numpy(buf); t.copy_(src)``,
+        ``a = t.numpy(); a[:] = v``): the alias was made to fill the other side.
 
         Returns the write, the written side's name and the other side's name.
         """
@@ -119,14 +137,22 @@ class FunctionAnalysis:
             for write in log.writes_after(conversion.idx, storage):
                 if write.through_conversion:
                     continue
+                if write.fills and storage == conversion.result:
+                    continue  # the alias was made to fill the other side
                 if write.write_kind == "numpy" and storage != array_side:
                     continue
                 if write.write_kind == "torch" and storage == array_side:
                     continue
-                visible = log.storages[other].visible
-                if visible or next(log.uses_after(write.idx, other), None) is not None:
+                if log.storages[other].visible or any(
+                    not use.metadata for use in log.uses_after(write.idx, other)
+                ):
                     return write, write.key or "?", self.side_name(other)
         return None
+
+    def filled_through(self, conversion: Conversion) -> bool:
+        """Is the conversion's result filled whole after it is made? Then the
+        sharing is the point: the alias exists to fill the other side."""
+        return any(w.fills for w in self.log.writes_after(conversion.idx, conversion.result))
 
     def readonly_writes(self, conversion: Conversion) -> list[Event]:
         return [
@@ -140,6 +166,8 @@ class FunctionAnalysis:
         if named.name is not None:
             if named.created_at == -1 and named.name in self.scope.params:
                 return f"the caller's `{named.name}`"  # what the parameter was passed
+            if named.name.split("[", 1)[0] in self.scope.params and named.visible:
+                return f"the caller's `{named.name}`"  # an entry of what it was passed
             return named.name
         for sid, held in self.log.contained.items():
             holder = self.log.storages[sid]

@@ -80,11 +80,36 @@ NUMPY_VIEW_FUNCS = frozenset(
 
 # --- in-place writes --------------------------------------------------------
 
+#: Tensor methods that end in ``_`` but change only the view (shape,
+#: strides, autograd link): the bytes stay as they were, and the tensor
+#: still shares them (measured on a ``torch.from_numpy`` tensor).
+TORCH_SHAPE_ONLY_IN_PLACE = frozenset(
+    {
+        "unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_",
+        "resize_", "resize_as_", "as_strided_", "detach_",
+    }
+)  # fmt: skip
 #: Tensor methods end in ``_`` when they write to their receiver; these do not
-#: touch the data.
-TORCH_UNDERSCORE_NON_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+#: touch the data: the shape-only ones, flags, and two that give the tensor
+#: other memory (after ``set_`` or ``share_memory_`` a ``torch.from_numpy``
+#: tensor no longer shares its array's bytes; measured).
+TORCH_UNDERSCORE_NON_WRITES = (
+    frozenset({"requires_grad_", "share_memory_", "retain_grad_", "set_"})
+    | TORCH_SHAPE_ONLY_IN_PLACE
+)
 #: ndarray methods that write to their receiver.
 NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
+
+
+def in_place_method(method: str) -> str | None:
+    """What ``x.method(...)`` writes in place: ``"torch"`` (a tensor method
+    such as ``add_``), ``"numpy"`` (an ndarray method such as ``sort``), or
+    None when the call changes no bytes of ``x``."""
+    if method.endswith("_") and not method.startswith("_"):
+        return None if method in TORCH_UNDERSCORE_NON_WRITES else "torch"
+    return "numpy" if method in NUMPY_INPLACE_METHODS else None
+
+
 #: NumPy functions that write to their first argument.
 NUMPY_INPLACE_FUNCS = frozenset(
     {
@@ -94,6 +119,78 @@ NUMPY_INPLACE_FUNCS = frozenset(
 )  # fmt: skip
 #: Keyword arguments that name an output buffer written by the call.
 OUT_KEYWORDS = frozenset({"out", "dst"})
+#: In-place methods that replace every element without reading any: called
+#: on a whole array or tensor they fill it (``buf.copy_(src)``, ``a.fill(0)``).
+FILL_METHODS = frozenset(
+    {
+        "copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_",
+        "exponential_", "geometric_", "cauchy_", "log_normal_", "fill",
+    }
+)  # fmt: skip
+#: Views of a part of an array or tensor (by method, attribute or function
+#: name): filling one fills only that part.
+PARTIAL_VIEWS = frozenset(
+    {
+        "narrow", "select", "diagonal", "unfold", "as_strided", "expand", "expand_as",
+        "broadcast_to", "real", "imag", "numpy.diagonal", "numpy.real", "numpy.imag",
+        "numpy.broadcast_to", "numpy.lib.stride_tricks.as_strided",
+        "numpy.lib.stride_tricks.sliding_window_view",
+    }
+)  # fmt: skip
+#: Functions that fill their first argument the same way.
+FILL_FUNCS = frozenset({"numpy.copyto"})
+#: ... and the modules whose in-place functions all do (``torch.nn.init.zeros_``).
+FILL_MODULES = ("torch.nn.init.",)
+
+# --- element types (``dtypes.py``) --------------------------------------------
+
+#: Names of element types, as qualified names and as strings, -> the type.
+DTYPE_NAMES: dict[str, str] = {
+    **dict.fromkeys(("torch.float32", "torch.float", "numpy.float32", "numpy.single",
+                     "float32", "single", "f4"), "float32"),
+    **dict.fromkeys(("torch.float64", "torch.double", "numpy.float64", "numpy.double",
+                     "float64", "double", "float", "f8"), "float64"),
+    **dict.fromkeys(("torch.float16", "torch.half", "numpy.float16", "numpy.half",
+                     "float16", "half", "f2"), "float16"),
+    "torch.bfloat16": "bfloat16",
+    **dict.fromkeys(("torch.int64", "torch.long", "numpy.int64", "int64", "i8"), "int64"),
+    **dict.fromkeys(("torch.int32", "torch.int", "numpy.int32", "int32", "i4"), "int32"),
+    **dict.fromkeys(("torch.int16", "torch.short", "numpy.int16", "int16", "i2"), "int16"),
+    **dict.fromkeys(("torch.int8", "numpy.int8", "int8", "i1"), "int8"),
+    **dict.fromkeys(("torch.uint8", "numpy.uint8", "uint8", "u1"), "uint8"),
+    **dict.fromkeys(("torch.bool", "numpy.bool_", "numpy.bool", "bool"), "bool"),
+    **dict.fromkeys(("torch.complex64", "torch.cfloat", "numpy.complex64", "complex64"),
+                    "complex64"),
+    **dict.fromkeys(("torch.complex128", "torch.cdouble", "numpy.complex128",
+                     "complex128"), "complex128"),
+}  # fmt: skip
+#: Tensor methods that cast to one type (a copy unless the type already matches).
+CAST_METHODS: dict[str, str] = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+    "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8",
+    "bool": "bool", "cfloat": "complex64", "cdouble": "complex128",
+}  # fmt: skip
+#: View methods that may change the element type to one the call does not
+#: name (``t.to(x)``, ``a.view(np.int32)``): after them the type is unknown.
+TYPE_CHANGING_METHODS = frozenset(
+    {"to", "type", "type_as", "astype", "view", "view_as_real", "view_as_complex"}
+)
+#: Constructors that make a known type when not given one.
+DEFAULT_DTYPES: dict[str, str] = {
+    **dict.fromkeys(("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye",
+                     "numpy.identity", "numpy.linspace", "numpy.random.rand",
+                     "numpy.random.randn", "numpy.random.random",
+                     "numpy.random.random_sample", "numpy.random.uniform",
+                     "numpy.random.normal", "numpy.random.standard_normal"), "float64"),
+    # torch's default type, unless a program changes it (``set_default_dtype``)
+    **dict.fromkeys(("torch.zeros", "torch.ones", "torch.empty", "torch.rand",
+                     "torch.randn", "torch.eye", "torch.linspace"), "float32"),
+}  # fmt: skip
+#: Of those, the ones whose second positional argument is the type.
+DTYPE_SECOND_ARGUMENT = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty"})
+#: ``cv2.imread`` flags that read 8-bit images (also the default).
+CV2_UINT8_FLAGS = ("IMREAD_COLOR", "IMREAD_GRAYSCALE", "IMREAD_REDUCED_COLOR_2",
+                   "IMREAD_REDUCED_GRAYSCALE_2")  # fmt: skip
 
 # --- provenance -------------------------------------------------------------
 
@@ -219,6 +316,17 @@ PLAIN_RESULT_METHODS = frozenset(
      "element_size", "get_device", "data_ptr", "storage_offset", "is_contiguous"}
 )  # fmt: skip
 
+#: Attributes and methods of an array or tensor that read its metadata (shape,
+#: type, device, layout), never its bytes: a write-through cannot show there.
+METADATA_ATTRS = frozenset(
+    {"shape", "dtype", "ndim", "device", "is_cuda", "requires_grad", "size", "itemsize",
+     "nbytes", "strides", "layout", "is_sparse", "flags", "dim", "ndimension", "numel",
+     "nelement", "stride", "element_size", "get_device", "data_ptr", "storage_offset",
+     "is_contiguous", "grad_fn", "is_leaf"}
+)  # fmt: skip
+#: Builtins that read only what an object is, never an array's bytes.
+METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
+
 #: Methods that move a tensor off the CPU, or to a device not known here.
 DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})
 
@@ -277,6 +385,28 @@ OTHER_FRAMEWORKS = frozenset(
 CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}
 )
+
+# --- lists and dicts (``containers.py``) -------------------------------------
+
+#: Methods only lists, dicts and deques have (never an array or a tensor): a
+#: name they are called on holds a container, so ``d[k] = v`` rebinds a slot.
+CONTAINER_ONLY_METHODS = frozenset(
+    {
+        "keys", "items", "values", "append", "extend", "insert", "get", "setdefault",
+        "update", "pop", "popitem", "appendleft", "popleft",
+    }
+)  # fmt: skip
+#: Calls that make a container (by the name called).
+CONTAINER_CLASSES = frozenset(
+    {"list", "dict", "set", "tuple", "frozenset", "OrderedDict", "defaultdict", "deque",
+     "Counter", "ChainMap"}
+)  # fmt: skip
+#: Annotations naming a container (by their last name).
+CONTAINER_ANNOTATIONS = frozenset(
+    {"dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping", "MutableMapping",
+     "Sequence", "MutableSequence", "OrderedDict", "DefaultDict", "defaultdict", "Deque",
+     "deque"}
+)  # fmt: skip
 
 # --- state updates (function summaries) -------------------------------------
 

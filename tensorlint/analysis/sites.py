@@ -795,10 +795,7 @@ def _directly_written(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode])
     """
     parent = ancestors[-1] if ancestors else None
     if isinstance(parent, syntax.Attribute) and parent.value is node:
-        method = parent.attr.value
-        return (method.endswith("_") and not method.startswith("_")) or (
-            method in ops.NUMPY_INPLACE_METHODS
-        )
+        return ops.in_place_method(parent.attr.value) is not None
     if isinstance(parent, syntax.Subscript) and len(ancestors) >= 2:
         target = ancestors[-2]
         return isinstance(target, (syntax.AssignTarget, syntax.AugAssign)) and (

@@ -592,10 +592,7 @@ class _Summarizer:
         if isinstance(func, ast.Attribute):
             method = func.attr
             receiver = func.value
-            if method.endswith("_") and not method.startswith("_"):
-                if method not in ops.TORCH_UNDERSCORE_NON_WRITES:
-                    self.write(receiver, line)
-            elif method in ops.NUMPY_INPLACE_METHODS:
+            if ops.in_place_method(method) is not None:
                 self.write(receiver, line)
             elif method in ops.STATE_LOADING_METHODS:
                 self.write(receiver, line, LOADS)

@@ -48,4 +48,6 @@ def latent_alias(site: Site) -> bool:
         return False
     if function.write_through(conversion) is not None:
         return False  # TL201/TL202 say it more precisely
+    if function.filled_through(conversion):
+        return False  # the sharing is the point: a copy would lose the fill
     return function.source_persists(conversion)

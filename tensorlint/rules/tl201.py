@@ -12,14 +12,23 @@ if TYPE_CHECKING:
 
 class FromNumpyWriteThrough(Rule):
     """## What it does
-    Checks for `torch.from_numpy(src)` followed by an in-place write to one
-    side (the array or the tensor, or a view of either) while the other side
-    is still used afterwards, or belongs to the caller (a parameter, an
-    attribute, a global). Loops count: a write at the top of the next
-    iteration follows the conversion. Functions count too, in the file and
-    in the modules it imports: a call of a function that returns
-    `torch.from_numpy` of its argument is a conversion, and a call of a
-    function that writes its argument in place is a write.
+    Checks for `torch.from_numpy(src)` followed by a write that changes the
+    bytes the array and the tensor share, made to one side (or a view of
+    it) after the conversion, while the other side is still read afterwards
+    or belongs to the caller (a parameter, an attribute, a global). Loops
+    count: a read earlier in the body follows the write in the next
+    iteration. Functions count too, in the file and in the modules it
+    imports: a call of a function that returns `torch.from_numpy` of its
+    argument is a conversion, and a call of a function that writes its
+    argument in place is a write.
+
+    Not a write into the shared bytes, so never reported: replacing a list
+    or dict entry (`d[k] = torch.from_numpy(d[k])`: the slot is rebound), a
+    shape-only method (`unsqueeze_`, `squeeze_`, `t_`, `transpose_`,
+    `resize_`), a write to a name rebound to new memory first (`t =
+    t.clone()`, or a cast between two types the code states: `t =
+    torch.from_numpy(cv2.imread(p)).float()`), and a later read of the other
+    side's shape or type only (`a.shape`, `len(a)`).
 
     ## Why is this bad?
     `torch.from_numpy` does not copy: the tensor and the array are one
@@ -51,9 +60,14 @@ class FromNumpyWriteThrough(Rule):
     ## Fix safety
     Unsafe: inserting `.clone()` after `from_numpy(...)` changes what the
     program observes (that is the bug fix, unless the sharing was meant).
-    Writes made on purpose through the conversion itself, such as
-    `torch.from_numpy(buf).zero_()`, are never reported, and neither are
-    zero-copy sources such as `np.memmap` or `np.load(..., mmap_mode=...)`.
+    Sharing on purpose is never reported: a write through the conversion
+    itself (`torch.from_numpy(buf).zero_()`), a tensor filled whole right
+    after it is made (`t = torch.from_numpy(buf)`, then `t.copy_(src)`,
+    `t[:] = v`, `torch.add(x, y, out=t)`: the alias exists to fill `buf`),
+    and zero-copy sources such as `np.memmap` or `np.load(...,
+    mmap_mode=...)`. A fill of the array side (`buf[:] = batch`) is still
+    reported: the tensors made from `buf` before it change under their
+    readers.
     """
 
     CODE = "TL201"

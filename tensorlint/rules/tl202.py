@@ -12,16 +12,23 @@ if TYPE_CHECKING:
 
 class NumpyWriteThrough(Rule):
     """## What it does
-    Checks for `t.numpy()` (after any `.cpu()` or `.detach()`) followed by an
-    in-place write to one side (the array or the tensor, or a view of either)
-    while the other side is still used afterwards, or belongs to the caller
-    (a parameter, an attribute, a global). A write includes an update the
-    code proves: `opt.step()` of an optimizer built over the module,
+    Checks for `t.numpy()` (after any `.cpu()` or `.detach()`) followed by a
+    write that changes the bytes the tensor and the array share, made to
+    one side (or a view of it) after the conversion, while the other side
+    is still read afterwards or belongs to the caller (a parameter, an
+    attribute, a global). A write includes an update the code proves:
+    `opt.step()` of an optimizer built over the module,
     `model.load_state_dict(...)`, or a call of a function (in the file or a
     module it imports) that steps an optimizer over the module it is given,
     so a snapshot `w0 = net.fc.weight.data.numpy()` taken before
     `train(net, opt, data)` is reported. A function that returns
     `np.asarray(t.cpu())` of its argument counts as the conversion.
+
+    Not a write into the shared bytes, so never reported: replacing a list
+    or dict entry (`out["boxes"] = boxes.numpy()` and then `out["boxes"] =
+    ...`), a shape-only method, a write to a name rebound to new memory
+    first (`a = a.astype(np.float32)`, a cast between two known types), and
+    a later read of the other side's shape or type only (`t.shape`).
 
     ## Why is this bad?
     On a CPU tensor `.numpy()`, `.cpu().numpy()` and
@@ -58,8 +65,10 @@ class NumpyWriteThrough(Rule):
     same call their insertions are part of the same fix; with
     `numpy-idiom = "exact-copy"` the chain becomes one
     `.detach().to("cpu", copy=True)` instead, which copies once on any
-    device. Writes made on purpose through the conversion itself
-    (`t.numpy()[:] = v`, `np.copyto(t.numpy(), v)`) are never reported.
+    device. Sharing on purpose is never reported: a write through the
+    conversion itself (`t.numpy()[:] = v`, `np.copyto(t.numpy(), v)`), and an
+    array filled whole right after it is made (`a = t.numpy()`, then `a[:] =
+    v`, `np.copyto(a, v)`, `out=a`: the alias exists to fill `t`).
     """
 
     CODE = "TL202"

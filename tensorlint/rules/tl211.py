@@ -45,7 +45,8 @@ class FromNumpySharedMemory(Rule):
 
     ## Fix safety
     Safe: no code in view relies on the sharing (TL201 reports the cases
-    where some does). Zero-copy sources (`np.memmap`, `np.load(...,
+    where some does; a tensor filled whole, `t.copy_(src)`, relies on it on
+    purpose and is reported by neither). Zero-copy sources (`np.memmap`, `np.load(...,
     mmap_mode=...)`, `np.frombuffer`) are never reported.
     """
 

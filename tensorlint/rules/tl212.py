@@ -41,7 +41,9 @@ class NumpySharedMemory(Rule):
 
     ## Fix safety
     Safe: appending `.copy()` gives the array its own memory and no code in
-    view relies on the sharing (TL202 reports the cases where some does).
+    view relies on the sharing (TL202 reports the cases where some does; an
+    array filled whole, `a[:] = v`, relies on it on purpose and is reported
+    by neither).
     """
 
     CODE = "TL212"
