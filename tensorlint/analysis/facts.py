@@ -552,10 +552,10 @@ class FactEvaluator:
         if dotted is None:
             return False
         head = dotted.split(".")[0]
-        return any(q.split(".")[0] in ops.OTHER_FRAMEWORKS for q in self.scope.possible(head))
+        return any(ops.is_other_framework(q) for q in self.scope.possible(head))
 
     def _function_call(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
-        if qual.split(".")[0] in ops.OTHER_FRAMEWORKS:
+        if ops.is_other_framework(qual):
             return frozenset({OTHER})
         if qual == ops.FROM_NUMPY:
             return frozenset({TENSOR, CPU, NOGRAD})

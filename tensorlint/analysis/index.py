@@ -83,13 +83,15 @@ class ModuleIndex:
 
     @property
     def imports_torch(self) -> bool:
-        return any(q == "torch" or q.startswith("torch.") for q in self.imported)
+        """Does the module import torch, or a package built on torch only?"""
+        return any(
+            q.split(".")[0] == "torch" or q.split(".")[0] in ops.TORCH_FRONT_ENDS
+            for q in self.imported
+        )
 
     @property
     def other_frameworks(self) -> frozenset[str]:
-        return frozenset(
-            q.split(".")[0] for q in self.imported if q.split(".")[0] in ops.OTHER_FRAMEWORKS
-        )
+        return frozenset(q.split(".")[0] for q in self.imported if ops.is_other_framework(q))
 
     # -- the walk ------------------------------------------------------------
 

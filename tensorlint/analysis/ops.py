@@ -381,6 +381,41 @@ OTHER_FRAMEWORKS = frozenset(
     }
 )
 
+#: Packages that hold both torch and TensorFlow/Flax classes: a name of theirs
+#: spelt ``TF...`` or ``Flax...`` (``transformers.TFAutoModel``) is the other framework's.
+DUAL_FRAMEWORK_PACKAGES = frozenset({"transformers", "diffusers"})
+
+
+def is_other_framework(qual: str) -> bool:
+    """Is the dotted name ``qual`` another framework's (``tf.constant``,
+    ``transformers.TFAutoModel.from_pretrained``), not torch's?"""
+    parts = qual.split(".")
+    if parts[0] in OTHER_FRAMEWORKS:
+        return True
+    return (
+        parts[0] in DUAL_FRAMEWORK_PACKAGES
+        and len(parts) > 1
+        and parts[1].startswith(("TF", "Flax"))
+    )
+
+
+#: Top-level packages built on torch only: a file that imports one handles
+#: torch tensors even where it never imports torch itself (a detector's
+#: results, a Lightning module's outputs, a node graph's image tensors).
+#: Multi-backend packages (DGL, Keras 3, einops) are not here.
+TORCH_FRONT_ENDS = frozenset(
+    {
+        "torchvision", "torchaudio", "torchtext", "torchdata", "torchmetrics", "torchrl",
+        "tensordict", "torch_geometric", "torch_scatter", "torch_sparse", "torchio",
+        "lightning", "pytorch_lightning", "lightning_fabric", "timm", "ultralytics",
+        "mmcv", "mmdet", "mmdet3d", "mmseg", "mmengine", "mmpose", "mmocr", "mmaction",
+        "mmpretrain", "mmcls", "mmrotate", "detectron2", "kornia", "monai", "pytorch3d",
+        "segment_anything", "ignite", "fastai", "skorch", "pyro", "gpytorch", "botorch",
+        "captum", "accelerate", "diffusers", "peft", "open_clip", "comfy", "transformers",
+        "sentence_transformers", "spconv",
+    }
+)  # fmt: skip
+
 #: Method calls that keep a value inside a container (the value is retained).
 CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}

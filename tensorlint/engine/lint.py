@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
 from tensorlint.diagnostics import Diagnostic
+from tensorlint.engine.imports import imports_torch
 from tensorlint.engine.literals import required_words
 from tensorlint.noqa import NO_COMMENTS, filter_noqa, may_have_directives, read_comments
 from tensorlint.registry import ALL_RULES
@@ -79,18 +80,22 @@ class Plan(NamedTuple):
         by_kind = {k: tuple(v) for k, v in kinds.items()}
         return cls(rules, filters, by_kind, blocks, words, library)
 
-    def may_match(self, source: str, settings: Settings) -> bool:
-        """Can this text produce any finding? (No parse: a scan of the text.)
+    def may_match(self, source: str, settings: Settings, tree: Optional[TreeView] = None) -> bool:
+        """Can this text produce any finding? (No parse: a scan of the text,
+        and of the modules of the tree it imports when it does not import
+        torch itself.)
 
-        Every rule needs torch imported (``.numpy()`` receivers count as torch
+        Every rule needs torch code (``.numpy()`` receivers count as torch
         only then, unless ``assume-torch``; conversions must resolve to
-        ``torch.*``), and one of the enabled rules' trigger strings.
+        ``torch.*``): a file that imports torch or a package built on it, or
+        one that imports a module of the tree that does (``torch_reaches``),
+        and one of the enabled rules' trigger strings.
         """
         if self.words is not None and not any(word in source for word in self.words):
             return False  # substring tests: far faster than the pattern's scan
         if not self._triggered(source):
             return False
-        return settings.assume_torch or imports_torch(source)
+        return settings.assume_torch or torch_reaches(source, tree)
 
     def _triggered(self, source: str) -> bool:
         if self.blocks.search(source) and any(  # (one pass for the common "no")
@@ -132,23 +137,13 @@ def _configured_trigger(settings: Settings, rules: tuple[Rule, ...]) -> Optional
     return r"\b(?:" + "|".join(names) + r")\s*\(" if names else None
 
 
-#: An import statement naming the torch package, on a line of its own:
-#: ``import torch``, ``import torch.nn as nn``, ``from torch import ...``,
-#: ``import numpy as np, torch`` (a docstring saying "does not import torch"
-#: does not count).
-_TORCH_IMPORT = re.compile(
-    r"^[ \t]*(?:import[ \t]+[^\n#]*\btorch\b|from[ \t]+torch\b)", re.MULTILINE
-)
-
-
-def imports_torch(source: str) -> bool:
-    """Does a line of ``source`` import torch? (Lines may end with a bare CR.)"""
-    if "\r" in source:
-        source = source.replace("\r", "\n")
-    return _TORCH_IMPORT.search(source) is not None
-
-
 _PLANS: dict[Settings, Plan] = {}
+
+
+def torch_reaches(source: str, tree: Optional[TreeView]) -> bool:
+    """Is ``source`` torch code: does it import torch or a package built on
+    torch, or a module of the checked tree through which torch reaches it?"""
+    return imports_torch(source) or (tree is not None and tree.torch_via(source) is not None)
 
 
 def plan_for(settings: Settings) -> Plan:
@@ -170,6 +165,10 @@ class TreeView(Protocol):
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions returning an
         alias of their argument (``to_tensor``, or ``u.to_tensor``)."""
+
+    def torch_via(self, source: str) -> Optional[str]:
+        """The module of the tree through which torch reaches a file that does
+        not import it (``models.py``), or None."""
 
     def aliases(self, source: str) -> frozenset[str]:
         """The functions of the file (its text is ``source``) that return an
@@ -200,7 +199,7 @@ def lint_source(
 def may_lint(source: str, settings: Settings, tree: Optional[TreeView] = None) -> bool:
     """The prefilter: can this text produce any finding?"""
     plan = plan_for(settings)
-    if plan.may_match(source, settings):
+    if plan.may_match(source, settings, tree):
         return True  # (the helpers it calls are found when it is checked)
     return _helpers(source, settings, plan, tree, matches=False) is not None
 
@@ -216,7 +215,7 @@ def _helpers(
     that are imported functions returning a conversion of their argument.
     ``matches``: the prefilter's answer, when known."""
     if matches is None:
-        matches = plan.may_match(source, settings)
+        matches = plan.may_match(source, settings, tree)
     if not plan.follows_helpers:
         return frozenset() if matches else None
     helpers = tree.helpers(source) if tree is not None else frozenset()
@@ -317,7 +316,7 @@ def _lint_parsed(
         module,
         source,
         assume_torch=settings.assume_torch,
-        torch_imported=imports_torch(source),
+        torch_imported=torch_reaches(source, tree),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,

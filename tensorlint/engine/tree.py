@@ -41,6 +41,12 @@ _LINE_REST = re.compile(r"[^\n#;]+")
 _IMPORT_AS = re.compile(r"\n[ \t]*import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+)")
 #: Modules whose summaries (and trees) a process keeps, the oldest dropped first.
 _KEPT = 64
+#: How far the import graph is followed to find torch: a file, the modules it
+#: imports, theirs, and theirs (``from utils import *`` whose package
+#: ``__init__`` star-imports a module that imports torch is two steps).
+_GRAPH_DEPTH = 3
+#: The most modules one file's walk of the graph reads.
+_GRAPH_MODULES = 64
 #: Summaries bigger than this are not computed (generated code).
 _MAX_BYTES = 2 * 1024 * 1024
 
@@ -59,6 +65,9 @@ class Tree:
         self._tops: dict[tuple[str, str], bool] = {}
         #: (base folder or import roots, qualified name) -> module files
         self._modules: dict[tuple[object, ...], list[tuple[Path, str]]] = {}
+        #: per module: (size, mtime, its torch verdict, the modules it imports):
+        #: the import graph ``FileView.torch_via`` walks
+        self._imports: dict[str, tuple[int, int, Optional[bool], tuple[str, ...]]] = {}
         #: (importing folder, qualified name) -> what ``FileView.helpers`` needs
         self.imported: dict[tuple[str, str], tuple[bool, frozenset[str], tuple[Dependency, ...]]]
         self.imported = {}
@@ -145,6 +154,41 @@ class Tree:
                 pass
         self._aliases[key] = (size, mtime, names)
         return names, dependency
+
+    def import_facts(
+        self, path: Path
+    ) -> tuple[Optional[bool], tuple[str, ...], Optional[Dependency]]:
+        """What the module imports, from its text: True when it imports torch
+        (or a package built on it) and no other framework, False when it
+        imports another framework, else None; and the dotted names it imports
+        (``imports.imported_modules``)."""
+        from tensorlint.engine.imports import (
+            imported_modules,
+            imports_other_framework,
+            imports_torch,
+        )
+
+        dependency = self.stat(path)
+        if dependency is None:
+            return None, (), None
+        key, size, mtime = dependency
+        known = self._imports.get(key)
+        if known is None or known[:2] != (size, mtime):
+            verdict: Optional[bool] = None
+            names: tuple[str, ...] = ()
+            if size <= _MAX_BYTES:
+                try:
+                    text = read_source(path).text
+                except SourceReadError:
+                    text = ""
+                if imports_other_framework(text):
+                    verdict = False
+                elif imports_torch(text):
+                    verdict = True
+                else:
+                    names = tuple(imported_modules(text))
+            known = self._imports[key] = (size, mtime, verdict, names)
+        return known[2], known[3], dependency
 
     def has_top(self, root: str, name: str) -> bool:
         """Is there a package or module ``name`` directly in ``root``?"""
@@ -307,6 +351,50 @@ class FileView:
         for dependency in known[2]:
             self.deps[dependency[0]] = dependency
         return known[0], known[1]
+
+    def torch_via(self, source: str) -> Optional[str]:
+        """The module of the checked tree through which torch reaches this file
+        (its text is ``source``), which does not import torch itself: a module
+        it imports that imports torch, or a package built on torch only, and no
+        other framework, directly or through the modules of the tree that module
+        imports (``_GRAPH_DEPTH`` deep). None when there is none, and when the
+        file imports another framework itself."""
+        from tensorlint.engine.imports import imported_modules, imports_other_framework
+
+        if "import" not in source or imports_other_framework(source):
+            return None
+        frontier = [(self.folder, qual) for qual in imported_modules(source)]
+        seen: set[Path] = set()
+        for _ in range(_GRAPH_DEPTH):
+            following: list[tuple[str, str]] = []
+            for folder, qual in frontier:
+                for module in self._module_files(folder, qual):
+                    if module in seen or module == self.path:
+                        continue
+                    seen.add(module)
+                    if len(seen) > _GRAPH_MODULES:
+                        return None  # a budget: the answer without the graph
+                    verdict, names, dependency = self.tree.import_facts(module)
+                    if dependency is None:
+                        continue
+                    self.deps[dependency[0]] = dependency
+                    if verdict:
+                        return self._display(module)
+                    if verdict is None:
+                        following += [(os.path.dirname(module), name) for name in names]
+            frontier = following
+        return None
+
+    def _module_files(self, folder: str, qual: str) -> list[Path]:
+        """The files ``qual`` imported from ``folder`` may read: the module
+        that defines the name, and the module the name itself is."""
+        as_module = f"{qual}x" if qual.endswith(".") else f"{qual}.x"
+        found = []
+        for name in (qual, as_module):
+            candidates = self.tree.modules(folder, name)
+            if candidates:
+                found.append(candidates[0][0])
+        return found
 
     # -- finding modules -------------------------------------------------------
 
