@@ -172,3 +172,103 @@ def test_summaries_survive_json_and_reject_anything_else() -> None:
         with pytest.raises((ValueError, KeyError, TypeError)):
             ModuleSummary.from_json(bad)
     assert isinstance(FunctionSummary.from_json(host), FunctionSummary)
+
+
+# -- files that never import torch: the import graph decides ------------------
+
+STRICT = Settings(enabled=select(strict=True))
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_the_graph_cases_keep_their_verdict_under_strict(tmp_path: Path) -> None:
+    """The silent twins stay silent when every ``.numpy()`` is questioned:
+    their receivers are not torch's, whatever the project's other modules are."""
+    for name in ("ok_helpers_never_import_torch", "ok_tensorflow_script_beside_a_torch_model"):
+        tree = tmp_path / name
+        shutil.copytree(CROSS / name, tree)
+        assert findings(run([tree], Config(), STRICT, RunOptions(), jobs=1), tree) == ""
+    tree = tmp_path / "fire"
+    shutil.copytree(CROSS / "fire_script_imports_the_projects_model", tree)
+    got = findings(run([tree], Config(), STRICT, RunOptions(), jobs=1), tree)
+    assert "predict.py:9:23 TL101" in got
+
+
+@pytest.mark.parametrize(
+    "importing",
+    [
+        "from models import Net\n",
+        "from . import models\n",
+        "from .models import Net as N\n",
+        "import models\n",
+        "import pkg_other, models as m\n",
+        "from models import (\n    Net,\n)\n",
+    ],
+)
+def test_each_import_form_reaches_the_module(tmp_path: Path, importing: str) -> None:
+    _write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "models.py": "import torch\nNet = torch.nn.Linear\n",
+            "use.py": importing + "def f(t):\n    return t.numpy()\n",
+        },
+    )
+    got = findings(run([tmp_path / "use.py"], Config(), STRICT, RunOptions(), jobs=1), tmp_path)
+    assert "TL1" in got and "`.numpy()` on `t`" in got
+    (tmp_path / "models.py").write_text("import numpy\nNet = None\n", encoding="utf-8")
+    got = findings(run([tmp_path / "use.py"], Config(), STRICT, RunOptions(), jobs=1), tmp_path)
+    assert got == ""
+
+
+def test_the_graph_is_followed_three_imports_deep_and_no_further(tmp_path: Path) -> None:
+    """a -> b -> c -> d: torch in d reaches a (three steps); in a fourth
+    module, the graph is not read that far."""
+    chain = {"a.py": "from b import *\n", "b.py": "from c import *\n", "c.py": "from d import *\n"}
+    use = "import a\n\ndef f(t):\n    return t.numpy()\n"
+    _write(tmp_path, {**chain, "d.py": "import e\n", "e.py": "import torch\n", "use.py": use})
+    run_use = lambda: findings(  # noqa: E731
+        run([tmp_path / "use.py"], Config(), STRICT, RunOptions(), jobs=1), tmp_path
+    )
+    assert run_use() == ""
+    (tmp_path / "c.py").write_text("import torch\n", encoding="utf-8")
+    assert "use.py:4:12 TL1" in run_use()
+
+
+def test_a_cached_verdict_is_dropped_when_a_module_of_the_graph_changes(tmp_path: Path) -> None:
+    tree = tmp_path / "case"
+    shutil.copytree(CROSS / "fire_star_import_through_a_package", tree)
+    cache = lambda: Cache(tmp_path / "cache")  # noqa: E731
+    first = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert "rollout.py:8:7 TL101" in first
+    nets = tree / "common" / "nets.py"
+    nets.write_text(nets.read_text(encoding="utf-8").replace("import torch", "import jax"))
+    after = findings(run([tree], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert after == ""
+
+
+def test_a_file_that_imports_another_framework_never_follows_the_graph(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "models.py": "import torch\n",
+            "use.py": "import models\nimport paddle\n\ndef f(t):\n    return t.numpy()\n",
+        },
+    )
+    assert findings(run([tmp_path], Config(), STRICT, RunOptions(), jobs=1), tmp_path) == ""
+
+
+def test_a_script_finds_the_project_it_puts_on_sys_path(tmp_path: Path) -> None:
+    """``tools/x.py`` that appends the folder above to ``sys.path`` and star-
+    imports the project's ``common``: looked for up to two folders up."""
+    script = "import sys\nsys.path.append('..')\nfrom common import *\n\nprint(net(x).numpy())\n"
+    _write(tmp_path, {"common.py": "import torch\n", "tools/deep/x.py": script})
+    got = findings(run([tmp_path], Config(), SETTINGS, RunOptions(), jobs=1), tmp_path)
+    assert got.startswith("tools/deep/x.py:5:7 TL102")
+    shutil.move(str(tmp_path / "tools"), str(tmp_path / "a" / "tools"))
+    assert findings(run([tmp_path], Config(), SETTINGS, RunOptions(), jobs=1), tmp_path) == ""

@@ -384,3 +384,36 @@ def test_the_import_scan_reads_what_its_single_pattern_would() -> None:
         lines = "\n" + text
         expected = [(m.group(1), m.group(2)) for m in readable.finditer(lines)]
         assert list(_from_imports(lines)) == expected, text
+
+
+def test_imported_modules_reads_every_import_form() -> None:
+    from tensorlint.engine.imports import imported_modules
+
+    source = (
+        "from .models import Net, Head as H\n"
+        "from utils import *\n"
+        "from . import io\n"
+        "import pkg.sub as s, other\n"
+        "  import nested  # in a block\n"
+        "x = 'from fake import text'\n"
+    )
+    assert imported_modules(source) == [
+        ".models.Net",
+        ".models.Head",
+        "utils",
+        ".io",
+        "pkg.sub",
+        "other",
+        "nested",
+    ]
+
+
+def test_front_ends_count_as_torch_and_other_frameworks_as_not() -> None:
+    from tensorlint.engine.imports import imports_other_framework, imports_torch
+
+    assert imports_torch("from ultralytics import YOLO\n")
+    assert imports_torch("import numpy as np, pytorch_lightning as pl\n")
+    assert not imports_torch("import torchy\nfrom my.torch import x\n")
+    assert not imports_torch('"""does not import torch"""\n')
+    assert imports_other_framework("import tensorflow as tf\r")
+    assert not imports_other_framework("from transformers import TFAutoModel\n")

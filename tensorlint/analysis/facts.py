@@ -43,6 +43,10 @@ _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
 FROZEN = "frozen"  #: a module whose parameters were set not to require grad
 PARAMFREE = "paramfree"  #: a module without parameters (``nn.ReLU()``, a loss)
+#: a front end's predictor (``YOLO(...)``) whose call runs under ``no_grad``
+#: or ``inference_mode``; with ``NOGRAD`` and not ``MODULE``: what such a call
+#: returned, whose attributes are its no-grad tensors (``r.boxes.xyxy``)
+INFERENCE = "inference"
 #: a list or tuple whose elements are all torch tensors; its other facts are
 #: the elements' (proofs all of them share, evidence any of them gives)
 ELEMS = "elems"
@@ -51,7 +55,9 @@ LIST0 = "list0"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
-CARRY: Facts = frozenset({CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE})
+CARRY: Facts = frozenset(
+    {CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE, INFERENCE}
+)
 
 #: prefixes of evidence tokens
 DEV = "dev:"
@@ -149,6 +155,11 @@ def torch_valued(facts: Facts, scope: Scope) -> bool:
     return any(
         t.startswith(GRAD) and t in table and table[t].kind == "module-output" for t in facts
     )
+
+
+def _inferred(facts: Facts) -> Facts:
+    """What a predictor returns: its inputs' device evidence, and no grad."""
+    return frozenset(t for t in facts if t.startswith(DEV)) | {NOGRAD, INFERENCE}
 
 
 def settle(facts: Facts) -> Facts:
@@ -440,8 +451,12 @@ class FactEvaluator:
             return carry(base) - {MODULE} | {NOGRAD}
         if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS or attr == "values":
             return carry(base)
-        if attr in _PLAIN_ATTRIBUTES or base & {NDARRAY, OTHER}:
+        if OTHER in base:
+            return frozenset({OTHER})  # a TensorFlow model's output's tensors
+        if attr in _PLAIN_ATTRIBUTES or NDARRAY in base:
             return EMPTY
+        if INFERENCE in base and MODULE not in base:  # ``results[0].boxes``
+            return evidence(base) | {NOGRAD, INFERENCE}
         if attr in ops.BUFFER_ATTRIBUTES:  # ``bn.running_mean``: a buffer
             return _device_facts(base) | {TENSOR, NOGRAD}
         if (
@@ -484,6 +499,8 @@ class FactEvaluator:
             receiver = self.expr(func.value, env)
             if OTHER in receiver:
                 return frozenset({OTHER})
+            if INFERENCE in receiver and func.attr.value in ops.INFERENCE_METHODS:
+                return _inferred(evidence(receiver) | self._arguments(node, env, False))
             known = self._method_call(func.attr.value, receiver, node, env)
             if known is not None:
                 return known
@@ -493,7 +510,9 @@ class FactEvaluator:
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if module:
-            if callee & {FROZEN, PARAMFREE}:
+            if INFERENCE in callee:
+                found = _inferred(found)
+            elif callee & {FROZEN, PARAMFREE}:
                 # no trainable parameters: the output requires grad only
                 # when an input does
                 if self._inputs_without_grad(node, env):
@@ -581,6 +600,10 @@ class FactEvaluator:
             return self.expr(data, env) if data is not None else EMPTY
         if qual.startswith("numpy."):
             return frozenset({NDARRAY})
+        if qual in ops.INFERENCE_MODELS:
+            return frozenset({MODULE, INFERENCE}) | self._device_keyword(node)
+        if qual in ops.INFERENCE_FUNCTIONS:
+            return _inferred(self._arguments(node, env, follow_api=False))
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[1][:1].isupper():
             facts = frozenset({MODULE}) | self._device_keyword(node)
             if self._parameter_free(qual.rsplit(".", 1)[1], node, env):

@@ -416,6 +416,28 @@ TORCH_FRONT_ENDS = frozenset(
     }
 )  # fmt: skip
 
+#: Front ends' predictors whose call runs the model under ``no_grad`` or
+#: ``inference_mode`` itself, so what it returns never requires grad (read in
+#: their sources: ultralytics' ``Model.__call__``/``predict`` reach
+#: ``BasePredictor.stream_inference``, decorated ``@smart_inference_mode()``;
+#: detectron2's ``DefaultPredictor.__call__`` runs under ``torch.no_grad()``).
+#: Their results stay on the model's device.
+INFERENCE_MODELS = frozenset(
+    {
+        "ultralytics.YOLO", "ultralytics.YOLOWorld", "ultralytics.YOLOE", "ultralytics.RTDETR",
+        "ultralytics.SAM", "ultralytics.FastSAM", "ultralytics.NAS",
+        "detectron2.engine.DefaultPredictor",
+    }
+)  # fmt: skip
+#: Their methods that run a prediction (a call of the predictor itself does too).
+INFERENCE_METHODS = frozenset({"predict", "track"})
+#: Functions that run a model given to them for inference, under ``no_grad``
+#: (mmdet's and mmseg's ``apis``: ``with torch.no_grad(): model.test_step(...)``).
+INFERENCE_FUNCTIONS = frozenset(
+    {"mmdet.apis.inference_detector", "mmseg.apis.inference_model",
+     "mmseg.apis.inference_segmentor"}
+)  # fmt: skip
+
 #: Method calls that keep a value inside a container (the value is retained).
 CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}

@@ -30,6 +30,8 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\(?)[ \t]*([^\n
 #: ``import a.b, c as d``
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
 _WORD = re.compile(r"\w+")
+#: how far a parenthesised list of imported names is read for its ``)``
+_PAREN_SPAN = 4096
 
 
 def _lines(source: str) -> str:
@@ -52,12 +54,15 @@ def imported_modules(source: str) -> list[str]:
     """The dotted names ``source`` imports that may be modules of the checked
     tree, in order: ``from .models import Net`` gives ``.models.Net`` (a
     submodule, or a name of ``.models``), ``from utils import *`` gives
-    ``utils``, ``import pkg.io as io`` gives ``pkg.io``. A parenthesised list
-    gives its first line's names only (enough to find the module)."""
+    ``utils``, ``import pkg.io as io`` gives ``pkg.io``."""
     found: list[str] = []
     text = _lines(source)
     for match in _FROM.finditer(text):
         module, names = match.group(1), match.group(3)
+        if match.group(2):  # ``(`` may run over lines: to its ``)``, within reason
+            start = match.end(2)
+            end = text.find(")", start, start + _PAREN_SPAN)
+            names = text[start : end if end >= 0 else match.end()]
         if names.startswith("*"):
             found.append(module)
             continue

@@ -45,6 +45,9 @@ _KEPT = 64
 #: imports, theirs, and theirs (``from utils import *`` whose package
 #: ``__init__`` star-imports a module that imports torch is two steps).
 _GRAPH_DEPTH = 3
+#: How many folders up a script's own imports are looked for (``sys.path``
+#: set by hand to the project above it).
+_CLIMB = 2
 #: The most modules one file's walk of the graph reads.
 _GRAPH_MODULES = 64
 #: Summaries bigger than this are not computed (generated code).
@@ -365,10 +368,10 @@ class FileView:
             return None
         frontier = [(self.folder, qual) for qual in imported_modules(source)]
         seen: set[Path] = set()
-        for _ in range(_GRAPH_DEPTH):
+        for depth in range(_GRAPH_DEPTH):
             following: list[tuple[str, str]] = []
             for folder, qual in frontier:
-                for module in self._module_files(folder, qual):
+                for module in self._module_files(folder, qual, climb=depth == 0):
                     if module in seen or module == self.path:
                         continue
                     seen.add(module)
@@ -385,16 +388,24 @@ class FileView:
             frontier = following
         return None
 
-    def _module_files(self, folder: str, qual: str) -> list[Path]:
+    def _module_files(self, folder: str, qual: str, climb: bool = False) -> list[Path]:
         """The files ``qual`` imported from ``folder`` may read: the module
-        that defines the name, and the module the name itself is."""
+        that defines the name, and the module the name itself is. ``climb``:
+        an absolute name found nowhere Python would look may be the project's
+        from a folder above (``_CLIMB`` at most): scripts in ``tools/`` or
+        ``examples/`` put the project on ``sys.path`` themselves."""
         as_module = f"{qual}x" if qual.endswith(".") else f"{qual}.x"
-        found = []
-        for name in (qual, as_module):
-            candidates = self.tree.modules(folder, name)
-            if candidates:
-                found.append(candidates[0][0])
-        return found
+        for _ in range(1 + (_CLIMB if climb and not qual.startswith(".") else 0)):
+            found = []
+            for name in (qual, as_module):
+                candidates = self.tree.modules(folder, name)
+                if candidates:
+                    found.append(candidates[0][0])
+            parent = os.path.dirname(folder)
+            if found or parent == folder:
+                return found
+            folder = parent
+        return []
 
     # -- finding modules -------------------------------------------------------
 
