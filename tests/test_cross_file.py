@@ -197,6 +197,10 @@ def test_the_graph_cases_keep_their_verdict_under_strict(tmp_path: Path) -> None
     shutil.copytree(CROSS / "fire_script_imports_the_projects_model", tree)
     got = findings(run([tree], Config(), STRICT, RunOptions(), jobs=1), tree)
     assert "predict.py:9:23 TL101" in got
+    tree = tmp_path / "boundary"
+    shutil.copytree(CROSS / "ok_public_function_of_a_file_without_torch", tree)
+    got = findings(run([tree], Config(), STRICT, RunOptions(), jobs=1), tree)
+    assert "report.py:9:12 TL111" in got and "report.py:9:12 TL112" in got
 
 
 @pytest.mark.parametrize(

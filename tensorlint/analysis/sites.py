@@ -54,6 +54,7 @@ class ModuleAnalysis:
         *,
         assume_torch: bool = False,
         torch_imported: bool = False,
+        torch_via: Optional[str] = None,
         library: bool = True,
         summary: Optional[ModuleSummary] = None,
         tree: Optional[Lookup] = None,
@@ -70,6 +71,9 @@ class ModuleAnalysis:
         )
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
+        #: the module of the checked tree through which torch reaches a file
+        #: that does not import it (``engine/tree.py``), or None
+        self.torch_via = torch_via
         #: how often each name is ``def``'d in the text
         self._def_counts = _def_counts(self._text)
         local_functions = frozenset(self._def_counts)
@@ -104,7 +108,7 @@ class ModuleAnalysis:
             owner = _owner(candidate)
             if owner not in self._wanted_owners and candidate.kind not in _NOT_BOUNDARY:
                 self._wanted_owners.add(owner)
-                if library and isinstance(owner, syntax.FunctionDef):
+                if library and self.imports_torch and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
             _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
 
@@ -130,6 +134,14 @@ class ModuleAnalysis:
     @property
     def torch_module(self) -> bool:
         """Do ``.numpy()`` receivers here count as torch tensors?"""
+        return self.imports_torch or self.torch_via is not None
+
+    @property
+    def imports_torch(self) -> bool:
+        """Is this file torch code by its own imports (or ``assume-torch``)?
+        Only then are a public function's parameters evidence: where torch
+        reaches the file through the project's modules, what its callers pass
+        is a guess on a guess."""
         return self.assume_torch or self.torch_imported or self.index.imports_torch
 
     @property

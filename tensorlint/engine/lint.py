@@ -312,11 +312,13 @@ def _lint_parsed(
         if type(error).__name__ != "ParserSyntaxError":  # LibCST's, for what CPython rejects
             raise
         raise LintError(_syntax_message(source, error)) from None
+    direct = imports_torch(source)
     analysis = ModuleAnalysis(
         module,
         source,
         assume_torch=settings.assume_torch,
-        torch_imported=torch_reaches(source, tree),
+        torch_imported=direct,
+        torch_via=None if direct or tree is None else tree.torch_via(source),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,
