@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--assume-torch",
         action="store_true",
         default=None,
-        help="treat .numpy() receivers as torch tensors even without `import torch`",
+        help="treat .numpy() receivers as torch tensors even where no import shows torch",
     )
     check.add_argument(
         "--config",

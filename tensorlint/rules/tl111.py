@@ -14,7 +14,10 @@ class NumpyOnUnknownDeviceTensor(Rule):
     Checks for `.numpy()` on a torch tensor whose device the code does not
     show, with no `.cpu()`, `.to("cpu")` or `numpy(force=True)` before it:
     the conversions TL101 leaves out because nothing in the code says the
-    tensor may be on an accelerator.
+    tensor may be on an accelerator. A receiver is torch's in torch code: a
+    file that imports torch or a package built on it (torchvision,
+    ultralytics, transformers, ...), or a module of the checked tree that
+    does; TensorFlow's and JAX's `.numpy()` are not reported.
 
     ## Why is this bad?
     `Tensor.numpy()` raises `TypeError` on a CUDA tensor. When the origin of
