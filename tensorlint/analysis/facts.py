@@ -140,10 +140,99 @@ def carry(facts: Facts) -> Facts:
 
 def element_facts(iterated: Facts) -> Facts:
     """What an element of a value with these facts is known to be (a
-    tensor's rows share its device and grad facts; an array's are numbers)."""
+    tensor's rows share its device and grad facts; an array's are numbers;
+    an element of a list of tensors is a tensor with the list's proofs)."""
     if iterated & {NDARRAY, OTHER}:
         return EMPTY
-    return carry(iterated) - {MODULE, FROZEN}
+    found = carry(iterated) - {MODULE, FROZEN}
+    return found | {TENSOR} if ELEMS in iterated else found
+
+
+def bind_target(env: dict[str, Facts], target: syntax.BaseExpression, facts: Facts) -> None:
+    """Bind an assignment or loop target: a name or dotted name takes the
+    facts (and its stale sub-keys go); each name unpacked from a tuple keeps
+    their evidence only."""
+    key = dotted_name(target)
+    if key is not None:
+        prefix = key + "."
+        for stale in [k for k in env if k.startswith(prefix)]:
+            del env[stale]
+        env[key] = facts
+        return
+    for name in target_names(target):
+        env[name] = evidence(facts)
+
+
+def bind_loop_target(
+    evaluator: FactEvaluator,
+    env: dict[str, Facts],
+    target: syntax.BaseExpression,
+    iterable: syntax.BaseExpression,
+    outer: Mapping[str, Facts],
+) -> None:
+    """``for row in t`` (a statement or a comprehension's ``for``): rows of a
+    tensor share its device and grad facts; ``zip(a, b)`` and
+    ``enumerate(t)`` unpack element-wise into tuple targets, and
+    ``m.named_parameters()`` or ``d.items()`` into (key, value) targets.
+    ``outer``: the facts in force where ``iterable`` is evaluated."""
+
+    def elements_of(source: syntax.BaseExpression) -> Facts:
+        return element_facts(evaluator.expr(source, outer))
+
+    bind_target(env, target, EMPTY)
+    pair = isinstance(target, (syntax.Tuple, syntax.List)) and len(target.elements) == 2
+    if (
+        pair
+        and isinstance(iterable, syntax.Call)
+        and isinstance(iterable.func, syntax.Attribute)
+        and _yields_pairs(iterable.func.attr.value)
+    ):
+        assert isinstance(target, (syntax.Tuple, syntax.List))
+        bind_target(env, target.elements[1].value, elements_of(iterable))
+        return
+    if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
+        builtin = iterable.func.value
+        if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
+            sources: list[Optional[syntax.BaseExpression]] = [a.value for a in iterable.args]
+            if builtin == "enumerate":
+                sources = [None, *sources[:1]]
+            for element, source in zip(target.elements, sources):
+                if source is not None:
+                    bind_target(env, element.value, elements_of(source))
+            return
+    bind_target(env, target, elements_of(iterable))
+
+
+#: the comprehensions (LibCST's ``BaseComp`` does not declare ``for_in``)
+Comprehension = Union[syntax.ListComp, syntax.SetComp, syntax.DictComp, syntax.GeneratorExp]
+COMPREHENSIONS = (syntax.ListComp, syntax.SetComp, syntax.DictComp, syntax.GeneratorExp)
+
+
+def comprehension_env(
+    evaluator: FactEvaluator,
+    node: Comprehension,
+    env: Mapping[str, Facts],
+    path: Sequence[syntax.CSTNode] = (),
+) -> dict[str, Facts]:
+    """The facts in force inside a comprehension: ``env`` with each ``for``
+    target bound to the elements of what it iterates. ``path``: the nodes
+    from ``node`` (excluded) down to a site inside it; a site in a ``for``'s
+    ``iter`` sees only the targets bound before that ``for``."""
+    on_path = {id(n): k for k, n in enumerate(path)}
+    inner = dict(env)
+    comp: Optional[syntax.CompFor] = node.for_in
+    while comp is not None:
+        k = on_path.get(id(comp))
+        if k is not None and k + 1 < len(path) and path[k + 1] in (comp.iter, comp.target):
+            break
+        bind_loop_target(evaluator, inner, comp.target, comp.iter, inner)
+        comp = comp.inner_for_in
+    return inner
+
+
+def _yields_pairs(method: str) -> bool:
+    """Does ``x.method()`` yield (key, value) pairs (``named_buffers``, ``items``)?"""
+    return method == "items" or method.startswith("named_")
 
 
 def torch_valued(facts: Facts, scope: Scope) -> bool:
@@ -404,17 +493,7 @@ class FactEvaluator:
     ) -> Facts:
         """``[model(x) for x in batch]``: the element's facts, its targets bound
         to the elements of what they iterate (a tensor's rows are tensors)."""
-        inner = dict(env)
-        comp: Optional[syntax.CompFor] = node.for_in
-        while comp is not None:
-            iterated = self.expr(comp.iter, inner)
-            if ELEMS in iterated:
-                element = (iterated - {ELEMS}) | {TENSOR}
-            else:
-                element = element_facts(iterated)
-            for name in target_names(comp.target):
-                inner[name] = element
-            comp = comp.inner_for_in
+        inner = comprehension_env(self, node, env)
         found = self.elements([self.expr(node.elt, inner)], exact=True)
         return found if ELEMS in found else EMPTY  # (other values: nothing is known)
 

@@ -36,10 +36,11 @@ from tensorlint.analysis.facts import (
     FactEvaluator,
     Facts,
     _always_exits,
+    bind_loop_target,
+    bind_target,
     carry,
     computed_without_grad,
     cuda_test,
-    element_facts,
     evidence,
     frozen,
     grad_mode,
@@ -353,40 +354,7 @@ class FactsWalker:
     def _bind_loop_target(
         self, env: Env, target: syntax.BaseExpression, iterable: syntax.BaseExpression, outer: Env
     ) -> None:
-        """``for row in t``: rows of a tensor share its device and grad facts.
-
-        ``zip(a, b)`` and ``enumerate(t)`` unpack element-wise into tuple targets.
-        """
-        _bind(env, target, EMPTY)
-        if (
-            isinstance(iterable, syntax.Call)
-            and isinstance(iterable.func, syntax.Attribute)
-            and _yields_pairs(iterable.func.attr.value)
-            and isinstance(target, (syntax.Tuple, syntax.List))
-            and len(target.elements) == 2
-        ):
-            # ``for name, p in m.named_parameters()``, ``for k, v in d.items()``
-            _bind(env, target.elements[1].value, self._element_facts(iterable, outer))
-            return
-        if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
-            builtin = iterable.func.value
-            if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
-                sources: list[Optional[syntax.BaseExpression]] = [a.value for a in iterable.args]
-                if builtin == "enumerate":
-                    sources = [None, *sources[:1]]
-                for element, source in zip(target.elements, sources):
-                    if source is not None:
-                        _bind(env, element.value, self._element_facts(source, outer))
-                return
-        _bind(env, target, self._element_facts(iterable, outer))
-
-    def _element_facts(self, iterable: syntax.BaseExpression, env: Env) -> Facts:
-        return element_facts(self.evaluator.expr(iterable, env))
-
-
-def _yields_pairs(method: str) -> bool:
-    """Does ``x.method()`` yield (key, value) pairs (``named_buffers``, ``items``)?"""
-    return method == "items" or method.startswith("named_")
+        bind_loop_target(self.evaluator, env, target, iterable, outer)
 
 
 def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
@@ -405,16 +373,7 @@ def _parse_key(key: str) -> syntax.BaseExpression:
     return parse_expression(key)
 
 
-def _bind(env: Env, target: syntax.BaseExpression, facts: Facts) -> None:
-    key = dotted_name(target)
-    if key is not None:
-        prefix = key + "."
-        for stale in [k for k in env if k.startswith(prefix)]:
-            del env[stale]
-        env[key] = facts
-        return
-    for name in target_names(target):
-        env[name] = evidence(facts)
+_bind = bind_target
 
 
 def _sets_requires_grad(target: syntax.BaseExpression) -> bool:

@@ -11,6 +11,7 @@ from typing import Optional, Union
 from tensorlint.analysis import callers, library_table, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.facts import (
+    COMPREHENSIONS,
     CPU,
     DEV,
     ELEMS,
@@ -23,6 +24,7 @@ from tensorlint.analysis.facts import (
     Evidence,
     FactEvaluator,
     Facts,
+    comprehension_env,
     cuda_test,
     grad_mode,
     is_basic_index,
@@ -564,7 +566,12 @@ class Site:
         function = self.function
         params = function.params if self.scope is function.scope else None
         evaluator = FactEvaluator(self.scope, function.attributes, params)
-        return evaluator.expr(expr, self._guarded(env, evaluator))
+        env = self._guarded(env, evaluator)
+        ancestors = self.candidate.ancestors
+        for i, node in enumerate(ancestors):
+            if isinstance(node, COMPREHENSIONS):  # ``[p.numpy() for p in m.parameters()]``
+                env = comprehension_env(evaluator, node, env, [*ancestors[i + 1 :], self.node])
+        return evaluator.expr(expr, env)
 
     def _guarded(self, env: Env, evaluator: FactEvaluator) -> Env:
         """Refine ``env`` by the conditional expressions the site sits in:
