@@ -11,12 +11,11 @@ same.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from analysis_helpers import site
+from repo_tools import load_tool
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.facts import NOGRAD
@@ -26,15 +25,7 @@ torch = pytest.importorskip("torch", reason="the facts are measured with torch (
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-measure_grad = _tool("measure_grad")
+measure_grad = load_tool("measure_grad")
 
 TRUSTED = ops.INTEGER_RESULT_METHODS | ops.INDICES_WITH_ONE_ARGUMENT | ops.TENSOR_NEW_METHODS
 

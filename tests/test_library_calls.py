@@ -14,10 +14,10 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from analysis_helpers import analyze
+from repo_tools import load_tool
 
 from tensorlint.analysis import library_table
 from tensorlint.analysis.parse import parse_whole
@@ -27,14 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 LIBRARIES = ("matplotlib", "sklearn", "pandas", "scipy", "torch")
 MISSING = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
 EXAMPLES = [(entry, example) for entry in library_table.FUNCTIONS for example in entry.examples]
-
-
-def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _cuda() -> bool:
@@ -50,14 +42,14 @@ def _cuda() -> bool:
 def test_each_example_is_what_the_installed_versions_do(
     entry: library_table.LibraryFunction, example: str
 ) -> None:
-    found = _tool("measure_numpy").measure_call(example, entry.matrix, "meta")
+    found = load_tool("measure_numpy").measure_call(example, entry.matrix, "meta")
     assert (found.tensor, found.sequence, found.same) == (True, entry.sequence, True)
 
 
 @pytest.mark.skipif(bool(MISSING) or not _cuda(), reason="needs CUDA and the test extra")
 @pytest.mark.parametrize(("entry", "example"), EXAMPLES, ids=[e for _, e in EXAMPLES])
 def test_each_example_holds_on_cuda(entry: library_table.LibraryFunction, example: str) -> None:
-    found = _tool("measure_numpy").measure_call(example, entry.matrix, "cuda")
+    found = load_tool("measure_numpy").measure_call(example, entry.matrix, "cuda")
     assert found.tensor
 
 

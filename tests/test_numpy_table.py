@@ -10,11 +10,10 @@ a machine with CUDA, on a CUDA tensor.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from repo_tools import load_tool
 
 from tensorlint.analysis import numpy_table, ops
 
@@ -23,15 +22,7 @@ torch = pytest.importorskip("torch", reason="the table is measured with torch (t
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-measure_numpy = _tool("measure_numpy")
+measure_numpy = load_tool("measure_numpy")
 
 
 @pytest.mark.parametrize("entry", numpy_table.FUNCTIONS, ids=lambda e: e.name)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from repo_tools import load_tool
 
 from tensorlint.analysis import from_ast, from_cst, syntax
 from tensorlint.analysis.pytree import python_tree
@@ -19,11 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _generator():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("gen_syntax", ROOT / "tools" / "gen_syntax.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("gen_syntax")
 
 
 INSTALLED = importlib.metadata.version("libcst")
