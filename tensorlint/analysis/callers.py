@@ -19,7 +19,7 @@ one extra walk of each calling function.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
@@ -56,7 +56,7 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
 
 
 def parameter_facts(
-    function: syntax.FunctionDef,
+    function: Union[syntax.FunctionDef, syntax.Lambda],
     scope: Scope,
     sites: Sequence[CallSite],
     evaluate: Mapping[int, FactEvaluatorAt],
@@ -66,8 +66,13 @@ def parameter_facts(
     each evidence token the first call that passed it."""
     params = function.params
     positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    method = scope.parent is not None and scope.parent.kind == "class"
-    if method and not _is_static(function) and positional:
+    method = (
+        isinstance(function, syntax.FunctionDef)
+        and scope.parent is not None
+        and scope.parent.kind == "class"
+        and not _is_static(function)
+    )
+    if method and positional:
         positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
     names = set(positional) | {p.name.value for p in params.kwonly_params}
     found: dict[str, Facts] = {}

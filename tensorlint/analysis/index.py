@@ -57,6 +57,10 @@ class ModuleIndex:
         #: names of the functions defined in the file, and the calls of them
         self.local_functions = local_functions
         self.calls: list[CallSite] = []
+        #: ``f = lambda ...``: the lambda's id -> ``f``
+        self.lambda_names: dict[int, str] = {}
+        #: ``map(lambda ..., xs)``: the lambda's id -> the ``map`` call
+        self.lambda_maps: dict[int, CallSite] = {}
         self.stack: list[syntax.CSTNode] = []
         #: the ancestors of each node of ``stack`` recorded so far (shared by sites)
         self.paths: list[Ancestors] = []
@@ -155,6 +159,7 @@ class ModuleIndex:
             scope = self._push_scope("function", node)
             self._bind_params(scope, node.params)
         elif isinstance(node, syntax.Lambda):
+            self._lambda_use(node)
             scope = self._push_scope("lambda", node)
             self._bind_params(scope, node.params)
         elif isinstance(node, syntax.ClassDef):
@@ -206,6 +211,31 @@ class ModuleIndex:
             cast(syntax.ExceptHandler, original_node)
         ):
             self.builder.fallback_depth -= 1
+
+    def _lambda_use(self, node: syntax.Lambda) -> None:
+        """Where a lambda's arguments come from, when the code shows it:
+        ``f = lambda t: ...`` (then ``f(x)`` calls), or ``map(lambda t: ...,
+        xs)`` (the elements of ``xs``)."""
+        parent = self.stack[-1] if self.stack else None
+        if (
+            isinstance(parent, syntax.Assign)
+            and parent.value is node
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, syntax.Name)
+        ):
+            self.lambda_names[id(node)] = parent.targets[0].target.value
+        elif isinstance(parent, syntax.Arg) and len(self.stack) >= 2:
+            call = self.stack[-2]
+            if (
+                isinstance(call, syntax.Call)
+                and isinstance(call.func, syntax.Name)
+                and call.func.value == "map"
+                and len(call.args) == 2
+                and call.args[0] is parent
+                and not any(a.star or a.keyword for a in call.args)
+            ):
+                ancestors = self._ancestors()[:-2]  # (the call's: above the call and the arg)
+                self.lambda_maps[id(node)] = CallSite(call, ancestors, self.scope_stack[-1])
 
     def _local_call(self, node: syntax.Call) -> None:
         func = node.func

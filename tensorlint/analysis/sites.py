@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import callers, library_table, ops, syntax
@@ -26,6 +26,8 @@ from tensorlint.analysis.facts import (
     Facts,
     comprehension_env,
     cuda_test,
+    element_facts,
+    evidence,
     grad_mode,
     is_basic_index,
     is_false,
@@ -101,8 +103,9 @@ class ModuleAnalysis:
         #: suite -> {statement: the grad mode a ``set_grad_enabled`` statement before it set}
         self._grad_sets: dict[int, dict[int, Optional[bool]]] = {}
         self._called: dict[str, bool] = {}
+        self._lambdas: dict[int, tuple[Mapping[str, Facts], Mapping[str, syntax.Call]]] = {}
         self._mention_counts: dict[str, int] = {}
-        for call in self.index.calls:
+        for call in [*self.index.calls, *self.index.lambda_maps.values()]:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
@@ -209,20 +212,74 @@ class ModuleAnalysis:
             return None, None
         evaluate: dict[int, callers.FactEvaluatorAt] = {}
         for site in sites:
-            caller = callers.owner_of(site.ancestors)
-            if not isinstance(caller, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
-                continue
-            walk = self._caller_walk(caller)
-            attributes = walk.attributes if site.scope is walk.scope else None
-            env = walk.env_at(site.ancestors)
-            evaluate[id(site.call)] = callers.FactEvaluatorAt(
-                FactEvaluator(site.scope, attributes), env
-            )
+            at = self._evaluator_at(site)
+            if at is not None:
+                evaluate[id(site.call)] = at
         name = function.name.value
         complete = not (self.library and _is_public(function, scope)) and self._mentions(
             name
         ) == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
+
+    def lambda_inputs(
+        self, function: syntax.Lambda
+    ) -> tuple[Mapping[str, Facts], Mapping[str, syntax.Call]]:
+        """The facts a lambda's parameters are given, and the call each
+        evidence token came through (``_lambda_passed``), computed once."""
+        found = self._lambdas.get(id(function))
+        if found is None:
+            params, via = self._lambda_passed(function, self.index.scopes[function])
+            found = self._lambdas[id(function)] = (params or {}, via or {})
+        return found
+
+    def _lambda_passed(
+        self, function: syntax.Lambda, scope: Scope
+    ) -> tuple[Optional[dict[str, Facts]], Optional[dict[str, syntax.Call]]]:
+        """What a lambda's parameters are given where the code shows it:
+        ``f = lambda t: ...`` called as ``f(x)`` in this file (as a function
+        ``def``'d here is), or ``map(lambda t: ..., xs)`` (each element of ``xs``)."""
+        mapped = self.index.lambda_maps.get(id(function))
+        if mapped is not None:
+            params = [*function.params.posonly_params, *function.params.params]
+            at = self._evaluator_at(mapped)
+            if at is None or not params:
+                return None, None
+            facts = element_facts(at(mapped.call.args[1].value))
+            return {params[0].name.value: facts}, {t: mapped.call for t in evidence(facts)}
+        name = self.index.lambda_names.get(id(function))
+        parent = scope.parent
+        if name is None or parent is None:
+            return None, None
+        sites = [
+            s
+            for s in self.index.calls
+            if isinstance(s.call.func, syntax.Name)
+            and s.call.func.value == name
+            and function not in s.ancestors
+            and _within(s.scope, parent)
+        ]
+        if not sites:
+            return None, None
+        evaluate: dict[int, callers.FactEvaluatorAt] = {}
+        for site in sites:
+            at = self._evaluator_at(site)
+            if at is not None:
+                evaluate[id(site.call)] = at
+        public = self.library and parent.kind == "module" and not name.startswith("_")
+        complete = not public and self._mentions(name) == len(sites)
+        return callers.parameter_facts(function, scope, sites, evaluate, complete)
+
+    def _evaluator_at(self, site: callers.CallSite) -> Optional[callers.FactEvaluatorAt]:
+        """The facts of expressions where ``site`` makes its call (None when
+        it is made inside a lambda, whose walk is not kept)."""
+        caller = callers.owner_of(site.ancestors)
+        if not isinstance(caller, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
+            return None
+        walk = self._caller_walk(caller)
+        attributes = walk.attributes if site.scope is walk.scope else None
+        return callers.FactEvaluatorAt(
+            FactEvaluator(site.scope, attributes), walk.env_at(site.ancestors)
+        )
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
         """Is every call of ``function`` (all seen, in this file, each awaited
@@ -359,13 +416,24 @@ _WORD_CHAR = re.compile(r"\w")
 #: ``def`` lines; the pattern starts with the newline before the line (the
 #: text is searched with a newline put in front): ``re`` scans for a leading
 #: literal far faster than it tries ``^`` at every position
-_DEF = re.compile(r"\n[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
+#: a line that defines a function: ``def f``, or ``f = lambda``
+_DEF = re.compile(r"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+(\w+)|(\w+)[ \t]*=[ \t]*lambda\b)")
+
+
+def _within(scope: Scope, outer: Scope) -> bool:
+    """Is ``scope`` ``outer`` or nested in it?"""
+    current: Optional[Scope] = scope
+    while current is not None:
+        if current is outer:
+            return True
+        current = current.parent
+    return False
 
 
 def _def_counts(text: str) -> Counter[str]:
     """Names of the functions the text (bare CRs made newlines) defines, and
     how often."""
-    return Counter(_DEF.findall("\n" + text))
+    return Counter(d or name for d, name in _DEF.findall("\n" + text))
 
 
 #: Methods that are a public entry point though spelled as dunders.
@@ -564,7 +632,7 @@ class Site:
         """The provenance facts of ``expr`` where this site evaluates it."""
         env = self.function.env_at(self.candidate.ancestors)
         function = self.function
-        params = function.params if self.scope is function.scope else None
+        params = self._inputs()[0]
         evaluator = FactEvaluator(self.scope, function.attributes, params)
         env = self._guarded(env, evaluator)
         ancestors = self.candidate.ancestors
@@ -640,6 +708,17 @@ class Site:
             return False
         return self.analysis.numpy_checks_grad_mode or not keeps_grad_flag(expr, self.scope)
 
+    def _inputs(self) -> tuple[Optional[Mapping[str, Facts]], Mapping[str, syntax.Call]]:
+        """What the callers in the file give the parameters of the function
+        (or lambda) the site is in, and the calls the evidence came through."""
+        function = self.function
+        if self.scope is function.scope:
+            return function.params, function.via
+        node = self.scope.node
+        if isinstance(node, syntax.Lambda):
+            return self.analysis.lambda_inputs(node)
+        return None, {}
+
     def tensor_only_by_annotation(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a parameter known to be a tensor only from its annotation?"""
         if not isinstance(expr, syntax.Name) or expr.value not in self.scope.params:
@@ -649,7 +728,7 @@ class Site:
     def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
         """The evidence nearest before the site (else the first after it)."""
         table = self.scope.module().evidence
-        via = self.function.via if self.scope is self.function.scope else {}
+        via = self._inputs()[1]
         found: list[Evidence] = []
         for token in facts:
             if token.startswith(prefix) and token in table:
