@@ -94,6 +94,11 @@ class ModuleIndex:
         )
 
     @property
+    def imports_torch_itself(self) -> bool:
+        """Does the module import the ``torch`` package (not only a front end)?"""
+        return any(q.split(".")[0] == "torch" for q in self.imported)
+
+    @property
     def other_frameworks(self) -> frozenset[str]:
         return frozenset(q.split(".")[0] for q in self.imported if ops.is_other_framework(q))
 

@@ -113,7 +113,7 @@ class ModuleAnalysis:
             owner = _owner(candidate)
             if owner not in self._wanted_owners and candidate.kind not in _NOT_BOUNDARY:
                 self._wanted_owners.add(owner)
-                if library and self.imports_torch and isinstance(owner, syntax.FunctionDef):
+                if library and self.boundary_counts and isinstance(owner, syntax.FunctionDef):
                     self._mark_boundary(owner)
             _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
 
@@ -143,11 +143,17 @@ class ModuleAnalysis:
 
     @property
     def imports_torch(self) -> bool:
-        """Is this file torch code by its own imports (or ``assume-torch``)?
-        Only then are a public function's parameters evidence: where torch
-        reaches the file through the project's modules, what its callers pass
-        is a guess on a guess."""
+        """Is this file torch code by its own imports (or ``assume-torch``)?"""
         return self.assume_torch or self.torch_imported or self.index.imports_torch
+
+    @property
+    def boundary_counts(self) -> bool:
+        """Are a public function's parameters evidence here? Only in a file
+        that imports torch itself (or ``assume-torch``): where torch reaches a
+        file through a front end (mmdet, ultralytics) or the project's modules,
+        the file consumes what that code hands it (predictions, data samples),
+        and what its callers pass is a guess on a guess."""
+        return self.assume_torch or self.index.imports_torch_itself
 
     @property
     def other_frameworks(self) -> frozenset[str]:
