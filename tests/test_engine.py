@@ -367,7 +367,7 @@ def test_the_time_limit_per_file_comes_from_the_environment(
 def test_the_import_scan_reads_what_its_single_pattern_would() -> None:
     import re
 
-    from tensorlint.engine.tree import _from_imports
+    from tensorlint.engine.imports import from_imports
 
     # the readable form: quadratic where a ``(`` has no ``)`` after it
     readable = re.compile(r"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)")
@@ -383,7 +383,7 @@ def test_the_import_scan_reads_what_its_single_pattern_would() -> None:
     for text in texts:
         lines = "\n" + text
         expected = [(m.group(1), m.group(2)) for m in readable.finditer(lines)]
-        assert list(_from_imports(lines)) == expected, text
+        assert list(from_imports(lines)) == expected, text
 
 
 def test_imported_modules_reads_every_import_form() -> None:

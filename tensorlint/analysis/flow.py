@@ -143,7 +143,7 @@ class FactsWalker:
                 ):
                     self._set_requires_grad(env, target.target, node.value)
                 else:
-                    _bind(env, target.target, facts)
+                    bind_target(env, target.target, facts)
             return env
         if isinstance(node, syntax.Expr):
             value = node.value
@@ -163,7 +163,7 @@ class FactsWalker:
             if node.value is None:
                 return env
             env = dict(env)
-            _bind(env, node.target, self.evaluator.expr(node.value, env))
+            bind_target(env, node.target, self.evaluator.expr(node.value, env))
             return env
         if isinstance(node, syntax.If):
             return self._if(node, env)
@@ -174,7 +174,7 @@ class FactsWalker:
             modes = [grad_mode(item.item, self.scope) for item in node.items]
             for item in node.items:
                 if item.asname is not None:
-                    _bind(env, item.asname.name, EMPTY)
+                    bind_target(env, item.asname.name, EMPTY)
             outer = self.no_grad
             if True in modes or False in modes:
                 self.no_grad = True in modes and False not in modes
@@ -189,7 +189,7 @@ class FactsWalker:
             for handler in node.handlers:
                 start = self._merge(env, after_body)
                 if handler.name is not None:
-                    _bind(start, handler.name.name, EMPTY)
+                    bind_target(start, handler.name.name, EMPTY)
                 outcomes.append(self.run(suite_body(handler.body), start))
             result = outcomes[0]
             for outcome in outcomes[1:]:
@@ -199,7 +199,7 @@ class FactsWalker:
             return result
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
             env = dict(env)
-            _bind(env, node.name, EMPTY)
+            bind_target(env, node.name, EMPTY)
             return env
         if isinstance(node, syntax.Match):
             merged: Optional[Env] = None
@@ -221,15 +221,15 @@ class FactsWalker:
         if isinstance(value, (syntax.Tuple, syntax.List)) and len(value.elements) == len(elements):
             values = [self.evaluator.expr(e.value, env) for e in value.elements]
             for element, element_facts in zip(elements, values):
-                _bind(env, element, element_facts)
+                bind_target(env, element, element_facts)
             return
         shared = evidence(facts)
         indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):
             if indices and position == 1:
-                _bind(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
+                bind_target(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
             else:
-                _bind(env, element, shared)
+                bind_target(env, element, shared)
 
     def _set_requires_grad(
         self, env: Env, target: syntax.Attribute, value: syntax.BaseExpression
@@ -256,7 +256,7 @@ class FactsWalker:
         if not any(t.startswith(GRAD) for t in facts):
             facts = facts | {TENSOR, NOGRAD}
         env = dict(env)
-        _bind(env, _parse_key(key), facts)
+        bind_target(env, _parse_key(key), facts)
         return env
 
     def _list_call(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
@@ -330,7 +330,7 @@ class FactsWalker:
     def _loop(self, node: Union[syntax.For, syntax.While], env: Env) -> Env:
         start = dict(env)
         if isinstance(node, syntax.For):
-            self._bind_loop_target(start, node.target, node.iter, env)
+            bind_loop_target(self.evaluator, start, node.target, node.iter, env)
         first = self.run(suite_body(node.body), dict(start))
         entry = self._merge(start, first)
         second = self.run(suite_body(node.body), dict(entry))
@@ -351,11 +351,6 @@ class FactsWalker:
         facts = self.evaluator.expr(module, env)
         env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
 
-    def _bind_loop_target(
-        self, env: Env, target: syntax.BaseExpression, iterable: syntax.BaseExpression, outer: Env
-    ) -> None:
-        bind_loop_target(self.evaluator, env, target, iterable, outer)
-
 
 def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
     """The key of ``target`` when it is a list known to be empty or to hold tensors."""
@@ -371,9 +366,6 @@ _LIST_ADDS = {"append": 1, "extend": 1, "insert": 2}
 
 def _parse_key(key: str) -> syntax.BaseExpression:
     return parse_expression(key)
-
-
-_bind = bind_target
 
 
 def _sets_requires_grad(target: syntax.BaseExpression) -> bool:

@@ -139,12 +139,12 @@ class ModuleAnalysis:
     @property
     def torch_module(self) -> bool:
         """Do ``.numpy()`` receivers here count as torch tensors?"""
-        return self.imports_torch or self.torch_via is not None
-
-    @property
-    def imports_torch(self) -> bool:
-        """Is this file torch code by its own imports (or ``assume-torch``)?"""
-        return self.assume_torch or self.torch_imported or self.index.imports_torch
+        return (
+            self.assume_torch
+            or self.torch_imported
+            or self.index.imports_torch
+            or self.torch_via is not None
+        )
 
     @property
     def boundary_counts(self) -> bool:
@@ -216,11 +216,7 @@ class ModuleAnalysis:
         sites = [s for s in sites if function not in s.ancestors]  # recursion adds nothing
         if not sites:
             return None, None
-        evaluate: dict[int, callers.FactEvaluatorAt] = {}
-        for site in sites:
-            at = self._evaluator_at(site)
-            if at is not None:
-                evaluate[id(site.call)] = at
+        evaluate = self._evaluators(sites)
         name = function.name.value
         complete = not (self.library and _is_public(function, scope)) and self._mentions(
             name
@@ -266,14 +262,19 @@ class ModuleAnalysis:
         ]
         if not sites:
             return None, None
-        evaluate: dict[int, callers.FactEvaluatorAt] = {}
-        for site in sites:
-            at = self._evaluator_at(site)
-            if at is not None:
-                evaluate[id(site.call)] = at
+        evaluate = self._evaluators(sites)
         public = self.library and parent.kind == "module" and not name.startswith("_")
         complete = not public and self._mentions(name) == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
+
+    def _evaluators(self, sites: Sequence[callers.CallSite]) -> dict[int, callers.FactEvaluatorAt]:
+        """Per call (its id), the facts of expressions where it is made."""
+        found = {}
+        for site in sites:
+            at = self._evaluator_at(site)
+            if at is not None:
+                found[id(site.call)] = at
+        return found
 
     def _evaluator_at(self, site: callers.CallSite) -> Optional[callers.FactEvaluatorAt]:
         """The facts of expressions where ``site`` makes its call (None when
@@ -419,10 +420,10 @@ def _is_call_at(text: str, start: int) -> bool:
 
 
 _WORD_CHAR = re.compile(r"\w")
-#: ``def`` lines; the pattern starts with the newline before the line (the
-#: text is searched with a newline put in front): ``re`` scans for a leading
-#: literal far faster than it tries ``^`` at every position
-#: a line that defines a function: ``def f``, or ``f = lambda``
+#: lines that define a function (``def f``, or ``f = lambda``); the pattern
+#: starts with the newline before the line (the text is searched with a
+#: newline put in front): ``re`` scans for a leading literal far faster than
+#: it tries ``^`` at every position
 _DEF = re.compile(r"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+(\w+)|(\w+)[ \t]*=[ \t]*lambda\b)")
 
 

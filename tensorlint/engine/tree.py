@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -30,15 +29,6 @@ if TYPE_CHECKING:
 #: (path, size, mtime_ns) of a module a result depends on
 Dependency = tuple[str, int, int]
 
-#: ``from x import a, b as c`` (a parenthesised list, which may span lines,
-#: runs to the next ``)``: ``_from_imports``) and ``import x as y``. Each
-#: pattern starts with the newline before the line (the text is searched with
-#: a newline put in front): ``re`` scans for a leading literal far faster than
-#: it tries ``^`` at every position.
-_FROM_IMPORT = re.compile(r"\n[ \t]*from[ \t]+([\w.]*)[ \t]+import[ \t]+(?:(\()|([^\n#;]+))")
-#: an unclosed ``(``: the rest of its line
-_LINE_REST = re.compile(r"[^\n#;]+")
-_IMPORT_AS = re.compile(r"\n[ \t]*import[ \t]+([\w.]+)[ \t]+as[ \t]+(\w+)")
 #: Modules whose summaries (and trees) a process keeps, the oldest dropped first.
 _KEPT = 64
 #: How far the import graph is followed to find torch: a file, the modules it
@@ -261,6 +251,9 @@ class FileView:
         self.path = path
         self.folder = os.path.dirname(path)
         self.deps: dict[str, Dependency] = {}
+        #: ``torch_via``'s answer, and the text it was for (the prefilter and
+        #: the check ask of the same text)
+        self._torch_via: Optional[tuple[str, Optional[str]]] = None
 
     def dependencies(self) -> tuple[Dependency, ...]:
         return tuple(sorted(self.deps.values()))
@@ -298,13 +291,15 @@ class FileView:
         returning a conversion of their argument."""
         if "import" not in source:
             return frozenset()
+        from tensorlint.engine.imports import IMPORT_AS, from_imports, imported_names
+
         imported: list[tuple[str, str]] = []  # (local name, qualified name)
         lines = "\n" + source
-        for module, listed in _from_imports(lines):
-            for local, name in _names(listed):
+        for module, listed in from_imports(lines):
+            for local, name in imported_names(listed):
                 sep = "" if module.endswith(".") else "."
                 imported.append((local, f"{module}{sep}{name}"))
-        imported.extend((m.group(2), m.group(1)) for m in _IMPORT_AS.finditer(lines))
+        imported.extend((m.group(2), m.group(1)) for m in IMPORT_AS.finditer(lines))
         found: set[str] = set()
         # names followed by ``(`` or ``.``: a scan per name, or, for many
         # names, one scan of the reversed text (whose pattern starts with a
@@ -362,6 +357,14 @@ class FileView:
         other framework, directly or through the modules of the tree that module
         imports (``_GRAPH_DEPTH`` deep). None when there is none, and when the
         file imports another framework itself."""
+        known = self._torch_via
+        if known is not None and known[0] is source:
+            return known[1]
+        found = self._walk_to_torch(source)
+        self._torch_via = (source, found)
+        return found
+
+    def _walk_to_torch(self, source: str) -> Optional[str]:
         from tensorlint.engine.imports import imported_modules, imports_other_framework
 
         if "import" not in source or imports_other_framework(source):
@@ -447,43 +450,3 @@ _MANY_NAMES = 60
 def _followed_words(source: str) -> set[str]:
     """The words of ``source`` followed by ``(`` or ``.`` (spaces between)."""
     return {word[::-1] for word in _FOLLOWED_REVERSED.findall(source[::-1])}
-
-
-def _from_imports(lines: str) -> Iterator[tuple[str, str]]:
-    """(module, names text) of each ``from`` import of ``lines``, in one pass.
-
-    A ``(`` runs to the next ``)``, wherever it is; with none after it, the
-    names are the rest of the line. (As one pattern, ``\\([^)]*\\)`` would
-    scan to the end of the text from every unclosed ``(``: 60,000 lines of
-    ``from a import (b`` took 45 s.)
-    """
-    last_close = lines.rfind(")")
-    position = 0
-    while True:
-        match = _FROM_IMPORT.search(lines, position)
-        if match is None:
-            return
-        position = match.end()
-        if match.group(2) is None:
-            yield match.group(1), match.group(3)
-            continue
-        start = match.start(2)
-        if start < last_close:
-            position = lines.index(")", start) + 1
-        else:
-            rest = _LINE_REST.match(lines, start)
-            assert rest is not None  # (``(`` itself is one of its characters)
-            position = rest.end()
-        yield match.group(1), lines[start:position]
-
-
-def _names(text: str) -> list[tuple[str, str]]:
-    """``a, b as c`` -> [(local, imported)]."""
-    names = []
-    for item in text.strip().strip("()").replace("\\\n", " ").split(","):
-        words = item.split()
-        if len(words) == 1:
-            names.append((words[0], words[0]))
-        elif len(words) == 3 and words[1] == "as":
-            names.append((words[2], words[0]))
-    return names
