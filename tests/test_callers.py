@@ -193,3 +193,85 @@ def test_a_test_folder_counts_from_any_current_directory(
         monkeypatch.chdir(cwd)
         assert not is_library(tests / "helpers.py"), cwd
         assert is_library(package / "helpers.py"), cwd
+
+
+# -- hooks: methods a base class calls on ``self`` ------------------------------
+
+TEMPLATE = """
+import torch
+
+class Scorer:
+    def scores(self, batches):
+{body}
+
+class NetScorer(Scorer):
+    def score(self, batch):
+        return self.net(batch).numpy()
+"""
+
+
+SCORES = "        return [self.score(b) for b in batches]"
+
+
+def _messages(source: str, *codes: str) -> list[str]:
+    settings = Settings(enabled=select(select=list(codes)))
+    return [f"{d.code} {d.message}" for d in lint_source(source, settings)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"        with torch.no_grad():\n    {SCORES}",
+        f"        with torch.inference_mode():\n    {SCORES}",
+        "        torch.set_grad_enabled(True)\n"
+        f"        with torch.set_grad_enabled(False):\n    {SCORES}",
+    ],
+    ids=["no_grad", "inference_mode", "set_grad_enabled"],
+)
+def test_a_hook_the_base_class_runs_without_grad_runs_without_grad(body: str) -> None:
+    assert _codes(TEMPLATE.format(body=body), "TL102") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        SCORES,
+        f"        with torch.inference_mode(False):\n    {SCORES}",
+        # a lambda runs when it is called: not inside the ``with`` block
+        "        with torch.no_grad():\n            f = lambda b: self.score(b)\n"
+        "        return [f(b) for b in batches]",
+        # one call with grad on is enough
+        "        with torch.no_grad():\n            first = self.score(batches[0])\n"
+        "        return first, self.score(batches[1])",
+    ],
+    ids=["grad", "inference_mode_false", "lambda", "one_call_with_grad"],
+)
+def test_a_hook_the_base_class_may_run_with_grad_keeps_its_grad_evidence(body: str) -> None:
+    source = TEMPLATE.format(body=body)
+    assert _codes(source, "TL102") == [(_line(source, ".numpy()"), "TL102")]
+
+
+def _line(source: str, text: str) -> int:
+    return source[: source.index(text)].count("\n") + 1
+
+
+def test_the_subclass_calling_its_hook_with_grad_keeps_the_evidence() -> None:
+    body = "        with torch.no_grad():\n            return [self.score(b) for b in batches]"
+    source = TEMPLATE.format(body=body) + "\n    def fit(self, x):\n        self.score(x)\n"
+    assert _codes(source, "TL102") == [(_line(source, ".numpy()"), "TL102")]
+
+
+def test_a_hook_given_the_base_class_own_values_is_not_an_api_boundary() -> None:
+    # the base class makes what it passes (its attribute): no caller outside
+    own = TEMPLATE.format(body="        return [self.score(b) for b in self.batches]")
+    assert _codes(own.replace("self.net(batch)", "batch"), "TL101") == []
+    # what it passes comes from its own callers: the boundary moves up to them
+    passed = TEMPLATE.format(body="        return [self.score(b) for b in batches]")
+    assert _messages(passed.replace("self.net(batch)", "batch"), "TL101") == [
+        "TL101 `.numpy()` on `batch`, which may be on a CUDA device (TypeError "
+        "there): `batch` enters `score()` (line 9) from `Scorer.scores()` at line 6, which "
+        "passes on what its own callers give it, who may pass a CUDA tensor"
+    ]
+    # a value the base class moves keeps the evidence too
+    moved = TEMPLATE.format(body="        return self.score(self.batch.cuda())")
+    assert _codes(moved.replace("self.net(batch)", "batch"), "TL101") == [(10, "TL101")]

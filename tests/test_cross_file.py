@@ -276,3 +276,68 @@ def test_a_script_finds_the_project_it_puts_on_sys_path(tmp_path: Path) -> None:
     assert got.startswith("tools/deep/x.py:5:7 TL102")
     shutil.move(str(tmp_path / "tools"), str(tmp_path / "a" / "tools"))
     assert findings(run([tmp_path], Config(), SETTINGS, RunOptions(), jobs=1), tmp_path) == ""
+
+
+# -- classes: how a base class calls its subclasses' hooks ---------------------
+
+CLASSES = """
+import torch
+from torch import no_grad
+from .base import Base
+from . import mixins
+import pkg.engine as engine
+
+
+class Local:
+    pass
+
+
+class Runner(Base, mixins.Logging, engine.Loop, Local, object):
+    def evaluate(self, loader):
+        with torch.no_grad():
+            for batch in loader:
+                self.step(batch)
+        with no_grad():
+            self.log(self.state)
+
+    @torch.inference_mode()
+    def predict(self, x):
+        self.log(x.cuda())
+        self.forward_once(torch.zeros(3, device="cpu"))
+
+    def train(self, x):
+        self.step(x.to(torch.float32))
+        f = lambda: self.forward_once(x)
+        with torch.no_grad():
+            g = lambda: self.hidden(x)
+
+    @staticmethod
+    def helper(self):
+        self.never()
+"""
+
+
+def test_a_class_summary_has_its_bases_and_its_calls_on_self() -> None:
+    runner = summarize(ast.parse(CLASSES)).classes["Runner"]
+    # imported bases qualified as imported; a class of the module by name; builtins dropped
+    assert runner.bases == (".base.Base", ".mixins.Logging", "pkg.engine.Loop", "Local")
+    calls = runner.calls
+    assert (calls["step"].line, calls["step"].caller) == (17, "evaluate")
+    assert not calls["step"].no_grad  # ``train`` calls it with grad on
+    assert calls["step"].passes_parameters and not calls["step"].moved  # (a dtype is no device)
+    assert calls["log"].no_grad and calls["log"].moved and calls["log"].passes_parameters
+    assert not calls["forward_once"].no_grad  # a lambda runs when it is called
+    assert not calls["hidden"].no_grad
+    assert "never" not in calls  # a static method has no ``self``
+    state = summarize(ast.parse(CLASSES.replace("self.log(x.cuda())", "pass"))).classes
+    assert not state["Runner"].calls["log"].passes_parameters  # ``self.state``: its own
+
+
+def test_class_summaries_survive_json() -> None:
+    summary = summarize(ast.parse(CLASSES))
+    again = ModuleSummary.from_json(summary.to_json())
+    assert dict(again.classes) == dict(summary.classes)
+    data = summary.to_json()
+    data["classes"]["Runner"]["calls"]["step"][2] = "yes"
+    with pytest.raises(ValueError):
+        ModuleSummary.from_json(data)

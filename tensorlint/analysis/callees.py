@@ -10,9 +10,11 @@ never reads a file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
+from tensorlint.analysis.classes import ClassLookup, ClassSummary
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.names import bind_arguments as names_bind
@@ -29,6 +31,11 @@ class Lookup(Protocol):
     def type_alias(self, qual: str) -> list[str]:
         """What an imported name is an alias of (``MappedTriples`` ->
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
+
+    def lookup_class(
+        self, qual: str
+    ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:
+        """The class a qualified name names (see ``classes.ClassLookup``)."""
 
 
 class Callee(NamedTuple):

@@ -81,18 +81,20 @@ class Evidence(NamedTuple):
     kind: str
     node: syntax.CSTNode
     name: str = ""  #: the parameter and its function, for ``api``
+    #: for ``api`` evidence of a hook: the base class that calls it, and where
+    through: str = ""
     #: the call in this file that passed the value to the site's function
     via: Optional[syntax.Call] = None
 
 
-def record(scope: Scope, kind: str, node: syntax.CSTNode, name: str = "") -> str:
+def record(scope: Scope, kind: str, node: syntax.CSTNode, name: str = "", through: str = "") -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in ("move", "device", "api") else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
     if token not in table:
-        table[token] = Evidence(kind, node, name)
+        table[token] = Evidence(kind, node, name, through=through)
     return token
 
 
@@ -508,9 +510,9 @@ class FactEvaluator:
             and not facts & {NDARRAY, OTHER}
             and not is_plain_annotation(self.scope.params[name])
         ):
-            facts = facts | {record(self.scope, "api", boundary[0], boundary[1])}
+            facts = facts | {record(self.scope, "api", *boundary)}
             if not is_data_name(name):
-                facts = facts | {record(self.scope, "api-grad", boundary[0], boundary[1])}
+                facts = facts | {record(self.scope, "api-grad", *boundary)}
         return facts
 
     def _attribute(self, node: syntax.Attribute, env: Mapping[str, Facts]) -> Facts:

@@ -50,8 +50,9 @@ class Scope:
         #: parameter name -> its annotation (or None)
         self.params: dict[str, Optional[syntax.BaseExpression]] = {}
         #: parameters through which values enter from outside the file (a public
-        #: library function no code here calls): name -> (the Param node, "f(x)")
-        self.boundary: dict[str, tuple[syntax.CSTNode, str]] = {}
+        #: library function no code here calls): name -> (the Param node, "f()",
+        #: and, for a hook a base class calls, that call: "`Base` at base.py:12")
+        self.boundary: dict[str, tuple[syntax.CSTNode, str, str]] = {}
         #: the module scope's table of evidence tokens (see ``facts.record``)
         self.evidence: dict[str, Any] = {}
         #: the module scope's names of every function defined in the file

@@ -10,6 +10,7 @@ from typing import Optional, Union
 
 from tensorlint.analysis import callers, library_table, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
+from tensorlint.analysis.classes import Inherited, inherited_calls
 from tensorlint.analysis.facts import (
     COMPREHENSIONS,
     CPU,
@@ -96,6 +97,9 @@ class ModuleAnalysis:
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
+        self._classes_summary = (summary or EMPTY_SUMMARY).classes
+        self._tree = tree
+        self._inherited: dict[int, Optional[Inherited]] = {}
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
@@ -124,8 +128,15 @@ class ModuleAnalysis:
         if scope is None or not _is_public(function, scope):
             return
         name = function.name.value
-        if self._is_called(name):
+        inherited = self.inherited(function)
+        if inherited is not None:
+            # a hook a base class calls on ``self``: that call decides; it passes
+            # on its own callers' values, or values it makes (then no boundary)
+            if not inherited.from_outside:
+                return
+        elif self._is_called(name):
             return  # called here: its callers decide (function summaries, later)
+        through = inherited.where if inherited is not None else ""
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
@@ -134,7 +145,7 @@ class ModuleAnalysis:
             if isinstance(star, syntax.Param):
                 every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
         for param in every:
-            scope.boundary[param.name.value] = (param, f"{name}()")
+            scope.boundary[param.name.value] = (param, f"{name}()", through)
 
     @property
     def torch_module(self) -> bool:
@@ -305,6 +316,8 @@ class ModuleAnalysis:
             return False
         if _framework_calls_without_grad(function, scope):
             return True
+        if self._hook_called_without_grad(function):
+            return True
         if self.library and _is_public(function, scope):
             return False
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
@@ -318,6 +331,44 @@ class ModuleAnalysis:
             _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0] is True
             for site in sites
         )
+
+    def inherited(self, function: syntax.FunctionDef) -> Optional[Inherited]:
+        """How the bases of the method's class, in this file or in other
+        modules of the checked tree, call it on ``self`` (None: they do not,
+        or it is not a method of a top-level class)."""
+        key = id(function)
+        if key in self._inherited:
+            return self._inherited[key]
+        found = None
+        scope = self.index.scopes.get(function)
+        parent = scope.parent if scope is not None else None
+        if (
+            parent is not None
+            and parent.kind == "class"
+            and isinstance(parent.node, syntax.ClassDef)
+            and parent.parent is not None
+            and parent.parent.kind == "module"
+        ):
+            found = inherited_calls(
+                self._classes_summary, self._tree, parent.node.name.value, function.name.value
+            )
+        self._inherited[key] = found
+        return found
+
+    def _hook_called_without_grad(self, function: syntax.FunctionDef) -> bool:
+        """A method its base class calls on ``self`` with grad disabled only
+        (``with torch.no_grad(): score = self.evaluating_forward(batch)``),
+        which its own class does not call otherwise."""
+        if function.asynchronous:
+            return False
+        inherited = self.inherited(function)
+        if inherited is None or not inherited.no_grad:
+            return False
+        scope = self.index.scopes[function]
+        assert scope.parent is not None and isinstance(scope.parent.node, syntax.ClassDef)
+        own = self._classes_summary.get(scope.parent.node.name.value)
+        call = own.calls.get(function.name.value) if own is not None else None
+        return call is None or call.no_grad
 
     def grad_set_before(
         self, suite: Suite, statement: syntax.CSTNode, scope: Scope

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops
+from tensorlint.analysis.classes import ClassSummary, LazyClasses, SelfCall, all_imports
 from tensorlint.analysis.pytree import parse
 
 #: An alias of a parameter: (parameter, how). ``view`` is the parameter or a
@@ -112,6 +113,12 @@ def _text(value: Any) -> str:
     return value
 
 
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("not a boolean")
+    return value
+
+
 def _int(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError("not an integer")
@@ -122,11 +129,22 @@ class ModuleSummary(NamedTuple):
     functions: Mapping[str, FunctionSummary] = MappingProxyType({})
     #: module-level aliases of a name (``MappedTriples = LongTensor``): name -> target
     aliases: Mapping[str, str] = MappingProxyType({})
+    #: top-level classes: their bases and how they call methods on ``self``
+    #: (``classes.py``)
+    classes: Mapping[str, ClassSummary] = MappingProxyType({})
 
     def to_json(self) -> dict[str, Any]:
         return {
             "functions": {name: f.to_json() for name, f in sorted(self.functions.items())},
             "aliases": dict(sorted(self.aliases.items())),
+            "classes": {
+                name: {
+                    "line": c.line,
+                    "bases": list(c.bases),
+                    "calls": {m: list(call) for m, call in sorted(c.calls.items())},
+                }
+                for name, c in sorted(self.classes.items())
+            },
         }
 
     @classmethod
@@ -134,7 +152,22 @@ class ModuleSummary(NamedTuple):
         if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
             raise ValueError("not a module summary")
         functions = {_text(k): FunctionSummary.from_json(v) for k, v in data["functions"].items()}
-        return cls(functions, {_text(k): _text(v) for k, v in data["aliases"].items()})
+        classes = {
+            _text(name): ClassSummary(
+                name,
+                _int(c["line"]),
+                tuple(_text(b) for b in c["bases"]),
+                {
+                    _text(m): SelfCall(
+                        _int(line), _text(caller), _bool(no_grad), _bool(moved), _bool(outside)
+                    )
+                    for m, (line, caller, no_grad, moved, outside) in c["calls"].items()
+                },
+            )
+            for name, c in data.get("classes", {}).items()
+        }
+        aliases = {_text(k): _text(v) for k, v in data["aliases"].items()}
+        return cls(functions, aliases, classes)
 
     def alias_chain(self, name: str) -> list[str]:
         """``MappedTriples`` -> [``LongTensor``, ``torch.Tensor``] (at most 3 steps)."""
@@ -166,6 +199,7 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     imports = _imports(tree)
     functions: list[tuple[str, _FunctionNode, bool]] = []
     aliases: dict[str, str] = {}
+    class_nodes: dict[str, ast.ClassDef] = {}
     for node in tree.body:
         alias = _type_alias(node)
         if alias is not None:
@@ -173,12 +207,17 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((node.name, node, False))
         elif isinstance(node, ast.ClassDef):
+            class_nodes[node.name] = node
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     functions.append((f"{node.name}.{item.name}", item, True))
-    if not functions:
+    classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
+    if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
+        classes = LazyClasses(class_nodes, all_imports(tree))
+    if not functions and not class_nodes and not isinstance(classes, LazyClasses):
         return ModuleSummary({}, aliases) if aliases else EMPTY_SUMMARY
-    return ModuleSummary(_Lazy(imports, functions, source), aliases)
+    lazy = _Lazy(imports, functions, source) if functions else {}
+    return ModuleSummary(lazy, aliases, classes)
 
 
 class _Lazy(Mapping[str, FunctionSummary]):

@@ -19,6 +19,9 @@ from tensorlint.rule import Rule, RuleContext, Settings
 from tensorlint.rules.tl900 import UnusedNoqa, unused_noqa
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tensorlint.analysis.classes import ClassLookup, ClassSummary
     from tensorlint.analysis.summaries import FunctionSummary
 
 
@@ -161,6 +164,12 @@ class TreeView(Protocol):
 
     def type_alias(self, qual: str) -> list[str]:
         """What an imported name is an alias of (``MappedTriples`` -> ``LongTensor``)."""
+
+    def lookup_class(
+        self, qual: str
+    ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:
+        """The class a qualified name names, its module's classes, where it
+        is, and the tree as its module sees it (``analysis/classes.py``)."""
 
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions returning an

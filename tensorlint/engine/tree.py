@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Optional
 from tensorlint.fix.io import SourceReadError, read_source
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tensorlint.analysis.classes import ClassSummary
     from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 #: (path, size, mtime_ns) of a module a result depends on
@@ -40,6 +43,8 @@ _GRAPH_DEPTH = 3
 _CLIMB = 2
 #: The most modules one file's walk of the graph reads.
 _GRAPH_MODULES = 64
+#: How many modules a class imported through re-exports is followed.
+_REEXPORT_HOPS = 3
 #: Summaries bigger than this are not computed (generated code).
 _MAX_BYTES = 2 * 1024 * 1024
 
@@ -246,11 +251,15 @@ class Tree:
 class FileView:
     """The tree as one file sees it; records what it consulted."""
 
-    def __init__(self, tree: Tree, path: Path) -> None:
+    def __init__(self, tree: Tree, path: Path, origin: Optional[FileView] = None) -> None:
         self.tree = tree
         self.path = path
         self.folder = os.path.dirname(path)
-        self.deps: dict[str, Dependency] = {}
+        #: the checked file's view, when this one sees the tree from a module
+        #: that file's analysis reached (its places are shown from the file)
+        self.origin = origin
+        #: (shared with the origin: what it consulted through this view counts)
+        self.deps: dict[str, Dependency] = origin.deps if origin is not None else {}
         #: ``torch_via``'s answer, and the text it was for (the prefilter and
         #: the check ask of the same text)
         self._torch_via: Optional[tuple[str, Optional[str]]] = None
@@ -270,6 +279,30 @@ class FileView:
             if found is None:
                 return None
             return found, f"{self._display(module)}:{found.line}"
+        return None
+
+    def lookup_class(
+        self, qual: str, hops: int = _REEXPORT_HOPS
+    ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, FileView]]:
+        """The class ``qual`` names (following re-exports through modules such
+        as ``__init__.py``, ``hops`` at most), the classes of its module, where
+        that module is, and the tree as that module sees it."""
+        from tensorlint.analysis.classes import LazyClasses
+
+        for module, name in self._candidates(qual):
+            summary, dependency = self.tree.summary(module)
+            if dependency is None:
+                continue
+            self.deps[dependency[0]] = dependency
+            there = FileView(self.tree, module, self.origin or self)
+            found = summary.classes.get(name)
+            if found is not None:
+                return found, summary.classes, there._display(module), there
+            classes = summary.classes
+            reexport = classes.reexport(name) if isinstance(classes, LazyClasses) else None
+            if reexport is None or hops <= 0:
+                return None
+            return there.lookup_class(reexport, hops - 1)
         return None
 
     def type_alias(self, qual: str) -> list[str]:
@@ -416,8 +449,9 @@ class FileView:
         return self.tree.modules(self.folder, qual)
 
     def _display(self, module: Path) -> str:
+        seen_from = (self.origin or self).path.parent
         try:
-            return os.path.relpath(module, self.path.parent).replace(os.sep, "/")
+            return os.path.relpath(module, seen_from).replace(os.sep, "/")
         except ValueError:  # another drive
             return str(module)
 

@@ -51,6 +51,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
     if kind in ("api", "api-grad"):
         param = node.name.value if isinstance(node, syntax.Param) else code
         what = "a CUDA tensor" if kind == "api" else "a tensor that requires grad"
+        if evidence.through:
+            return (
+                f"`{param}` enters `{evidence.name}` (line {line}) from {evidence.through}, "
+                f"which passes on what its own callers give it, who may pass {what}",
+                (node, f"`{param}`: a parameter of a method a base class calls"),
+            )
         return (
             f"`{param}` enters the public function `{evidence.name}` (line {line}) from "
             f"callers outside this file, who may pass {what}",

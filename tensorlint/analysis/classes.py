@@ -1,0 +1,410 @@
+"""Classes across files: how a base class calls the methods its subclasses
+override (a template method and its hooks).
+
+A base class that calls ``self.evaluating_forward(batch)`` inside
+``torch.no_grad()`` decides the grad mode in which every override runs, and
+it is the override's caller: the override's parameters are not entered from
+"callers outside this file" but from that call. This module summarises, per
+top-level class, from CPython's ``ast``:
+
+- its bases, as qualified names the checked tree can resolve (``.base.Base``,
+  ``pkg.models.Base``, or the name of a class of the same module);
+- for each method it calls on ``self``: whether every such call is made with
+  grad disabled (a ``with torch.no_grad():`` around it, or the calling method
+  decorated so), and whether some call passes a value it moves
+  (``x.cuda()``, ``x.to(device)``, ``device=``), which keeps the hook's
+  parameters device evidence.
+
+``inherited_calls`` walks the bases of a class (in the same module or, through
+the engine's lookup, in other modules of the checked tree; at most
+``_DEPTH`` classes up) and meets what they say of one method. Nothing is
+imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple, Optional, Protocol, Union
+
+from tensorlint.analysis import ops
+
+#: How many classes up the bases are followed.
+_DEPTH = 4
+
+
+class SelfCall(NamedTuple):
+    """What a class's calls of one method on ``self`` show."""
+
+    line: int  #: the first call's line
+    caller: str  #: the method that makes it
+    no_grad: bool  #: every call is made with grad disabled
+    moved: bool  #: some call passes a value it moves to a device
+    #: some call passes a value computed from the calling method's parameters:
+    #: the value still comes from the calling method's own callers
+    passes_parameters: bool = False
+
+
+class ClassSummary(NamedTuple):
+    name: str
+    line: int
+    #: the bases, qualified as the module imports them (``.base.Base``), or
+    #: the bare name of a class defined in the same module
+    bases: tuple[str, ...]
+    calls: Mapping[str, SelfCall]
+
+
+class ClassLookup(Protocol):
+    """Classes of the checked tree, as the engine provides them."""
+
+    def lookup_class(
+        self, qual: str
+    ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:
+        """The class a qualified name names; the classes of its module; where
+        it is (``pkg/base.py``); and the lookup as that module sees the tree."""
+
+
+class Inherited(NamedTuple):
+    """How the bases of a class call one of its methods."""
+
+    no_grad: bool  #: every call the bases make is with grad disabled
+    #: some call passes a value it moves, or one from its own parameters: the
+    #: hook's parameters still take values from outside
+    from_outside: bool
+    where: str  #: the first calling class and its place (``Base`` at ``pkg/base.py:40``)
+
+
+def inherited_calls(
+    own: Mapping[str, ClassSummary],
+    tree: Optional[ClassLookup],
+    cls: str,
+    method: str,
+) -> Optional[Inherited]:
+    """How the bases of ``cls`` (a class of this module) call ``self.<method>``;
+    None when none of them does (or none can be read)."""
+    start = own.get(cls)
+    if start is None:
+        return None
+    frontier: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
+    frontier = [(base, own, tree, "") for base in start.bases]
+    seen: set[tuple[str, str]] = {("", cls)}
+    found: Optional[Inherited] = None
+    for _ in range(_DEPTH):
+        following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]] = []
+        for base, classes, lookup, place in frontier:
+            resolved = _resolve(base, classes, lookup, place)
+            if resolved is None:
+                continue
+            summary, classes_there, lookup_there, place_there = resolved
+            if (place_there, summary.name) in seen:
+                continue
+            seen.add((place_there, summary.name))
+            call = summary.calls.get(method)
+            if call is not None:
+                where = f"`{summary.name}.{call.caller}()` at " + (
+                    f"{place_there}:{call.line}" if place_there else f"line {call.line}"
+                )
+                outside = call.moved or call.passes_parameters
+                if found is None:
+                    found = Inherited(call.no_grad, outside, where)
+                else:
+                    found = Inherited(
+                        found.no_grad and call.no_grad, found.from_outside or outside, found.where
+                    )
+            following += [(b, classes_there, lookup_there, place_there) for b in summary.bases]
+        frontier = following
+        if not frontier:
+            break
+    return found
+
+
+def _resolve(
+    base: str,
+    classes: Mapping[str, ClassSummary],
+    lookup: Optional[ClassLookup],
+    place: str,
+) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], Optional[ClassLookup], str]]:
+    if "." not in base:
+        local = classes.get(base)
+        return (local, classes, lookup, place) if local is not None else None
+    if lookup is None or base.startswith(("torch.", "numpy.")):
+        return None
+    found = lookup.lookup_class(base)
+    if found is None:
+        return None
+    summary, classes_there, where, lookup_there = found
+    return summary, classes_there, lookup_there, where
+
+
+# -- summarising a module's classes (CPython's ``ast``) ------------------------
+
+
+def all_imports(tree: ast.Module) -> dict[str, str]:
+    """Local name -> qualified name for the module's top-level imports,
+    relative ones included (``from .base import B`` -> ``.base.B``)."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            prefix = "." * node.level + (node.module or "")
+            sep = "" if prefix.endswith(".") or not prefix else "."
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = f"{prefix}{sep}{alias.name}"
+    return found
+
+
+class LazyClasses(Mapping[str, ClassSummary]):
+    """A module's top-level classes, each summarised when first asked for."""
+
+    def __init__(self, nodes: Mapping[str, ast.ClassDef], imports: Mapping[str, str]) -> None:
+        self.nodes = nodes
+        self.imports = imports
+        self._done: dict[str, ClassSummary] = {}
+
+    def __getitem__(self, name: str) -> ClassSummary:
+        found = self._done.get(name)
+        if found is None:
+            found = self._done[name] = summarize_class(self.nodes[name], self.imports, self.nodes)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def reexport(self, name: str) -> Optional[str]:
+        """What an imported name of this module is (``__init__.py`` re-exports)."""
+        return self.imports.get(name)
+
+
+def summarize_class(
+    node: ast.ClassDef, imports: Mapping[str, str], local: Mapping[str, object]
+) -> ClassSummary:
+    bases = []
+    for base in node.bases:
+        dotted = _dotted(base)
+        if dotted is None:
+            continue
+        head, _, rest = dotted.partition(".")
+        if head in imports:
+            bases.append(imports[head] + (f".{rest}" if rest else ""))
+        elif not rest and dotted in local:
+            bases.append(dotted)
+    calls: dict[str, SelfCall] = {}
+    for item in node.body:
+        if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = [*item.args.posonlyargs, *item.args.args]
+        if not args or any(_decorator_name(d) == "staticmethod" for d in item.decorator_list):
+            continue
+        mode = False
+        if not isinstance(item, ast.AsyncFunctionDef):  # (the body runs when awaited)
+            for decorator in item.decorator_list:
+                verdict = _grad_mode(decorator, imports)
+                if verdict is not None:
+                    mode = verdict
+        me = args[0].arg
+        tainted: Optional[set[str]] = None
+        for call, no_grad in _self_calls(item.body, me, mode, imports):
+            assert isinstance(call.func, ast.Attribute)
+            name = call.func.attr
+            passed = [*call.args, *(k.value for k in call.keywords)]
+            moved = any(_moves(arg) for arg in passed)
+            if tainted is None:
+                tainted = _from_parameters(item, me)
+            outside = any(_mentions(arg, tainted) for arg in passed)
+            known = calls.get(name)
+            if known is not None:
+                no_grad = known.no_grad and no_grad
+                moved = known.moved or moved
+                outside = known.passes_parameters or outside
+            first = known or SelfCall(call.lineno, item.name, no_grad, moved)
+            calls[name] = first._replace(no_grad=no_grad, moved=moved, passes_parameters=outside)
+    return ClassSummary(node.name, node.lineno, tuple(bases), calls)
+
+
+def _self_calls(
+    body: list[ast.stmt], me: str, no_grad: bool, imports: Mapping[str, str]
+) -> Iterator[tuple[ast.Call, bool]]:
+    """The calls ``me.<name>(...)`` in ``body``, each with whether grad is off."""
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # a nested def runs when it is called, in a grad mode not known here
+            yield from _calls_in(statement, me, False)
+            continue
+        inside = no_grad
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                verdict = _grad_mode(item.context_expr, imports)
+                if verdict is not None:
+                    inside = verdict
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(statement, field, None)
+            if isinstance(block, list):
+                yield from _self_calls(block, me, inside, imports)
+        for handler in getattr(statement, "handlers", ()):
+            yield from _self_calls(handler.body, me, inside, imports)
+        for case in getattr(statement, "cases", ()):
+            yield from _self_calls(case.body, me, inside, imports)
+        for part in _own_parts(statement):
+            yield from _calls_in(part, me, no_grad)
+
+
+def _calls_in(node: ast.AST, me: str, no_grad: bool) -> Iterator[tuple[ast.Call, bool]]:
+    """The calls ``me.<name>(...)`` in an expression; one inside a lambda runs
+    when the lambda is called, in a grad mode not known here."""
+    if isinstance(node, ast.Lambda):
+        no_grad = False
+    if _is_self_call(node, me):
+        assert isinstance(node, ast.Call)
+        yield node, no_grad
+    for child in ast.iter_child_nodes(node):
+        yield from _calls_in(child, me, no_grad)
+
+
+def _own_parts(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The expressions of a statement that are not nested blocks."""
+    for name, value in ast.iter_fields(statement):
+        if name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            continue
+        if name == "items":  # ``with`` items run before the block's grad mode
+            yield from value
+            continue
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def _from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me: str) -> set[str]:
+    """The names in ``function`` that hold values computed from its parameters
+    (``self`` aside): the parameters, and the names assigned or looped over
+    from them (in any order, to a fixed point; flow-insensitive)."""
+    args = function.args
+    tainted = {
+        a.arg
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+        if a is not None and a.arg != me
+    }
+    bindings: list[tuple[ast.expr, ast.expr]] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            bindings += [(target, node.value) for target in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            bindings.append((node.target, node.value))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            bindings.append((node.target, node.iter))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            bindings.append((node.optional_vars, node.context_expr))
+    changed = True
+    while changed:
+        changed = False
+        for target, value in bindings:
+            if _mentions(value, tainted):
+                for name in _names(target):
+                    if name not in tainted:
+                        tainted.add(name)
+                        changed = True
+    return tainted
+
+
+def _mentions(node: ast.expr, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _names(target: ast.expr) -> Iterator[str]:
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            yield node.id
+
+
+def _is_self_call(node: ast.AST, me: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == me
+    )
+
+
+def _moves(node: ast.expr) -> bool:
+    """Does the expression move a value to a device (``x.cuda()``,
+    ``x.to(device)``, ``f(x, device=dev)``)? A move to ``"cpu"`` does not count."""
+    for inner in ast.walk(node):
+        if not isinstance(inner, ast.Call):
+            continue
+        func = inner.func
+        if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
+            target = inner.args[0] if inner.args else None
+            if func.attr != "to" or (target is not None and not _cpu_or_dtype(target)):
+                return True
+        for keyword in inner.keywords:
+            value = keyword.value
+            if keyword.arg == "device" and not (
+                isinstance(value, ast.Constant) and value.value in ("cpu", None)
+            ):
+                return True
+    return False
+
+
+def _cpu_or_dtype(node: ast.expr) -> bool:
+    """``"cpu"``, ``torch.float32``, ``x.dtype``: not a move to an accelerator."""
+    if isinstance(node, ast.Constant):
+        return node.value == "cpu" or node.value in ops.DTYPE_NAMES
+    dotted = _dotted(node)
+    if dotted is None:
+        return False
+    last = dotted.rsplit(".", 1)[-1]
+    return dotted in ops.DTYPE_NAMES or "dtype" in last.lower() or last in ("float", "long")
+
+
+def _grad_mode(expr: ast.expr, imports: Mapping[str, str]) -> Optional[bool]:
+    """True for a no-grad context manager or decorator, False for a grad one."""
+    call = expr if isinstance(expr, ast.Call) else None
+    dotted = _dotted(call.func if call is not None else expr)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    qual = imports.get(head, head) + (f".{rest}" if rest else "")
+    mode = None
+    if call is not None:
+        mode = (
+            call.args[0]
+            if call.args
+            else next((k.value for k in call.keywords if k.arg == "mode"), None)
+        )
+    if qual in ops.NO_GRAD_CONTEXTS:
+        if qual.endswith("inference_mode") and isinstance(mode, ast.Constant):
+            return mode.value is not False
+        return True
+    if qual in ops.GRAD_CONTEXTS:
+        return False
+    if qual in ops.SET_GRAD_ENABLED and isinstance(mode, ast.Constant):
+        if mode.value is False:
+            return True
+        if mode.value is True:
+            return False
+    return None
+
+
+def _decorator_name(node: ast.expr) -> Optional[str]:
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
