@@ -1188,6 +1188,78 @@ def cuda_test(test: syntax.BaseExpression) -> Optional[str]:
     return None
 
 
+def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``(d, True)`` when the test says the device ``d`` is the CPU:
+    ``d == "cpu"``, ``d.type == "cpu"``, ``str(d) == "cpu"``,
+    ``d == torch.device("cpu")``, ``d is CPU_DEVICE`` (a name that says
+    ``cpu``); ``(d, False)`` for ``!=`` / ``is not`` (the ``else`` branch)."""
+    if not isinstance(test, syntax.Comparison) or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    if isinstance(target.operator, (syntax.Equal, syntax.Is)):
+        body = True
+    elif isinstance(target.operator, (syntax.NotEqual, syntax.IsNot)):
+        body = False
+    else:
+        return None
+    for device, other in ((test.left, target.comparator), (target.comparator, test.left)):
+        if _names_the_cpu(other):
+            key = _device_key(device)
+            if key is not None:
+                return key, body
+    return None
+
+
+def _names_the_cpu(node: syntax.BaseExpression) -> bool:
+    if isinstance(node, syntax.SimpleString):
+        return node.evaluated_value == "cpu"
+    if isinstance(node, syntax.Call) and len(node.args) == 1 and not node.args[0].keyword:
+        return (dotted_name(node.func) or "").endswith("device") and _names_the_cpu(
+            node.args[0].value
+        )
+    dotted = dotted_name(node)
+    return dotted is not None and "cpu" in dotted.rsplit(".", 1)[-1].lower()
+
+
+def _device_key(node: syntax.BaseExpression) -> Optional[str]:
+    """``d`` for ``d``, ``d.type`` and ``str(d)``."""
+    if (
+        isinstance(node, syntax.Call)
+        and len(node.args) == 1
+        and not node.args[0].keyword
+        and isinstance(node.func, syntax.Name)
+        and node.func.value == "str"
+    ):
+        node = node.args[0].value
+    if isinstance(node, syntax.Attribute) and node.attr.value == "type":
+        node = node.value
+    return dotted_name(node)
+
+
+def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
+    """Is every piece of device evidence in ``facts`` a move to (or a factory
+    on) the device ``device`` names (``x.to(device=d)``, ``x.cuda(d)``,
+    ``torch.zeros(n, device=d)``)? Then where ``d`` is the CPU, so is the value.
+    The API boundary's guess about where a value came from does not count
+    against a move that follows it (``x.to(d)`` is on ``d``, wherever ``x`` was)."""
+    table = scope.module().evidence
+    moved = False
+    for token in facts:
+        if not token.startswith(DEV):
+            continue
+        found = table.get(token)
+        if found is None or found.kind == "api":
+            continue
+        node = found.node
+        if not isinstance(node, syntax.Call) or found.kind not in ("move", "device"):
+            return False
+        target = keyword(node, "device") or positional(node, 0)
+        if target is None or dotted_name(target) != device:
+            return False
+        moved = True
+    return moved
+
+
 def merge(a: Mapping[str, Facts], b: Mapping[str, Facts]) -> Env:
     """Two paths meet: proofs both agree on; evidence of either, even when one
     path never bound the name (``if cuda: model = model.cuda()``)."""

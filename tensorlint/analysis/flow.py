@@ -40,6 +40,7 @@ from tensorlint.analysis.facts import (
     bind_target,
     carry,
     computed_without_grad,
+    cpu_device_test,
     cuda_test,
     evidence,
     frozen,
@@ -50,6 +51,7 @@ from tensorlint.analysis.facts import (
     keyword,
     meet,
     merge,
+    moved_only_to,
     parameter_loop_sets_grad,
     positional,
     record,
@@ -308,8 +310,12 @@ class FactsWalker:
 
     def _if(self, node: syntax.If, env: Env) -> Env:
         guarded = requires_grad_test(node.test)
-        body_env = self.run(suite_body(node.body), dict(env))
+        start = dict(env)
         else_env = dict(env)
+        device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``)
+        if device is not None:
+            self._on_cpu_device(device[0], start if device[1] else else_env)
+        body_env = self.run(suite_body(node.body), start)
         on_cpu = cuda_test(node.test)
         if on_cpu is not None:
             else_env[on_cpu] = settle(self.evaluator.expr(_parse_key(on_cpu), env) | {CPU})
@@ -326,6 +332,17 @@ class FactsWalker:
         if isinstance(node.orelse, syntax.Else) and _always_exits(node.orelse.body):
             return body_env
         return self._merge(body_env, else_env)
+
+    def _on_cpu_device(self, device: str, env: Env) -> None:
+        """Where the device ``device`` names is the CPU: the values moved there
+        (and the tensor whose ``.device`` it is) are on the CPU."""
+        scope = self.evaluator.scope
+        for key, facts in list(env.items()):
+            if moved_only_to(facts, device, scope):
+                env[key] = settle(facts | {CPU})
+        owner, _, attr = device.rpartition(".")
+        if attr == "device" and owner:
+            env[owner] = settle(env.get(owner, self.evaluator.expr(_parse_key(owner), env)) | {CPU})
 
     def _loop(self, node: Union[syntax.For, syntax.While], env: Env) -> Env:
         start = dict(env)
