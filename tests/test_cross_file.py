@@ -341,3 +341,17 @@ def test_class_summaries_survive_json() -> None:
     data["classes"]["Runner"]["calls"]["step"][2] = "yes"
     with pytest.raises(ValueError):
         ModuleSummary.from_json(data)
+
+
+def test_an_attribute_set_from_a_parameter_binds_no_name() -> None:
+    source = (
+        "class Base:\n"
+        "    def __init__(self, sampler):\n"
+        "        self.sampler = sampler\n"
+        "        self.groups(self.sampler)\n"
+        "        first, *rest = sampler\n"
+        "        self.split(rest)\n"
+    )
+    calls = summarize(ast.parse(source)).classes["Base"].calls
+    assert not calls["groups"].passes_parameters  # ``self`` is not tainted by ``self.x = p``
+    assert calls["split"].passes_parameters  # a starred target of a parameter is

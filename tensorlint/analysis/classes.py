@@ -321,9 +321,15 @@ def _mentions(node: ast.expr, names: set[str]) -> bool:
 
 
 def _names(target: ast.expr) -> Iterator[str]:
-    for node in ast.walk(target):
-        if isinstance(node, ast.Name):
-            yield node.id
+    """The names an assignment target binds (``a``, ``a, *b``; not ``self.x``
+    or ``d[k]``, which bind no name)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _names(target.value)
 
 
 def _is_self_call(node: ast.AST, me: str) -> bool:
