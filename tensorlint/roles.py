@@ -112,9 +112,15 @@ def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
             return absolute.parent.relative_to(base.absolute()).parts
         except ValueError:
             continue
+    top_package: Optional[Path] = None
     for folder in absolute.parents:
         if any((folder / marker).exists() for marker in PROJECT_MARKERS):
             return absolute.parent.relative_to(folder).parts
+        if (folder / "__init__.py").is_file():
+            top_package = folder
+    if top_package is not None:  # no marker (an unpacked source tree): below
+        # the folder that holds the file's top package, as Python imports it
+        return absolute.parent.relative_to(top_package.parent).parts
     return ()
 
 

@@ -195,6 +195,28 @@ def test_a_test_folder_counts_from_any_current_directory(
         assert is_library(package / "helpers.py"), cwd
 
 
+@pytest.mark.parametrize("tests_package", [True, False], ids=["tests-package", "tests-folder"])
+def test_without_a_project_marker_the_top_package_bounds_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tests_package: bool
+) -> None:
+    # only the ``.py`` files of a release, unpacked: no pyproject.toml, no
+    # setup.py; its tests still make tests, and ``tools/`` above it does not count
+    checkout = tmp_path / "tools" / "project-1.0"
+    package = checkout / "project"
+    tests = package / "tests"
+    tests.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    if tests_package:
+        (tests / "__init__.py").write_text("")
+    for folder in (package, tests):
+        (folder / "helpers.py").write_text("def f(t):\n    return t.numpy()\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert not is_library(tests / "helpers.py")
+    assert is_library(package / "helpers.py")
+
+
 # -- hooks: methods a base class calls on ``self`` ------------------------------
 
 TEMPLATE = """
