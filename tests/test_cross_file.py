@@ -355,3 +355,62 @@ def test_an_attribute_set_from_a_parameter_binds_no_name() -> None:
     calls = summarize(ast.parse(source)).classes["Base"].calls
     assert not calls["groups"].passes_parameters  # ``self`` is not tainted by ``self.x = p``
     assert calls["split"].passes_parameters  # a starred target of a parameter is
+
+
+OUTPUTS = """
+import torch
+
+
+def probs(network, x):
+    logits = network(x)
+    return torch.softmax(logits, -1)
+
+
+def detached(network, x):
+    return network(x).detach()
+
+
+def labels(network, x):
+    return network(x).argmax(-1)
+
+
+@torch.no_grad()
+def quiet(network, x):
+    return network(x)
+
+
+def quiet_block(network, x):
+    with torch.no_grad():
+        out = network(x)
+    return out
+
+
+def through(network, x):
+    return probs(network, x) * 2
+
+
+def not_a_module(fn, x):
+    return fn(x)
+
+
+def rebound(network, x):
+    out = network(x)
+    out = x + 1
+    return out
+
+
+class Head:
+    def scores(self, h):
+        return self.encoder(h).mean(0)
+"""
+
+
+def test_a_summary_says_when_a_function_returns_a_module_output_with_grad() -> None:
+    found = summarize(ast.parse(OUTPUTS)).functions
+    grad = {name for name in found if found[name].grad_output}
+    assert grad == {"probs", "through", "Head.scores"}
+    assert "nograd" in found["labels"].returns  # integers never require grad
+    assert "nograd" in found["quiet"].returns  # computed with grad disabled
+    assert not found["quiet_block"].grad_output  # (made inside ``with torch.no_grad()``)
+    again = ModuleSummary.from_json(summarize(ast.parse(OUTPUTS)).to_json())
+    assert again.functions["probs"].grad_output

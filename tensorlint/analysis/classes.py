@@ -208,7 +208,7 @@ def summarize_class(
         mode = False
         if not isinstance(item, ast.AsyncFunctionDef):  # (the body runs when awaited)
             for decorator in item.decorator_list:
-                verdict = _grad_mode(decorator, imports)
+                verdict = grad_mode(decorator, imports)
                 if verdict is not None:
                     mode = verdict
         me = args[0].arg
@@ -243,7 +243,7 @@ def _self_calls(
         inside = no_grad
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
-                verdict = _grad_mode(item.context_expr, imports)
+                verdict = grad_mode(item.context_expr, imports)
                 if verdict is not None:
                     inside = verdict
         for field in ("body", "orelse", "finalbody"):
@@ -372,7 +372,7 @@ def _cpu_or_dtype(node: ast.expr) -> bool:
     return dotted in ops.DTYPE_NAMES or "dtype" in last.lower() or last in ("float", "long")
 
 
-def _grad_mode(expr: ast.expr, imports: Mapping[str, str]) -> Optional[bool]:
+def grad_mode(expr: ast.expr, imports: Mapping[str, str]) -> Optional[bool]:
     """True for a no-grad context manager or decorator, False for a grad one."""
     call = expr if isinstance(expr, ast.Call) else None
     dotted = _dotted(call.func if call is not None else expr)

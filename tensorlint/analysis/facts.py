@@ -16,7 +16,6 @@ evidence (``x.cuda().cpu()`` is on the CPU).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple, Optional, Union
 
@@ -243,9 +242,11 @@ def torch_valued(facts: Facts, scope: Scope) -> bool:
     if TENSOR in facts:
         return True
     table = scope.module().evidence
-    return any(
-        t.startswith(GRAD) and t in table and table[t].kind == "module-output" for t in facts
-    )
+    return any(t.startswith(GRAD) and t in table and table[t].kind in _OUTPUT_KINDS for t in facts)
+
+
+#: Evidence kinds that say a value is a module's output (torch data).
+_OUTPUT_KINDS = frozenset({"module-output", "callee-output"})
 
 
 def _inferred(facts: Facts) -> Facts:
@@ -262,12 +263,7 @@ def settle(facts: Facts) -> Facts:
     return facts
 
 
-#: Last names of callees that are, by a near-universal convention, modules:
-#: ``model(x)``, ``self.encoder(h)``, ``net(x)``.
-_MODULE_NAME = re.compile(
-    r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
-    r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
-)
+_MODULE_NAME = ops.MODULE_NAME
 #: Attributes of a tensor that are not tensors (they carry no evidence).
 _PLAIN_ATTRIBUTES = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad_fn", "layout",
@@ -567,6 +563,10 @@ class FactEvaluator:
         if summary.returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
+        if summary.grad_output and NOGRAD not in facts:
+            # it returns a module's output computed with grad enabled (here,
+            # grad mode is the caller's: a no-grad context settles it as usual)
+            facts = facts | {record(self.scope, "callee-output", node, callee.describe())}
         return settle(facts)
 
     def _call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:

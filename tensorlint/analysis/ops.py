@@ -7,6 +7,8 @@ these names; nothing else spells these lists out again.
 
 from __future__ import annotations
 
+import re
+
 from tensorlint.analysis import numpy_table
 
 # --- conversions -----------------------------------------------------------
@@ -488,3 +490,12 @@ PLAIN_ANNOTATIONS = frozenset(
         "dict", "Set", "set", "FrozenSet", "frozenset", "Iterable", "Mapping", "Hashable",
     }
 )  # fmt: skip
+
+#: Last names of callees that are, by a near-universal convention, modules:
+#: ``model(x)``, ``self.encoder(h)``, ``net(x)``.
+MODULE_NAME = re.compile(
+    r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
+    r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
+)
+#: Methods whose result never requires grad: it is detached, a number, or integers.
+GRAD_ENDING_METHODS = frozenset({"detach", "numpy"}) | INTEGER_RESULT_METHODS | PLAIN_RESULT_METHODS

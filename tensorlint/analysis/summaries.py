@@ -31,7 +31,13 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops
-from tensorlint.analysis.classes import ClassSummary, LazyClasses, SelfCall, all_imports
+from tensorlint.analysis.classes import (
+    ClassSummary,
+    LazyClasses,
+    SelfCall,
+    all_imports,
+    grad_mode,
+)
 from tensorlint.analysis.pytree import parse
 
 #: An alias of a parameter: (parameter, how). ``view`` is the parameter or a
@@ -67,6 +73,9 @@ class FunctionSummary(NamedTuple):
     returns: frozenset[str] = frozenset()
     #: parameters whose values flow into what it returns (through any computation)
     carries: tuple[str, ...] = ()
+    #: it may return a module's output computed with grad enabled (``return
+    #: net(x)``, ``return self.encoder(h).softmax(-1)``), not detached
+    grad_output: bool = False
 
     @property
     def names(self) -> frozenset[str]:
@@ -83,6 +92,7 @@ class FunctionSummary(NamedTuple):
             "writes": {k: [w.line, w.what, w.via] for k, w in sorted(self.writes.items())},
             "returns": sorted(self.returns),
             "carries": list(self.carries),
+            "grad_output": self.grad_output,
         }
 
     @classmethod
@@ -104,6 +114,7 @@ class FunctionSummary(NamedTuple):
             },
             frozenset(_text(r) for r in data["returns"]),
             tuple(_text(c) for c in data["carries"]),
+            _bool(data.get("grad_output", False)),
         )
 
 
@@ -258,7 +269,13 @@ class _Lazy(Mapping[str, FunctionSummary]):
             return default
         self.done[name] = None  # in progress: a recursive call sees nothing
         summary = _Summarizer(self.imports, self, name).run(*entry)
-        if summary.alias or summary.writes or summary.returns or summary.carries:
+        if (
+            summary.alias
+            or summary.writes
+            or summary.returns
+            or summary.carries
+            or summary.grad_output
+        ):
             self.done[name] = summary
             return summary
         return default
@@ -408,6 +425,12 @@ class _Summarizer:
         #: name -> the parameters whose values flow into it
         self.flows: dict[str, set[str]] = {}
         self.carries: set[str] = set()
+        self.params: set[str] = set()
+        #: local names holding a module's output computed with grad enabled
+        self.made: set[str] = set()
+        #: grad mode is off here (a ``with torch.no_grad():`` block, a decorator)
+        self.no_grad = False
+        self.grad_output = False
 
     # -- the walk ------------------------------------------------------------
 
@@ -421,6 +444,12 @@ class _Summarizer:
             self.me = positional[0]
             positional = positional[1:]
         kwonly = [a.arg for a in args.kwonlyargs]
+        self.params = {*positional, *kwonly}
+        if not isinstance(node, ast.AsyncFunctionDef):  # (the body runs when awaited)
+            for decorator in node.decorator_list:
+                verdict = grad_mode(decorator, self.imports)
+                if verdict is not None:
+                    self.no_grad = verdict
         for param in (*positional, *kwonly):
             self.env[param] = {(param, "view")}
             self.flows[param] = {param}
@@ -439,6 +468,7 @@ class _Summarizer:
             {k: v for k, v in self.writes.items() if k in self.env and not k.startswith("*")},
             self.returns or frozenset(),
             tuple(p for p in (*positional, *kwonly) if p in self.carries),
+            self.grad_output,
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -454,11 +484,16 @@ class _Summarizer:
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
             optimizer = self._is_optimizer_ctor(node.value)
+            made = self.module_output(node.value)
             for target in node.targets:
                 self.bind(target, aliases, proofs, optimizer)
+                self.mark(target, made)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
+            self.mark(node.target, self.module_output(node.value))
         elif isinstance(node, ast.AugAssign):
+            if self.module_output(node.value):
+                self.mark(node.target, True)
             self.write(node.target, node.lineno)
             for name in _target_names(node.target):
                 self.flows[name] = self.flows.get(name, set()) | self.flow(node.value)
@@ -474,10 +509,15 @@ class _Summarizer:
         elif isinstance(node, (ast.While, ast.If)):
             self.body(node.body, node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
+            outer = self.no_grad
             for item in node.items:
+                verdict = grad_mode(item.context_expr, self.imports)
+                if verdict is not None:
+                    self.no_grad = verdict
                 if item.optional_vars is not None:
                     self.bind(item.optional_vars, set(), frozenset(), False)
             self.body(node.body)
+            self.no_grad = outer
         elif isinstance(node, _TRY):
             tried: ast.Try = node  # type: ignore[assignment]  # (or ``ast.TryStar``: same fields)
             self.body(tried.body, *(h.body for h in tried.handlers), tried.orelse, tried.finalbody)
@@ -675,8 +715,80 @@ class _Summarizer:
             if kind in CONVERSIONS:
                 self.aliases.append((param, kind, node.lineno))
         proofs = self.prove(value)
+        if self.no_grad and self._computes(value):
+            proofs = proofs | {"nograd"}  # computed with grad disabled
         self.returns = proofs if self.returns is None else self.returns & proofs
         self.carries |= self.flow(value)
+        if "nograd" not in proofs and self.module_output(value):
+            self.grad_output = True
+
+    # -- module outputs --------------------------------------------------------
+
+    def mark(self, target: ast.expr, made: bool) -> None:
+        for name in _target_names(target):
+            if made:
+                self.made.add(name)
+            else:
+                self.made.discard(name)
+
+    def module_output(self, node: ast.expr) -> bool:
+        """Does ``node`` compute (here, with grad enabled) from a module's
+        output: a call of a parameter or an attribute named like a module
+        (``net(x)``, ``self.encoder(h)``), a function of this module that returns
+        one, a name bound to one; not through ``.detach()``, ``.item()`` or an
+        integer result."""
+        if self.no_grad:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.made
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ops.GRAD_ENDING_METHODS:
+                return False
+            if self._is_module_call(func):
+                return True
+            callee = self.callee(func)
+            if callee is not None and callee.grad_output:
+                return True
+            if isinstance(func, ast.Attribute) and self.module_output(func.value):
+                return True  # ``net(x).softmax(-1)``
+            return any(
+                self.module_output(a) for a in (*node.args, *(k.value for k in node.keywords))
+            )
+        if isinstance(node, ast.Attribute):
+            return node.attr not in ops.METADATA_ATTRS and self.module_output(node.value)
+        if isinstance(node, ast.Subscript):
+            return self.module_output(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.module_output(node.left) or self.module_output(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self.module_output(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self.module_output(node.body) or self.module_output(node.orelse)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.module_output(e) for e in node.elts)
+        return False
+
+    def _computes(self, node: ast.expr) -> bool:
+        """Is ``node`` a new value (a forward pass, a torch function), not a
+        name or a view, whose ``requires_grad`` would be its source's?"""
+        if not isinstance(node, ast.Call):
+            return False
+        qual = self.qualified(node.func)
+        return self._is_module_call(node.func) or (
+            qual is not None and qual.startswith("torch.") and qual not in ops.NUMPY_VIEW_FUNCS
+        )
+
+    def _is_module_call(self, func: ast.expr) -> bool:
+        if isinstance(func, ast.Name):
+            name = func.id
+            functions = getattr(self.known, "nodes", self.known)  # (computes nothing)
+            if name in functions or (name in self.imports and name not in self.env):
+                return False  # a function of this module, or an imported one
+            return bool(ops.MODULE_NAME.search(name.lower()))
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            return func.value.id == self.me and bool(ops.MODULE_NAME.search(func.attr.lower()))
+        return False
 
     def flow(self, node: ast.expr) -> set[str]:
         """The parameters whose values flow into ``node``'s value."""
@@ -695,6 +807,8 @@ class _Summarizer:
             inner = self.prove(node.func.value)
             if method in ("numpy", "tolist", "item"):
                 return frozenset({"cpu", "nograd"})
+            if method in ops.INTEGER_RESULT_METHODS:
+                return inner | {"nograd"}  # integers never require grad
             if method == "cpu":
                 return inner | {"cpu"}
             if method == "detach":

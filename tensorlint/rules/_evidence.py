@@ -77,6 +77,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"it comes from `{code}` at line {line}, a trainable parameter",
             (node, "a trainable parameter: requires grad"),
         )
+    if kind == "callee-output":
+        return (
+            f"it comes from `{code}` at line {line}: {evidence.name} returns a module's "
+            "output computed with grad enabled",
+            (node, "returns a module's output, computed with grad enabled"),
+        )
     if kind == "requires-grad":
         return (
             f"it comes from `{code}` at line {line}, which requires grad",
