@@ -23,7 +23,10 @@ class NumpyOnGradTensor(Rule):
     or anything computed from one with grad enabled (parameter-free modules
     such as `nn.ReLU()` or a loss add none), a parameter of a public library
     function no code in the file calls (unless named for data: `labels`,
-    `targets`, `indices`, `mask`), or what a caller in the file passes.
+    `targets`, `indices`, `mask`), what a caller in the file passes, or the
+    result of a function (in the file or imported from the checked tree)
+    that returns a module's output computed with grad enabled. A method a
+    base class calls on `self` runs in the grad mode of those calls.
     Tests, examples, scripts and notebooks that never name an accelerator
     run as written on the CPU, so nothing there is evidence. Inside
     `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
