@@ -28,6 +28,7 @@ from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
 from tensorlint.config import NUMPY_IDIOMS, ConfigError
 from tensorlint.engine.lint import LintError
+from tensorlint.engine.tree import tree_view
 from tensorlint.file_settings import settings_for_file
 from tensorlint.fix.apply import fix_source
 from tensorlint.registry import SelectionError
@@ -76,7 +77,7 @@ class Fix(CodemodCommand):
         except (ConfigError, SelectionError) as error:
             raise SkipFile(f"tensorlint configuration error: {error}") from None
         try:
-            outcome = fix_source(code, settings, unsafe=self.unsafe_fixes)
+            outcome = fix_source(code, settings, unsafe=self.unsafe_fixes, tree=tree_view(path))
         except LintError as error:
             raise SkipFile(f"tensorlint cannot check this file: {error}") from None
         for problem in outcome.dropped:

@@ -4,7 +4,9 @@ Registered under the ``flake8.extension`` entry point ``TL``. Findings are
 reported at the line and column ``tensorlint check`` prints (flake8 is given
 the 0-based column and prints it 1-based, as tensorlint does). The settings
 come from the ``pyproject.toml`` found from each file, like ``tensorlint
-check``, with its ``per-file-ignores``; flake8's own ``--select``,
+check``, with its ``per-file-ignores``, and the rest of the checked tree
+is read as ``tensorlint check`` reads it (the summaries of the modules a
+file imports, the base classes of its classes); flake8's own ``--select``,
 ``--extend-ignore`` and ``# noqa`` filter the findings as for any plugin.
 
 A configuration tensorlint cannot use, or a file it cannot parse, is
@@ -22,6 +24,7 @@ from typing import Optional
 from tensorlint import __version__
 from tensorlint.config import ConfigError
 from tensorlint.engine.lint import LintError, lint_source
+from tensorlint.engine.tree import tree_view
 from tensorlint.file_settings import settings_for_file
 from tensorlint.registry import SelectionError
 
@@ -62,7 +65,7 @@ class Plugin:
             yield 1, 0, f"TL000 tensorlint configuration error: {error}", type(self)
             return
         try:
-            diagnostics = lint_source(self._source(), settings)
+            diagnostics = lint_source(self._source(), settings, tree_view(path))
         except LintError as error:
             yield 1, 0, f"TL000 tensorlint could not check this file: {error}", type(self)
             return

@@ -6,6 +6,7 @@ with the codemod, and compares the files byte for byte.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,16 @@ def test_codemod_leaves_the_original_tree_when_nothing_changes(tmp_path: Path) -
     assert command.transform_module(module) is module
     fixed = Fix(CodemodContext()).transform_module(cst.parse_module(GRAD))
     assert fixed.code == GRAD.replace(".numpy()", ".cpu().detach().numpy()")
+
+
+def test_codemod_reads_the_checked_tree_as_check_fix_does(tmp_path: Path) -> None:
+    # the fix needs another module's summary: ``to_chw`` returns its argument
+    # converted without a copy, so the write through it gets a ``.clone()``
+    case = Path(__file__).resolve().parent.parent / "fixtures" / "cross"
+    case = case / "fire_helper_returns_from_numpy"
+    expected = _check_fix(Path(shutil.copytree(case, tmp_path / "check")), "--unsafe-fixes")
+    actual = _codemod(
+        Path(shutil.copytree(case, tmp_path / "codemod")), "tensorlint.codemod.FixUnsafe"
+    )
+    assert actual == expected
+    assert b".clone()" in actual["vision/show.py"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,17 @@ def test_flake8_lists_the_plugin() -> None:
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert "tensorlint" in proc.stdout
+
+
+def test_flake8_reads_the_checked_tree_as_tensorlint_check_does(tmp_path: Path) -> None:
+    # every cross-file case (a helper's summary in another module, a base
+    # class's hook, a callee's module output) gives the same findings
+    cross = Path(__file__).resolve().parent.parent / "fixtures" / "cross"
+    for case in cross.iterdir():
+        if case.is_dir():
+            shutil.copytree(case, tmp_path / case.name)
+    _, findings, output = _flake8(tmp_path)
+    expected = _tensorlint(tmp_path)
+    assert findings == expected, output
+    assert ("fire_callee_returns_module_output/scoring/report.py", 6, 12, "TL102") in findings
+    assert ("fire_helper_returns_from_numpy/vision/show.py", 5, 9, "TL201") in findings

@@ -456,6 +456,21 @@ class FileView:
             return str(module)
 
 
+_SHARED: Optional[Tree] = None
+
+
+def tree_view(path: Optional[Path]) -> Optional[FileView]:
+    """The checked tree as the file at ``path`` sees it, from one ``Tree`` kept
+    for the process (front ends that check one file at a time: the flake8
+    plugin, the LibCST codemod); None for text that is not a file."""
+    global _SHARED
+    if path is None or not path.is_file():
+        return None
+    if _SHARED is None:
+        _SHARED = Tree()
+    return _SHARED.view(path)
+
+
 def _stat(path: str) -> Optional[Dependency]:
     try:
         stat = os.stat(path)
