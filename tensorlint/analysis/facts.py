@@ -263,7 +263,6 @@ def settle(facts: Facts) -> Facts:
     return facts
 
 
-_MODULE_NAME = ops.MODULE_NAME
 #: Attributes of a tensor that are not tensors (they carry no evidence).
 _PLAIN_ATTRIBUTES = frozenset(
     {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad_fn", "layout",
@@ -644,7 +643,7 @@ class FactEvaluator:
             if isinstance(func, syntax.Attribute)
             else (func.value if isinstance(func, syntax.Name) else "")
         )
-        return bool(_MODULE_NAME.search(last.lower()))
+        return ops.names_a_forward_pass(last)
 
     def _maybe_other_framework(self, func: syntax.BaseExpression) -> bool:
         """``backend.abs(x)`` where ``backend`` may be TensorFlow or torch."""

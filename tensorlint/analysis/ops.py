@@ -497,5 +497,28 @@ MODULE_NAME = re.compile(
     r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
     r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
 )
+#: Prefixes of callees named like a module that fetch, build or register one
+#: (``self.get_model()``, ``build_network(cfg)``, ``self.named_modules()``):
+#: calling them is not a forward pass.
+MODULE_ACCESSOR_PREFIXES = (
+    "get_", "build_", "load_", "make_", "create_", "init_", "named_", "register_", "add_",
+    "set_", "setup_", "reset_", "save_", "freeze_", "unfreeze_", "copy_", "clone_",
+)  # fmt: skip
+#: ``nn.Module`` methods whose names look like a module's (``m.modules()``).
+MODULE_ACCESSOR_METHODS = frozenset({"modules", "named_modules", "get_submodule", "add_module"})
+
+
+def names_a_forward_pass(name: str) -> bool:
+    """Is a call of ``name`` (a callee's last name) by convention a module's
+    forward pass: ``model(x)``, ``self.encoder(h)``, ``net(x)``; not
+    ``self.get_model()`` or ``self.named_modules()``?"""
+    lowered = name.lower()
+    return (
+        bool(MODULE_NAME.search(lowered))
+        and lowered not in MODULE_ACCESSOR_METHODS
+        and not lowered.startswith(MODULE_ACCESSOR_PREFIXES)
+    )
+
+
 #: Methods whose result never requires grad: it is detached, a number, or integers.
 GRAD_ENDING_METHODS = frozenset({"detach", "numpy"}) | INTEGER_RESULT_METHODS | PLAIN_RESULT_METHODS

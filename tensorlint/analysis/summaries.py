@@ -785,9 +785,9 @@ class _Summarizer:
             functions = getattr(self.known, "nodes", self.known)  # (computes nothing)
             if name in functions or (name in self.imports and name not in self.env):
                 return False  # a function of this module, or an imported one
-            return bool(ops.MODULE_NAME.search(name.lower()))
+            return ops.names_a_forward_pass(name)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            return func.value.id == self.me and bool(ops.MODULE_NAME.search(func.attr.lower()))
+            return func.value.id == self.me and ops.names_a_forward_pass(func.attr)
         return False
 
     def flow(self, node: ast.expr) -> set[str]:
