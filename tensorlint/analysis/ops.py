@@ -513,10 +513,11 @@ def names_a_forward_pass(name: str) -> bool:
     forward pass: ``model(x)``, ``self.encoder(h)``, ``net(x)``; not
     ``self.get_model()`` or ``self.named_modules()``?"""
     lowered = name.lower()
+    bare = lowered.lstrip("_")  # (``self.__load_model()``, ``_build_net(cfg)``)
     return (
         bool(MODULE_NAME.search(lowered))
-        and lowered not in MODULE_ACCESSOR_METHODS
-        and not lowered.startswith(MODULE_ACCESSOR_PREFIXES)
+        and bare not in MODULE_ACCESSOR_METHODS
+        and not bare.startswith(MODULE_ACCESSOR_PREFIXES)
     )
 
 
