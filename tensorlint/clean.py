@@ -4,11 +4,11 @@ It removes the cache a ``check`` of the same paths would use (``--cache-dir``,
 else ``$TENSORLINT_CACHE_DIR``, else ``.tensorlint_cache/`` next to the
 configuration, or in the current directory without one), and every
 ``.tensorlint_cache/`` folder under the named directories (a nested project's;
-links are not followed). Only what tensorlint writes there is removed (its
-cache files, their temporary files and the folder's ``.gitignore``), then the
-folder: a folder that holds anything else (a ``--cache-dir`` pointed at the
-wrong place), or that is a symbolic link, is left as it is, with one error
-line (exit code 2). The key that signs caches (outside every tree) is kept.
+links are not followed). A folder is removed only when it holds nothing but
+what tensorlint writes there (its cache files, their temporary files and the
+``.gitignore`` it made); one that holds anything else (a ``--cache-dir``
+pointed at the wrong place), or that is a symbolic link, is left untouched,
+with one error line (exit code 2). The key that signs caches (outside every tree) is kept.
 """
 
 from __future__ import annotations
@@ -23,8 +23,26 @@ from pathlib import Path
 from tensorlint.engine.cache import CACHE_DIR
 from tensorlint.engine.discovery import DEFAULT_EXCLUDES
 
-#: the names tensorlint writes in a cache folder (see ``engine/cache.py``)
-_OURS = re.compile(r"\.gitignore|v[^/\\]*\.cache|\.[^/\\]*\.tmp")
+#: the files tensorlint writes in a cache folder (see ``engine/cache.py``): its
+#: cache files and their temporary files
+_OURS = re.compile(r"v[^/\\]*\.cache|\.[^/\\]*\.tmp")
+#: the ``.gitignore`` it writes there (another one is not its to remove)
+_GITIGNORE = ".gitignore"
+_GITIGNORE_TEXT = b"# created by tensorlint\n"
+
+
+def _ours(entry: os.DirEntry[str]) -> bool:
+    if entry.is_dir(follow_symlinks=False):
+        return False
+    if entry.name == _GITIGNORE:
+        if not entry.is_file(follow_symlinks=False):  # (never opened: a FIFO would block)
+            return False
+        try:
+            with open(entry.path, "rb") as file:
+                return file.read(len(_GITIGNORE_TEXT)) == _GITIGNORE_TEXT
+        except OSError:
+            return False
+    return _OURS.fullmatch(entry.name) is not None
 
 
 def nested_caches(paths: Sequence[Path]) -> Iterator[Path]:
@@ -55,17 +73,14 @@ def remove_cache(folder: Path) -> str | None:
     try:
         with os.scandir(folder) as entries:
             listed = list(entries)
-        others = []
-        for entry in listed:
-            if _OURS.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
-                os.unlink(entry.path)  # (a link itself, never what it points to)
-            else:
-                others.append(entry.name)
-        if others:
+        others = sorted(entry.name for entry in listed if not _ours(entry))
+        if others:  # (then nothing is removed: it may not be a cache at all)
             return (
                 f"{folder}: not removed: it holds what tensorlint does not write "
-                f"({', '.join(sorted(others)[:3])})"
+                f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''})"
             )
+        for entry in listed:
+            os.unlink(entry.path)  # (a link itself, never what it points to)
         os.rmdir(folder)
     except OSError as error:
         return f"{folder}: not removed: {error.strerror or error}"
