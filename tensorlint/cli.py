@@ -335,13 +335,14 @@ def _conventions_problem(args: argparse.Namespace) -> Optional[str]:
         return "--exit-non-zero-on-fix cannot be combined with --exit-zero"
     if args.ignore_noqa and args.add_noqa:
         return "--ignore-noqa cannot be combined with --add-noqa"
-    if args.add_noqa_reason is not None:
+    reason = getattr(args, "add_noqa_reason", None)
+    if reason is not None:
         from tensorlint.baseline import reason_problem
 
-        args.add_noqa_reason = args.add_noqa_reason.strip()
-        why = reason_problem(args.add_noqa_reason)
+        args.add_noqa_reason = reason = reason.strip()
+        why = reason_problem(reason)
         if why is not None:
-            return f"--add-noqa={printable(args.add_noqa_reason)}: {why}"
+            return f"--add-noqa={printable(reason)}: {why}"
     if args.watch:
         for option in ("add_noqa", "stdin_filename", "show_files", "show_settings"):
             if getattr(args, option):
@@ -425,7 +426,7 @@ def check(args: argparse.Namespace) -> int:
     if not args.quiet:
         codec_notices(results)
     if args.add_noqa:
-        return write_baseline(results, options, args.add_noqa_reason or "")
+        return write_baseline(results, options, getattr(args, "add_noqa_reason", None) or "")
     if not results:
         # Ruff's wording; a machine format still gets its (empty) report
         print("warning: No Python files found under the given paths", file=sys.stderr)
