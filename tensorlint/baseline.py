@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from tensorlint.analysis.pytree import parse
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.noqa import LINE_ENDS, NOQA, read_comments, split_codes
+from tensorlint.reporters._common import CONTROLS
 from tensorlint.rules.tl900 import UnusedNoqa
 
 #: splits a text into line, ending, line, ending, ..., last line
@@ -42,8 +43,10 @@ class Baseline:
     unwritten: int = 0  #: findings of ``NEVER_WRITTEN`` codes
 
 
-def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
-    """``text`` with ``# noqa: CODES`` on the line of each finding.
+def add_noqa(text: str, diagnostics: Sequence[Diagnostic], reason: str = "") -> Baseline:
+    """``text`` with ``# noqa: CODES`` on the line of each finding, and
+    ``reason`` after the codes of each new comment (``# noqa: TL101 reason``,
+    Ruff's ``--add-noqa=REASON``; see :func:`reason_problem`).
 
     Only comments are added: the new text has the same syntax tree as
     ``text``; a text the running Python cannot parse (newer syntax), where
@@ -84,7 +87,8 @@ def add_noqa(text: str, diagnostics: Sequence[Diagnostic]) -> Baseline:
                 pieces[slot] = f"{line[:at]}, {', '.join(missing)}{line[at:]}"
                 added += len(missing)
             continue
-        pieces[slot] = f"{line.rstrip(_BLANKS)}  # noqa: {', '.join(sorted(codes))}"
+        tail = f" {reason}" if reason else ""
+        pieces[slot] = f"{line.rstrip(_BLANKS)}  # noqa: {', '.join(sorted(codes))}{tail}"
         added += len(codes)
     new = "".join(pieces)
     if added and not _same_tree(before, new):  # (a safety net: not expected)
@@ -97,3 +101,19 @@ def _same_tree(before: str, new: str) -> bool:
         return before == ast.dump(parse(new))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+
+
+#: a word that every reader of noqa comments (flake8, Ruff, tensorlint) takes for a code
+_CODE_LIKE = re.compile(r"[A-Za-z]+[0-9]")
+
+
+def reason_problem(reason: str) -> str | None:
+    """Why ``reason`` cannot follow the codes of a noqa comment, or None: it
+    must stay on the line and read as written (no line break, no other
+    control or bidirectional character) and must not start with a word that
+    reads as one more code (``E501 later`` would silence E501 too)."""
+    if CONTROLS.search(reason):
+        return "it holds a line break or another control or bidirectional character"
+    if _CODE_LIKE.match(reason.lstrip(" \t\f,")):  # (codes are split at blanks and commas)
+        return "its first word reads as a code (after `TL101`, `E501 ...` silences E501 too)"
+    return None

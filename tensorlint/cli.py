@@ -1,4 +1,4 @@
-"""Command line: ``tensorlint check | rule | rules``."""
+"""Command line: ``tensorlint check | rule | rules | clean``."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from tensorlint.engine.runner import (
     settings_for,
 )
 from tensorlint.file_settings import apply_overrides
-from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
-from tensorlint.reporters import FORMATS, ReportOptions
+from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, codes_matching, select
+from tensorlint.reporters import FORMATS, SOURCE_FORMATS, ReportOptions
 from tensorlint.reporters import text as text_reporter
 from tensorlint.reporters.text import printable
 from tensorlint.rule import Rule, Settings
@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--add-noqa",
         action="store_true",
-        help="add `# noqa: CODE` to the line of every current finding (a baseline), and exit",
+        help="add `# noqa: CODE` to the line of every current finding (a baseline), and exit; "
+        "`--add-noqa=REASON` writes REASON after the codes (`# noqa: TL101 REASON`)",
     )
     check.add_argument(
         "--stdin-filename",
@@ -179,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--output-format", choices=sorted(FORMATS), default="text", help="how to print findings"
     )
+    _convention_options(check)
 
     harness = commands.add_parser(
         "harness",
@@ -200,19 +202,105 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the editor server (Language Server Protocol over stdio; needs pygls)",
         allow_abbrev=False,
     )
-    rule = commands.add_parser("rule", help="explain a rule", allow_abbrev=False)
-    rule.add_argument("code", help="a rule code, e.g. TL201")
-    commands.add_parser("rules", help="list every rule", allow_abbrev=False)
+    rule = commands.add_parser("rule", help="explain a rule (or all)", allow_abbrev=False)
+    rule.add_argument("code", nargs="?", help="a rule code, e.g. TL201")
+    rules = commands.add_parser("rules", help="list every rule", allow_abbrev=False)
+    _rule_options(rule, rules)
+    clean = commands.add_parser(
+        "clean", help="remove the result cache (as `ruff clean`)", allow_abbrev=False
+    )
+    clean.add_argument("paths", nargs="*", type=Path, help="the paths a check names (default: .)")
+    clean.add_argument(
+        "--cache-dir", type=Path, metavar="DIR", help="the cache folder, as given to check"
+    )
     return parser
 
 
+def _convention_options(check: argparse.ArgumentParser) -> None:
+    """The options of Ruff's that Ruff users expect (issue 25)."""
+    check.add_argument(
+        "-o",
+        "--output-file",
+        type=Path,
+        metavar="PATH",
+        help="write the report to PATH (whole, atomically) instead of stdout",
+    )
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix, exit 1 when a file was fixed, even if no finding is left",
+    )
+    check.add_argument(
+        "--ignore-noqa",
+        action="store_true",
+        default=None,
+        help="report the findings `# noqa` comments would suppress",
+    )
+    check.add_argument(
+        "--unfixable",
+        type=_codes,
+        action="extend",
+        metavar="CODES",
+        help="comma-separated codes or prefixes whose fixes are never applied",
+    )
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="skip what .gitignore files ignore (default: the `respect-gitignore` key, true)",
+    )
+    check.add_argument(
+        "-w", "--watch", action="store_true", help="check again whenever a file changes"
+    )
+
+
+def _rule_options(*parsers: argparse.ArgumentParser) -> None:
+    from tensorlint.rule_listing import RULE_FORMATS
+
+    rule = parsers[0]
+    rule.add_argument("--all", action="store_true", help="explain every rule")
+    for parser in parsers:
+        parser.add_argument(
+            "--output-format", choices=RULE_FORMATS, default="text", help="text or JSON"
+        )
+
+
+#: Ruff's ``--add-noqa[=REASON]``: the reason is given only after ``=``, so
+#: that ``--add-noqa src/`` still names the path to check
+_ADD_NOQA = "--add-noqa"
+
+
+def _split_add_noqa_reason(argv: Sequence[str]) -> tuple[list[str], Optional[str]]:
+    """``argv`` with ``--add-noqa=REASON`` as ``--add-noqa``, and the reason."""
+    kept: list[str] = []
+    reason: Optional[str] = None
+    for index, arg in enumerate(argv):
+        if arg == "--":  # what follows is paths
+            kept.extend(argv[index:])
+            break
+        if arg.startswith(_ADD_NOQA + "="):
+            kept.append(_ADD_NOQA)
+            reason = arg[len(_ADD_NOQA) + 1 :]
+        else:
+            kept.append(arg)
+    return kept, reason
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv, reason = _split_add_noqa_reason(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     if args.command == "rule":
-        return explain(args.code)
+        return explain_rules(args)
     if args.command == "rules":
+        if args.output_format == "json":
+            from tensorlint.rule_listing import rules_json
+
+            sys.stdout.write(rules_json(ALL_RULES))
+            return EXIT_OK
         sys.stdout.write(rules_table())
         return EXIT_OK
+    if args.command == "clean":
+        return clean_cache(args)
     if args.command == "server":
         from tensorlint.server import run_server  # imports pygls: only here
 
@@ -221,7 +309,45 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from tensorlint.harness.cli import run_harness  # imports torch: only here
 
         return run_harness(args.paths, args.report, args.numpy_idiom)
-    return check(args)
+    args.add_noqa_reason = reason
+    return run_check(args)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``check``, once or (``--watch``) after every change."""
+    problem = _conventions_problem(args)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_ERROR
+    if not args.watch:
+        return check(args)
+    from tensorlint.watch import watch
+
+    clear = args.output_file is None and use_color("auto", sys.stdout, {})  # (a terminal)
+    # each check gets its own copy: ``check`` rewrites some of the values it reads
+    return watch(args.paths or [Path(".")], lambda: check(argparse.Namespace(**vars(args))),
+                 clear=clear)  # fmt: skip
+
+
+def _conventions_problem(args: argparse.Namespace) -> Optional[str]:
+    """What is wrong with the combination of the options of issue 25, if anything."""
+    if args.exit_non_zero_on_fix and args.exit_zero:
+        return "--exit-non-zero-on-fix cannot be combined with --exit-zero"
+    if args.ignore_noqa and args.add_noqa:
+        return "--ignore-noqa cannot be combined with --add-noqa"
+    reason = getattr(args, "add_noqa_reason", None)
+    if reason is not None:
+        from tensorlint.baseline import reason_problem
+
+        args.add_noqa_reason = reason = reason.strip()
+        why = reason_problem(reason)
+        if why is not None:
+            return f"--add-noqa={printable(reason)}: {why}"
+    if args.watch:
+        for option in ("add_noqa", "stdin_filename", "show_files", "show_settings"):
+            if getattr(args, option):
+                return f"--watch cannot be combined with --{option.replace('_', '-')}"
+    return None
 
 
 def check(args: argparse.Namespace) -> int:
@@ -235,6 +361,7 @@ def check(args: argparse.Namespace) -> int:
         config = _apply_overrides(config, args)
         check_compatible(config)
         enabled = select(config.select, config.ignore, config.extend_select, config.strict)
+        unfixable = codes_matching(config.unfixable)
     except ConfigError as error:
         print(f"error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
@@ -247,6 +374,8 @@ def check(args: argparse.Namespace) -> int:
         config.assume_torch,
         converting_calls=config.converting_calls,
         target_version=config.target_version,
+        unfixable=unfixable,
+        ignore_noqa=config.ignore_noqa,
     )
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
@@ -297,13 +426,13 @@ def check(args: argparse.Namespace) -> int:
     if not args.quiet:
         codec_notices(results)
     if args.add_noqa:
-        return write_baseline(results, options)
+        return write_baseline(results, options, getattr(args, "add_noqa_reason", None) or "")
     if not results:
         # Ruff's wording; a machine format still gets its (empty) report
         print("warning: No Python files found under the given paths", file=sys.stderr)
         if args.output_format == "text":
             return EXIT_OK
-    return report(results, args)
+    return deliver(results, args)
 
 
 def codec_notices(results: Sequence[FileResult]) -> None:
@@ -372,8 +501,9 @@ def show_settings(
     return EXIT_OK
 
 
-def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
-    """``--add-noqa``: write the comments, say what was done, exit 2 on errors."""
+def write_baseline(results: Sequence[FileResult], options: RunOptions, reason: str = "") -> int:
+    """``--add-noqa``: write the comments (``reason`` after the codes of each
+    new one), say what was done, exit 2 on errors."""
     from tensorlint.baseline import NEVER_WRITTEN, add_noqa
     from tensorlint.fix.io import SourceReadError, WriteRefused, read_source, write_atomic
 
@@ -393,7 +523,7 @@ def write_baseline(results: Sequence[FileResult], options: RunOptions) -> int:
         path = Path(result.path)
         try:
             source = read_source(path)
-            baseline = add_noqa(source.text, result.diagnostics)
+            baseline = add_noqa(source.text, result.diagnostics, reason)
             if write_atomic(path, source, baseline.text, within=options.within):
                 files += 1
         except SourceReadError as error:  # (its message names the file)
@@ -463,10 +593,39 @@ def check_stdin(
         sys.stdout.write(result.fixed_source if result.fixed_source is not None else text)
         sys.stdout = sys.stderr  # the report goes to stderr, after the code
         try:
-            return report([result], args)
+            return deliver([result], args)
         finally:
             sys.stdout = sys.__stdout__
-    return report([result], args)
+    return deliver([result], args)
+
+
+def deliver(results: Sequence[FileResult], args: argparse.Namespace) -> int:
+    """:func:`report`, into ``-o/--output-file`` when given (written whole,
+    atomically, never coloured; what would have gone to stdout), and the
+    exit code ``--exit-non-zero-on-fix`` asks for."""
+    if args.output_file is None:
+        code = report(results, args)
+    else:
+        import io
+
+        from tensorlint.output import write_report
+
+        buffer, stdout = io.StringIO(), sys.stdout
+        sys.stdout = buffer
+        try:
+            code = report(results, argparse.Namespace(**{**vars(args), "color": "never"}))
+        finally:
+            sys.stdout = stdout
+        try:
+            write_report(args.output_file, buffer.getvalue())
+        except OSError as error:
+            where = printable(f"{args.output_file}: {error.strerror or error}")
+            print(f"error: the report was not written: {where}", file=sys.stderr)
+            return EXIT_ERROR
+    fixed = args.fix and not args.diff and any(r.fixes_applied for r in results)
+    if code == EXIT_OK and args.exit_non_zero_on_fix and fixed:
+        return EXIT_FINDINGS  # (Ruff's: something was fixed)
+    return code
 
 
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
@@ -476,7 +635,7 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
         sys.stdout.write(text_reporter.statistics(results))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
-    sources = _sources(results) if args.output_format == "full" else None
+    sources = _sources(results) if args.output_format in SOURCE_FORMATS else None
     options = ReportOptions(
         sources=sources,
         fixing=args.fix or args.diff,
@@ -495,14 +654,19 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
 
 
 def _sources(results: Sequence[FileResult]) -> dict[str, str]:
-    """``--output-format full``: the text of each file with findings."""
+    """``--output-format full`` (and ``rdjson``): the text of each file with
+    findings, as the findings see it (fixed, when fixes were applied)."""
     from tensorlint.fix.io import SourceReadError, read_source
 
     found = {}
     for result in results:
         if result.diagnostics and not result.path.endswith(".ipynb"):
             try:
-                found[result.path] = result.original_source or read_source(Path(result.path)).text
+                found[result.path] = (
+                    result.fixed_source
+                    or result.original_source
+                    or read_source(Path(result.path)).text
+                )
             except SourceReadError:
                 continue
     return found
@@ -555,6 +719,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
     for name in (
         "select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch",
         "force_exclude",
+        "unfixable", "respect_gitignore", "ignore_noqa",  # issue 25's
     ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:
@@ -613,6 +778,46 @@ def rules_table() -> str:
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n"
         for row in rows
     )
+
+
+def explain_rules(args: argparse.Namespace) -> int:
+    """``rule CODE``, ``rule --all``, each as text or JSON."""
+    from tensorlint.rule_listing import rule_json, rules_json
+
+    if args.all == (args.code is not None):
+        print("error: `rule` takes a rule code or --all (one of them)", file=sys.stderr)
+        return EXIT_ERROR
+    if args.all:
+        if args.output_format == "json":
+            sys.stdout.write(rules_json(ALL_RULES))
+            return EXIT_OK
+        import contextlib
+        import io
+
+        docs = []
+        for rule in ALL_RULES:  # each as `rule CODE` prints it
+            with contextlib.redirect_stdout(io.StringIO()) as text:
+                explain(rule.CODE)
+            docs.append(text.getvalue())
+        sys.stdout.write("\n".join(docs))
+        return EXIT_OK
+    if args.output_format == "json" and args.code.upper() in BY_CODE:
+        sys.stdout.write(rule_json(BY_CODE[args.code.upper()]))
+        return EXIT_OK
+    return explain(args.code)
+
+
+def clean_cache(args: argparse.Namespace) -> int:
+    """``clean``: the cache a ``check`` of the same paths would use, and those below."""
+    from tensorlint.clean import clean
+
+    paths: list[Path] = args.paths or [Path(".")]
+    found = find_config_file(paths)
+    try:
+        config = load_config(found)
+    except ConfigError:  # (its folder is still where the cache lives)
+        config = Config(root=found.resolve().parent if found is not None else None)
+    return clean(_cache_dir(args, config), paths)
 
 
 if __name__ == "__main__":  # pragma: no cover

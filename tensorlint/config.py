@@ -63,6 +63,8 @@ KNOWN_KEYS: tuple[str, ...] = (
     "target-version",
     "extend-converting-calls",
     "per-file-ignores",
+    "unfixable",
+    "respect-gitignore",
 )
 
 #: the oldest torch each ``numpy-idiom`` runs on (``Tensor.numpy(force=True)``: 1.13)
@@ -91,6 +93,14 @@ class Config(NamedTuple):
     #: functions of the project's own that convert tensor arguments like the
     #: library calls of ``library_table`` (``"pkg.plots.show:0,image"``)
     converting_calls: tuple[str, ...] = ()
+    #: codes or prefixes whose fixes are never offered or applied (Ruff's ``unfixable``)
+    unfixable: tuple[str, ...] = ()
+    #: skip what ``.gitignore`` files and ``.git/info/exclude`` ignore (Ruff's
+    #: ``respect-gitignore``)
+    respect_gitignore: bool = True
+    #: ``--ignore-noqa``: report findings that noqa comments would
+    #: suppress (a command-line option only, as in Ruff: not a table key)
+    ignore_noqa: bool = False
     root: Path | None = None
     source: Path | None = None
 
@@ -289,6 +299,10 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
         changes["converting_calls"] = _converting_calls(
             path, "extend-converting-calls", table["extend-converting-calls"]
         )
+    if "unfixable" in table:
+        changes["unfixable"] = _codes(path, "unfixable", table["unfixable"])
+    if "respect-gitignore" in table:
+        changes["respect_gitignore"] = _bool(path, "respect-gitignore", table["respect-gitignore"])
     if "per-file-ignores" in table:
         changes["per_file_ignores"] = _per_file_ignores(
             path, "per-file-ignores", table["per-file-ignores"]

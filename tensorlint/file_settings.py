@@ -25,7 +25,7 @@ from tensorlint.config import (
     load_config,
     per_file_ignored_codes,
 )
-from tensorlint.registry import matches, select
+from tensorlint.registry import codes_matching, matches, select
 from tensorlint.roles import path_role
 from tensorlint.rule import Settings
 
@@ -75,7 +75,14 @@ def settings_in(config: Config, path: Optional[Path]) -> Settings:
         library,
         converting_calls=config.converting_calls,
         target_version=config.target_version,
+        unfixable=_unfixable(config.unfixable),
+        ignore_noqa=config.ignore_noqa,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _unfixable(selectors: tuple[str, ...]) -> frozenset[str]:
+    return codes_matching(selectors) if selectors else frozenset()
 
 
 def settings_for_file(
@@ -130,6 +137,7 @@ class Resolver:
         if found is None:
             found = apply_overrides(load_config(source), self.overrides)
             _enabled(found)  # an unknown code is an error here, once
+            _unfixable(found.unfixable)
             check_compatible(found)
             self._configs[source] = found
         return found

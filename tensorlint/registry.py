@@ -88,3 +88,13 @@ def select(
         if chosen >= 0 and ignored < chosen:
             enabled.add(rule.CODE)
     return frozenset(enabled)
+
+
+def codes_matching(selectors: Sequence[str]) -> frozenset[str]:
+    """The codes of the rules ``selectors`` (codes or prefixes, ``ALL``) name,
+    whether or not they are enabled (``unfixable``); SelectionError for a
+    selector that names no rule."""
+    check_selectors(selectors)
+    return frozenset(
+        rule.CODE for rule in ALL_RULES if any(matches(rule.CODE, s) for s in selectors)
+    )

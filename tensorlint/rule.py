@@ -39,6 +39,10 @@ class Settings(NamedTuple):
     converting_calls: tuple[str, ...] = ()
     #: the oldest torch the code must run on (``target-version``), or None: any
     target_version: Optional[tuple[int, int]] = None
+    #: ``unfixable``: the codes whose findings carry no fix (never applied)
+    unfixable: frozenset[str] = frozenset()
+    #: ``--ignore-noqa``: noqa comments suppress nothing
+    ignore_noqa: bool = False
 
 
 class Rule:

@@ -112,7 +112,13 @@ def settings_key(settings: Settings) -> str:
     calls = ",".join(settings.converting_calls)
     key = f"{enabled}|{settings.numpy_idiom}|{int(settings.assume_torch)}|{int(library)}|{calls}"
     target = settings.target_version
-    return key if target is None else f"{key}|{target[0]}.{target[1]}"
+    key = key if target is None else f"{key}|{target[0]}.{target[1]}"
+    # (only when set: the keys of existing caches stay as they were)
+    if settings.unfixable:
+        key += f"|unfixable={','.join(sorted(settings.unfixable))}"
+    if settings.ignore_noqa:
+        key += "|ignore-noqa"
+    return key
 
 
 def _current_user() -> Optional[int]:

@@ -255,11 +255,13 @@ def _walk(
     directory: Path,
     exclude: Sequence[str],
     root: Path | None,
+    gitignore: bool = True,
 ) -> tuple[list[str], tuple[str, ...]]:
     """The files under ``directory``, joined from ``str(directory)``, and the
-    ignore files above it that could not be read."""
+    ignore files above it that could not be read. ``gitignore``: honour the
+    ``.gitignore`` files and ``.git/info/exclude`` (``respect-gitignore``)."""
     resolved = directory.resolve()
-    git_rel, inherited, unreadable = _inherited_rules(resolved, root)
+    git_rel, inherited, unreadable = _inherited_rules(resolved, root) if gitignore else ("", (), ())
     exclude_base = root.resolve() if root is not None else resolved
     exclude_parts = _relative_parts(resolved, exclude_base)
     if exclude_parts is None:  # the walked directory is outside root
@@ -284,7 +286,7 @@ def _walk(
             # it and the run's exit code says that files were missed
             found.append(current)
             continue
-        if any(entry.name == ".gitignore" for entry in entries):
+        if gitignore and any(entry.name == ".gitignore" for entry in entries):
             ignore = os.path.join(current, ".gitignore")
             try:
                 own = _read_gitignore(ignore, git_prefix)
@@ -340,6 +342,7 @@ def discover(
     exclude: Sequence[str] = (),
     root: Path | None = None,
     force_exclude: bool = False,
+    respect_gitignore: bool = True,
 ) -> list[Path]:
     """The files to check for ``paths``: sorted, without duplicates.
 
@@ -349,6 +352,7 @@ def discover(
     directory without one). ``exclude`` patterns match paths relative to
     ``root`` (or to the walked directory when there is no root or it is
     outside root). Returned paths are joined from the given ones, not resolved.
+    Without ``respect_gitignore``, what ``.gitignore`` files ignore is walked too.
     """
     _inherited_rules.cache_clear()
     resolved_root = root.resolve() if root is not None else None
@@ -367,7 +371,7 @@ def discover(
             # the key is the resolved directory joined with the rest, as text
             base = str(path.resolve()).rstrip(os.sep)
             given = len(str(path))
-            found, unreadable = _walk(path, exclude, resolved_root)
+            found, unreadable = _walk(path, exclude, resolved_root, respect_gitignore)
             for name in found:
                 add(Path(name), os.path.normpath(base + os.sep + name[given:]))
             for name in unreadable:  # ignore files above the walk: reported, too

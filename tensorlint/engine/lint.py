@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.engine.imports import imports_torch
 from tensorlint.engine.literals import required_words
-from tensorlint.noqa import NO_COMMENTS, filter_noqa, may_have_directives, read_comments
+from tensorlint.noqa import (
+    NO_COMMENTS,
+    Comments,
+    filter_noqa,
+    may_have_directives,
+    read_comments,
+)
 from tensorlint.registry import ALL_RULES
 from tensorlint.roles import is_script_text
 from tensorlint.rule import Rule, RuleContext, Settings
@@ -346,7 +352,27 @@ def _lint_parsed(
     if UnusedNoqa.CODE in settings.enabled:
         unused = unused_noqa(source, comments, ctx.diagnostics, settings.enabled, _KNOWN)
         diagnostics += filter_noqa(unused, comments, source)
-    return sorted(diagnostics, key=lambda d: (d.start, d.code))
+    diagnostics = sorted(diagnostics, key=lambda d: (d.start, d.code))
+    return _as_configured(diagnostics, ctx, comments, settings)
+
+
+def _as_configured(
+    diagnostics: list[Diagnostic], ctx: RuleContext, comments: Comments, settings: Settings
+) -> list[Diagnostic]:
+    """``--ignore-noqa``: every finding, whatever the comments say (TL900's
+    too: its own findings are not suppressed either); ``unfixable``: those
+    codes' findings without their fix."""
+    if settings.ignore_noqa:
+        found = list(ctx.diagnostics)
+        if UnusedNoqa.CODE in settings.enabled:
+            found += unused_noqa(ctx.source, comments, ctx.diagnostics, settings.enabled, _KNOWN)
+        diagnostics = sorted(found, key=lambda d: (d.start, d.code))
+    if settings.unfixable:
+        diagnostics = [
+            d._replace(fix=None) if d.fix is not None and d.code in settings.unfixable else d
+            for d in diagnostics
+        ]
+    return diagnostics
 
 
 def _syntax_message(source: str, error: Exception) -> str:

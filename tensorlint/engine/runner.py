@@ -518,7 +518,9 @@ def files_to_check(
 ) -> list[Path]:
     """The files a run checks: discovery from ``config``, then (with
     ``overrides``: per-file configurations) the nested ``exclude``s."""
-    files = discover(paths, config.exclude, config.root, config.force_exclude)
+    files = discover(
+        paths, config.exclude, config.root, config.force_exclude, config.respect_gitignore
+    )
     if overrides is None:
         return files
     return _nested_excludes(files, paths, config, resolver or Resolver(overrides))

@@ -1,9 +1,11 @@
 """Reporters are pure functions of the results: ``render(results, options) -> str``.
 
 ``FORMATS`` is the one list of output formats; ``--output-format`` offers its
-keys. ``text`` is for people; ``json``, ``sarif``, ``github``, ``junit`` and
-``gitlab`` are for CI (see the README, section *CI output formats*). Each is imported only
-when used.
+keys. ``text`` is for people; ``json``, ``json-lines``, ``sarif``, ``github``,
+``junit``, ``gitlab``, ``pylint``, ``rdjson`` and ``azure`` are for CI and
+tools (see the README, section *CI output formats*). Each is imported only
+when used. ``SOURCE_FORMATS`` are the ones that need each file's text
+(``ReportOptions.sources``).
 """
 
 from __future__ import annotations
@@ -73,13 +75,45 @@ def _gitlab(results: Sequence[FileResult], options: ReportOptions) -> str:
     return gitlab.render(results, options)
 
 
+def _json_lines(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import jsonlines
+
+    return jsonlines.render(results, options)
+
+
+def _pylint(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import pylint
+
+    return pylint.render(results, options)
+
+
+def _rdjson(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import rdjson
+
+    return rdjson.render(results, options)
+
+
+def _azure(results: Sequence[FileResult], options: ReportOptions) -> str:
+    from tensorlint.reporters import azure
+
+    return azure.render(results, options)
+
+
 FORMATS: dict[str, Renderer] = {
     "text": _text,
     "concise": _text,  # Ruff's name for the one-line form
     "full": _text,  # with ``sources``: the lines of each finding and its evidence
     "json": _json,
+    "json-lines": _json_lines,  # one finding per line (Ruff's name)
     "sarif": _sarif,
     "github": _github,
     "junit": _junit,
     "gitlab": _gitlab,
+    "pylint": _pylint,  # ``path:line: [CODE] message``
+    "rdjson": _rdjson,  # reviewdog's Reviewdog Diagnostic Format
+    "azure": _azure,  # Azure Pipelines logging commands
 }
+
+#: the formats that print from each file's text (``full``: its lines;
+#: ``rdjson``: UTF-8 byte columns)
+SOURCE_FORMATS: frozenset[str] = frozenset({"full", "rdjson"})
