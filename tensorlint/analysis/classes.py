@@ -163,15 +163,28 @@ def all_imports(tree: ast.Module) -> dict[str, str]:
 class LazyClasses(Mapping[str, ClassSummary]):
     """A module's top-level classes, each summarised when first asked for."""
 
-    def __init__(self, nodes: Mapping[str, ast.ClassDef], imports: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        nodes: Mapping[str, ast.ClassDef],
+        imports: Mapping[str, str],
+        source: Optional[str] = None,
+    ) -> None:
         self.nodes = nodes
         self.imports = imports
+        self._source = source
+        self._lines: Optional[list[str]] = None
         self._done: dict[str, ClassSummary] = {}
 
     def __getitem__(self, name: str) -> ClassSummary:
         found = self._done.get(name)
         if found is None:
-            found = self._done[name] = summarize_class(self.nodes[name], self.imports, self.nodes)
+            node = self.nodes[name]
+            text = None
+            if self._source is not None and node.end_lineno is not None:
+                if self._lines is None:
+                    self._lines = self._source.splitlines(keepends=True)
+                text = "".join(self._lines[node.lineno - 1 : node.end_lineno])
+            found = self._done[name] = summarize_class(node, self.imports, self.nodes, text)
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -186,7 +199,10 @@ class LazyClasses(Mapping[str, ClassSummary]):
 
 
 def summarize_class(
-    node: ast.ClassDef, imports: Mapping[str, str], local: Mapping[str, object]
+    node: ast.ClassDef,
+    imports: Mapping[str, str],
+    local: Mapping[str, object],
+    text: Optional[str] = None,
 ) -> ClassSummary:
     bases = []
     for base in node.bases:
@@ -198,37 +214,98 @@ def summarize_class(
             bases.append(imports[head] + (f".{rest}" if rest else ""))
         elif not rest and dotted in local:
             bases.append(dotted)
-    calls: dict[str, SelfCall] = {}
-    for item in node.body:
-        if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        args = [*item.args.posonlyargs, *item.args.args]
-        if not args or any(_decorator_name(d) == "staticmethod" for d in item.decorator_list):
-            continue
-        mode = False
-        if not isinstance(item, ast.AsyncFunctionDef):  # (the body runs when awaited)
-            for decorator in item.decorator_list:
-                verdict = grad_mode(decorator, imports)
-                if verdict is not None:
-                    mode = verdict
-        me = args[0].arg
-        tainted: Optional[set[str]] = None
-        for call, no_grad in _self_calls(item.body, me, mode, imports):
-            assert isinstance(call.func, ast.Attribute)
-            name = call.func.attr
-            passed = [*call.args, *(k.value for k in call.keywords)]
-            moved = any(_moves(arg) for arg in passed)
-            if tainted is None:
-                tainted = _from_parameters(item, me)
-            outside = any(_mentions(arg, tainted) for arg in passed)
-            known = calls.get(name)
-            if known is not None:
-                no_grad = known.no_grad and no_grad
-                moved = known.moved or moved
-                outside = known.passes_parameters or outside
-            first = known or SelfCall(call.lineno, item.name, no_grad, moved)
-            calls[name] = first._replace(no_grad=no_grad, moved=moved, passes_parameters=outside)
-    return ClassSummary(node.name, node.lineno, tuple(bases), calls)
+    return ClassSummary(node.name, node.lineno, tuple(bases), _LazyCalls(node, imports, text))
+
+
+class _LazyCalls(Mapping[str, SelfCall]):
+    """A class's calls on ``self``, by method name: which names are called is
+    one walk of the class; how (grad mode, arguments) is worked out for a
+    name when it is asked for (a check asks for its hooks only)."""
+
+    def __init__(
+        self, node: ast.ClassDef, imports: Mapping[str, str], text: Optional[str] = None
+    ) -> None:
+        self.node = node
+        self.imports = imports
+        #: the class's source text, when known: a name it never writes after a
+        #: dot is not called on ``self`` (no walk needed to say so)
+        self.text = text
+        self._callers: Optional[dict[str, list[tuple[_Method, str]]]] = None
+        self._done: dict[str, SelfCall] = {}
+        self._tainted: dict[int, set[str]] = {}
+
+    def callers(self) -> dict[str, list[tuple[_Method, str]]]:
+        """Method name -> the methods (with their ``self``) that call it."""
+        if self._callers is None:
+            self._callers = {}
+            for item in self.node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                args = [*item.args.posonlyargs, *item.args.args]
+                if not args or any(
+                    _decorator_name(d) == "staticmethod" for d in item.decorator_list
+                ):
+                    continue
+                me = args[0].arg
+                for name in dict.fromkeys(
+                    n.func.attr  # type: ignore[attr-defined]
+                    for n in ast.walk(item)
+                    if _is_self_call(n, me)
+                ):
+                    self._callers.setdefault(name, []).append((item, me))
+        return self._callers
+
+    def __getitem__(self, name: str) -> SelfCall:
+        found = self._done.get(name)
+        if found is None:
+            if name not in self:
+                raise KeyError(name)
+            found = self._done[name] = self._summarize(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.callers())
+
+    def __len__(self) -> int:
+        return len(self.callers())
+
+    def __contains__(self, name: object) -> bool:
+        if self.text is not None and isinstance(name, str) and f".{name}" not in self.text:
+            return False
+        return name in self.callers()
+
+    def _summarize(self, wanted: str) -> SelfCall:
+        found: Optional[SelfCall] = None
+        for item, me in self.callers()[wanted]:
+            mode = False
+            if not isinstance(item, ast.AsyncFunctionDef):  # (the body runs when awaited)
+                for decorator in item.decorator_list:
+                    verdict = grad_mode(decorator, self.imports)
+                    if verdict is not None:
+                        mode = verdict
+            for call, no_grad in _self_calls(item.body, me, mode, self.imports):
+                assert isinstance(call.func, ast.Attribute)
+                if call.func.attr != wanted:
+                    continue
+                passed = [*call.args, *(k.value for k in call.keywords)]
+                moved = any(_moves(arg) for arg in passed)
+                tainted = self._tainted.get(id(item))
+                if tainted is None:
+                    tainted = self._tainted[id(item)] = _from_parameters(item, me)
+                outside = any(_mentions(arg, tainted) for arg in passed)
+                if found is None:
+                    found = SelfCall(call.lineno, item.name, no_grad, moved, outside)
+                else:
+                    found = found._replace(
+                        no_grad=found.no_grad and no_grad,
+                        moved=found.moved or moved,
+                        passes_parameters=found.passes_parameters or outside,
+                    )
+        assert found is not None  # (every name listed has a call)
+        return found
+
+
+_Method = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
 def _self_calls(

@@ -224,7 +224,7 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
                     functions.append((f"{node.name}.{item.name}", item, True))
     classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
     if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
-        classes = LazyClasses(class_nodes, all_imports(tree))
+        classes = LazyClasses(class_nodes, all_imports(tree), source)
     if not functions and not class_nodes and not isinstance(classes, LazyClasses):
         return ModuleSummary({}, aliases) if aliases else EMPTY_SUMMARY
     lazy = _Lazy(imports, functions, source) if functions else {}
