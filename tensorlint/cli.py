@@ -30,11 +30,11 @@ from tensorlint.engine.runner import (
     settings_for,
 )
 from tensorlint.file_settings import apply_overrides
-from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, select
+from tensorlint.registry import BY_CODE, SelectionError, select
 from tensorlint.reporters import FORMATS, ReportOptions
 from tensorlint.reporters import text as text_reporter
 from tensorlint.reporters.text import printable
-from tensorlint.rule import Rule, Settings
+from tensorlint.rule import Settings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -211,6 +211,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "rule":
         return explain(args.code)
     if args.command == "rules":
+        from tensorlint.docs import rules_table
+
         sys.stdout.write(rules_table())
         return EXIT_OK
     if args.command == "server":
@@ -586,15 +588,9 @@ def render_diff(results: Sequence[FileResult]) -> str:
     return "".join(chunks)
 
 
-def rule_doc(rule: type[Rule]) -> str:
-    import inspect
-
-    default = "on" if rule.DEFAULT else "off (enable with `strict = true`)"
-    header = f"# {rule.NAME} ({rule.CODE})\n\nDefault: {default}. Fix: {rule.FIX or 'none'}.\n\n"
-    return header + inspect.cleandoc(rule.__doc__ or "") + "\n"
-
-
 def explain(code: str) -> int:
+    from tensorlint.docs import rule_doc
+
     rule = BY_CODE.get(code.upper())
     if rule is None:
         known = ", ".join(BY_CODE)
@@ -602,17 +598,6 @@ def explain(code: str) -> int:
         return EXIT_ERROR
     sys.stdout.write(rule_doc(rule))
     return EXIT_OK
-
-
-def rules_table() -> str:
-    rows = [("code", "name", "default", "fix")]
-    for rule in ALL_RULES:
-        rows.append((rule.CODE, rule.NAME, "on" if rule.DEFAULT else "strict", rule.FIX or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n"
-        for row in rows
-    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -528,7 +528,7 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(params: lsp.HoverParams) -> Optional[lsp.Hover]:
-        from tensorlint.cli import rule_doc
+        from tensorlint.docs import rule_doc
 
         document = await checks.checked(params.text_document.uri)
         if document is None or document.result is None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tensorlint.cli import main, rule_doc
+from tensorlint.cli import main
+from tensorlint.docs import rule_doc
 from tensorlint.engine.lint import lint_source
 from tensorlint.fix.apply import fix_source
 from tensorlint.registry import ALL_RULES, BY_CODE, select
@@ -71,3 +72,26 @@ def test_rules_command_lists_every_code_once(capsys: pytest.CaptureFixture[str])
     assert main(["rules"]) == 0
     lines = capsys.readouterr().out.splitlines()[1:]
     assert [line.split()[0] for line in lines] == list(BY_CODE)
+
+
+def test_no_module_below_the_command_line_imports_it() -> None:
+    """Rule documentation lives beside the registry (``tensorlint.docs``): the
+    editor server, the reporters and the plugins never import ``tensorlint.cli``
+    (which starts the server), so the front ends do not circle."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "tensorlint"
+    importers = []
+    for module in sorted(package.rglob("*.py")):
+        if module.relative_to(package).as_posix() in ("cli.py", "__main__.py"):
+            continue
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if "tensorlint.cli" in names:
+                importers.append(f"{module.relative_to(package)}:{node.lineno}")
+    assert importers == []
+
