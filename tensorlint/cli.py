@@ -475,7 +475,7 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(render_diff(results))
     if args.statistics:
-        sys.stdout.write(text_reporter.statistics(results))
+        sys.stdout.write(text_reporter.statistics(results, args.unsafe_fixes))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
     sources = _sources(results) if args.output_format == "full" else None

@@ -278,11 +278,49 @@ def test_statistics_and_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert out.splitlines() == [  # most frequent first, then by code
         "    2\tTL101\t[*] numpy-on-accelerator-tensor",
         "    2\tTL102\t[*] numpy-on-grad-tensor",
+        "[*] 4 fixable with `--fix`.",
     ]
     code, out, _ = run(["check", "--no-cache", "-q", str(tmp_path)], capsys)
     assert code == 1
     assert len(out.splitlines()) == 4 and all(": TL10" in line for line in out.splitlines())
     assert "Found" not in out and "Checked" not in out
+
+
+def test_statistics_mark_a_rule_fixable_only_as_far_as_its_findings_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[*]``: every finding of the rule has a fix ``--fix`` applies; ``[~]``:
+    some have (Ruff's marks); the count below is the summary's."""
+    write(tmp_path / "a.py", GRAD)  # a safe fix
+    write(tmp_path / "b.py", "import tensorflow as tf\n" + GRAD)  # unsafe: tf has no .detach()
+    _, summary, _ = run(["check", "--no-cache", "--select", "TL102", str(tmp_path)], capsys)
+    assert "[*] 1 fixable with `--fix`." in summary.splitlines()
+    assert "1 more fixable with `--fix --unsafe-fixes`." in summary.splitlines()
+    code, out, _ = run(
+        ["check", "--no-cache", "--select", "TL102", "--statistics", str(tmp_path)], capsys
+    )
+    assert code == 1
+    assert out.splitlines() == [
+        "    2\tTL102\t[~] numpy-on-grad-tensor",
+        "[*] 1 fixable with `--fix`.",
+        "1 more fixable with `--fix --unsafe-fixes`.",
+    ]
+    _, out, _ = run(
+        [
+            "check",
+            "--no-cache",
+            "--select",
+            "TL102",
+            "--statistics",
+            "--unsafe-fixes",
+            str(tmp_path),
+        ],
+        capsys,
+    )
+    assert out.splitlines() == [
+        "    2\tTL102\t[*] numpy-on-grad-tensor",
+        "[*] 2 fixable with `--fix --unsafe-fixes`.",
+    ]
 
 
 def test_extend_exclude_and_show_files(
