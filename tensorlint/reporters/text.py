@@ -138,12 +138,14 @@ def checked(results: Sequence[FileResult]) -> str:
     """How many files were checked, and how: ``Checked 12 files: 3 parsed, 9
     without a conversion (not parsed).``"""
     how = Counter(r.how for r in results)
+    done = len(results) - how["failed"]  # (a file that could not be read was not checked)
     parts = [
         f"{how['parsed']} parsed" if how["parsed"] else "",
         f"{how['skipped']} without a conversion (not parsed)" if how["skipped"] else "",
         f"{how['cached']} unchanged since the last run (cached)" if how["cached"] else "",
     ]
-    return f"Checked {_count(len(results), 'file')}: {', '.join(p for p in parts if p)}."
+    listed = ", ".join(p for p in parts if p)
+    return f"Checked {_count(done, 'file')}{': ' + listed if listed else ''}."
 
 
 def _context(text: str, d: Diagnostic) -> list[str]:
@@ -176,13 +178,14 @@ def migration_summary(
     errors = sum(1 for r in results if r.error)
     fixed = sum(per_rule.values())
     changes, fixes = ("would change", "Would fix") if dry_run else ("changed", "Fixed")
-    out = [f"Scanned {_count(len(results), 'file')}; {changes} {_count(changed, 'file')}."]
+    scanned = sum(1 for r in results if r.how != "failed")
+    out = [f"Scanned {_count(scanned, 'file')}; {changes} {_count(changed, 'file')}."]
     if fixed:
         detail = ", ".join(f"{code} {n}" for code, n in sorted(per_rule.items()))
         out.append(f"{fixes} {_count(fixed, 'finding')} ({detail}); {remaining} remaining.")
     elif remaining:
         out.append(f"Nothing fixed; {_count(remaining, 'finding')} remaining.")
-    else:
+    elif not errors:
         out.append("All checks passed!")
     if hidden and not unsafe:
         out.append(
