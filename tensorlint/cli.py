@@ -473,7 +473,7 @@ def check_stdin(
 
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
-        sys.stdout.write(render_diff(results))
+        sys.stdout.write(render_diff(results, use_color(args.color, sys.stdout, os.environ)))
     if args.statistics:
         sys.stdout.write(text_reporter.statistics(results, args.unsafe_fixes))
         return exit_code(results, args)
@@ -491,7 +491,7 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     stream.write(FORMATS[args.output_format](results, options))
     if args.show_fixes and (args.fix or args.diff):
         stream.write(text_reporter.fixes_listing(results, args.diff))
-    if args.fix_only:
+    if args.fix_only and not args.diff:  # (with --diff: 1 while fixes are pending, as Ruff)
         return EXIT_ERROR if any(r.error for r in results) else EXIT_OK
     return exit_code(results, args)
 
@@ -570,14 +570,16 @@ def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
     return apply_overrides(config, _overrides(args))
 
 
-def render_diff(results: Sequence[FileResult]) -> str:
+def render_diff(results: Sequence[FileResult], color: bool = False) -> str:
+    """``--diff``: a unified diff of every fixed file (``git apply`` takes it);
+    with ``color``, coloured as ``git diff`` colours it."""
     import difflib
 
     chunks: list[str] = []
     for result in results:
         if result.fixed_source is None or result.original_source is None:
             continue
-        chunks.extend(
+        lines = list(
             difflib.unified_diff(
                 result.original_source.splitlines(keepends=True),
                 result.fixed_source.splitlines(keepends=True),
@@ -585,6 +587,7 @@ def render_diff(results: Sequence[FileResult]) -> str:
                 tofile=f"b/{result.path}",
             )
         )
+        chunks.append(text_reporter.paint_diff(lines) if color else "".join(lines))
     return "".join(chunks)
 
 

@@ -19,11 +19,36 @@ def printable(text: str) -> str:
     return escape(CONTROLS, text)
 
 
-_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
+_BOLD, _RED, _GREEN, _YELLOW, _CYAN, _RESET = (
+    "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[0m",
+)  # fmt: skip
 
 
 def _paint(text: str, *styles: str) -> str:
     return "".join(styles) + text + _RESET
+
+
+def paint_diff(lines: Sequence[str]) -> str:
+    """One file's unified diff (``difflib.unified_diff``'s lines) coloured as
+    ``git diff`` colours it: the two file headers bold, hunk headers cyan,
+    removed lines red, added lines green (each line's ending after the reset)."""
+    out = []
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        if index < 2:
+            styles: tuple[str, ...] = (_BOLD,)
+        elif body.startswith("@@"):
+            styles = (_CYAN,)
+        elif body.startswith("-"):
+            styles = (_RED,)
+        elif body.startswith("+"):
+            styles = (_GREEN,)
+        else:
+            out.append(line)
+            continue
+        out.append(_paint(body, *styles) + ending)
+    return "".join(out)
 
 
 def render(
