@@ -478,7 +478,8 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
         sys.stdout.write(text_reporter.statistics(results, args.unsafe_fixes))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
-    sources = _sources(results) if args.output_format == "full" else None
+    # (the lines a finding shows; the code a GitLab fingerprint is made of)
+    sources = _sources(results) if args.output_format in ("full", "gitlab") else None
     options = ReportOptions(
         sources=sources,
         fixing=args.fix or args.diff,
@@ -497,14 +498,15 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
 
 
 def _sources(results: Sequence[FileResult]) -> dict[str, str]:
-    """``--output-format full``: the text of each file with findings."""
+    """The text of each file with findings, as the findings' positions count
+    it (the fixed text after ``--fix`` or ``--diff``); a notebook's JSON."""
     from tensorlint.fix.io import SourceReadError, read_source
 
     found = {}
     for result in results:
-        if result.diagnostics and not result.path.endswith(".ipynb"):
+        if result.diagnostics:
             try:
-                found[result.path] = result.original_source or read_source(Path(result.path)).text
+                found[result.path] = result.fixed_source or read_source(Path(result.path)).text
             except SourceReadError:
                 continue
     return found

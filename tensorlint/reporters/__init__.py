@@ -19,7 +19,8 @@ class ReportOptions(NamedTuple):
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
     dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written
     color: bool = False  #: ANSI colours in the text output (``--color``)
-    #: ``--output-format full``: each file's text, to show the lines of a finding
+    #: each file's text (a notebook's JSON), as its findings' positions count it:
+    #: ``full`` shows the lines of a finding, ``gitlab`` fingerprints its code
     sources: Optional[Mapping[str, str]] = None
     list_findings: bool = True  #: not with ``--fix-only``: the summary only
     quiet: bool = False  #: ``--quiet``: the findings only, no summary
