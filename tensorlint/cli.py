@@ -18,6 +18,7 @@ from tensorlint.config import (
     find_config_file,
     load_config,
     parse_version,
+    shown_pattern,
 )
 from tensorlint.diagnostics import FileResult
 from tensorlint.engine.cache import CACHE_DIR, Cache
@@ -365,11 +366,13 @@ def show_settings(
         role = {True: "library", False: "script", None: "decided by the text"}
         print(f"{printable(str(path))}:")
         print(f"  configuration: {printable(str(chosen.source or '(defaults)'))}")
+        for base in chosen.extends:
+            print(f"    extends: {printable(str(base))}")
         print(f"  rules: {', '.join(sorted(effective.enabled)) or '(none)'}")
         print(f"  numpy-idiom: {effective.numpy_idiom}")
         print(f"  assume-torch: {str(effective.assume_torch).lower()}")
         print(f"  role: {role[effective.library]}")
-        print(f"  exclude: {list(chosen.exclude)}")
+        print(f"  exclude: {[shown_pattern(p) for p in chosen.exclude]}")
         print(f"  force-exclude: {str(chosen.force_exclude).lower()}")
     return EXIT_OK
 
