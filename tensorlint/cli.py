@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fix-only",
         action="store_true",
-        help="apply fixes, report only what was fixed, exit 0 unless a file failed",
+        help="apply fixes, report only what was fixed, exit 0 unless a file failed "
+        "(with --diff: exit 1 while fixes are pending)",
     )
     check.add_argument(
         "--show-fixes", action="store_true", help="with --fix, list the fixes applied per file"
