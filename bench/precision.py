@@ -41,9 +41,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import readme
 from bench.corpus import Package, ensure_cache_dir, prepare_pinned
 
-__all__ = ["PACKAGES", "main"]
+__all__ = ["PACKAGES", "main", "readme_table"]
 
 _LABELS = Path(__file__).resolve().parent / "labels"
 
@@ -365,6 +366,28 @@ def render(
     return "\n".join(out)
 
 
+def readme_table(totals: Sequence[tuple[str, Tally]], labels: dict[Key, Label]) -> str:
+    """The README's table: the labels, then one row per profile (its ``all``
+    tally); ``python -m bench precision --readme README.md`` writes it."""
+    verdicts = Counter(label.verdict for label in labels.values())
+    site_count = len({(k.package, k.path, k.line) for k in labels})
+    out = [
+        f"{len(labels)} labels on {site_count} sites "
+        f"({verdicts['REAL']} REAL, {verdicts['WEAK']} WEAK, {verdicts['FP']} FP):",
+        "",
+        "| profile | findings | REAL | WEAK | FP | unlabelled | precision (REAL+WEAK) "
+        "| recall of REAL |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for profile, t in totals:
+        recall = f"{t.real_found}/{t.real_labels}" + (f" ({t.recall()})" if t.real_labels else "")
+        out.append(
+            f"| {profile} | {t.findings} | {t.real} | {t.weak} | {t.fp} | {t.unlabelled} "
+            f"| {t.precision()} | {recall} |"
+        )
+    return "\n".join(out)
+
+
 # ----------------------------------------------------------------------- command line
 
 
@@ -395,20 +418,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the current default rules report",
     )
     parser.add_argument("--quiet", action="store_true", help="no list of disagreements")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        metavar="FILE",
+        help="also write the summary table into FILE (the README), between its markers",
+    )
     args = parser.parse_args(argv)
     root = prepare(args.cache_dir)
     if args.list_sites is not None:
         return _list_sites(root, args.list_sites, args.sample)
     labels = load_labels()
     profiles = [("default profile", False)] + ([("strict profile", True)] if args.strict else [])
+    totals: list[tuple[str, Tally]] = []
     for title, strict in profiles:
         by_rule, by_kind, by_set, disagreements = score(findings(root, strict), labels)
+        totals.append((title.split()[0], _get(by_rule, "all")))
         print(render(title, by_rule, by_kind, by_set, labels))
         print()
         if not args.quiet and disagreements:
             print(f"### Disagreements ({title})\n")
             print("\n".join(disagreements))
             print()
+    if args.readme is not None:
+        command = "python -m bench precision" + (" --strict" if args.strict else "")
+        table = readme_table(totals, labels)
+        readme.write(args.readme, "precision", f"{readme.stamp(command)}\n\n{table}")
+        _log(f"the precision table of {args.readme} is rewritten")
     return 0
 
 

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from bench import readme
 from bench.corpus import ensure_cache_dir
 
 if sys.version_info >= (3, 11):
@@ -435,7 +436,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--validate", action="store_true", help="check the case files and stop")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-case list")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        metavar="FILE",
+        help="also write the table into FILE (the README), between its markers (not with "
+        "--repo: the README's table is of every case)",
+    )
     args = parser.parse_args(argv)
+    if args.readme is not None and args.repo:
+        parser.error("--readme writes the table of every case: leave out --repo")
     cases = load_cases()
     if args.repo:
         cases = [c for c in cases if c.repo in args.repo]
@@ -449,6 +459,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     profiles = ["default"] + (["strict"] if args.strict else [])
     results = run(cases, mirrors, cache, args.strict, clone=not args.no_clone)
     print(render(results, profiles))
+    if args.readme is not None:  # (its first line counts the cases not scored, if any)
+        command = "python -m bench recall" + (" --strict" if args.strict else "")
+        table = render(results, profiles)
+        readme.write(args.readme, "recall", f"{readme.stamp(command)}\n\n{table}")
+        _log(f"the recall table of {args.readme} is rewritten")
     if not args.quiet:
         print()
         print(details(results, profiles))

@@ -18,6 +18,7 @@ from tensorlint.config import (
     find_config_file,
     load_config,
     parse_version,
+    shown_pattern,
 )
 from tensorlint.diagnostics import FileResult
 from tensorlint.engine.cache import CACHE_DIR, Cache
@@ -34,7 +35,7 @@ from tensorlint.registry import ALL_RULES, BY_CODE, SelectionError, codes_matchi
 from tensorlint.reporters import FORMATS, SOURCE_FORMATS, ReportOptions
 from tensorlint.reporters import text as text_reporter
 from tensorlint.reporters.text import printable
-from tensorlint.rule import Rule, Settings
+from tensorlint.rule import Settings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -76,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fix-only",
         action="store_true",
-        help="apply fixes, report only what was fixed, exit 0 unless a file failed",
+        help="apply fixes, report only what was fixed, exit 0 unless a file failed "
+        "(with --diff: exit 1 while fixes are pending)",
     )
     check.add_argument(
         "--show-fixes", action="store_true", help="with --fix, list the fixes applied per file"
@@ -297,6 +299,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
             sys.stdout.write(rules_json(ALL_RULES))
             return EXIT_OK
+        from tensorlint.docs import rules_table
+
         sys.stdout.write(rules_table())
         return EXIT_OK
     if args.command == "clean":
@@ -492,11 +496,13 @@ def show_settings(
         role = {True: "library", False: "script", None: "decided by the text"}
         print(f"{printable(str(path))}:")
         print(f"  configuration: {printable(str(chosen.source or '(defaults)'))}")
+        for base in chosen.extends:
+            print(f"    extends: {printable(str(base))}")
         print(f"  rules: {', '.join(sorted(effective.enabled)) or '(none)'}")
         print(f"  numpy-idiom: {effective.numpy_idiom}")
         print(f"  assume-torch: {str(effective.assume_torch).lower()}")
         print(f"  role: {role[effective.library]}")
-        print(f"  exclude: {list(chosen.exclude)}")
+        print(f"  exclude: {[shown_pattern(p) for p in chosen.exclude]}")
         print(f"  force-exclude: {str(chosen.force_exclude).lower()}")
     return EXIT_OK
 
@@ -630,11 +636,12 @@ def deliver(results: Sequence[FileResult], args: argparse.Namespace) -> int:
 
 def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     if args.diff:
-        sys.stdout.write(render_diff(results))
+        sys.stdout.write(render_diff(results, use_color(args.color, sys.stdout, os.environ)))
     if args.statistics:
-        sys.stdout.write(text_reporter.statistics(results))
+        sys.stdout.write(text_reporter.statistics(results, args.unsafe_fixes))
         return exit_code(results, args)
     stream = sys.stderr if args.diff else sys.stdout
+    # (the lines a finding shows; the code a GitLab fingerprint is made of)
     sources = _sources(results) if args.output_format in SOURCE_FORMATS else None
     options = ReportOptions(
         sources=sources,
@@ -648,19 +655,20 @@ def report(results: Sequence[FileResult], args: argparse.Namespace) -> int:
     stream.write(FORMATS[args.output_format](results, options))
     if args.show_fixes and (args.fix or args.diff):
         stream.write(text_reporter.fixes_listing(results, args.diff))
-    if args.fix_only:
+    if args.fix_only and not args.diff:  # (with --diff: 1 while fixes are pending, as Ruff)
         return EXIT_ERROR if any(r.error for r in results) else EXIT_OK
     return exit_code(results, args)
 
 
 def _sources(results: Sequence[FileResult]) -> dict[str, str]:
-    """``--output-format full`` (and ``rdjson``): the text of each file with
-    findings, as the findings see it (fixed, when fixes were applied)."""
+    """The text of each file with findings, as the findings' positions count
+    it (the fixed text after ``--fix`` or ``--diff``); a notebook's JSON: for
+    ``full``, ``rdjson`` and ``gitlab`` (``SOURCE_FORMATS``)."""
     from tensorlint.fix.io import SourceReadError, read_source
 
     found = {}
     for result in results:
-        if result.diagnostics and not result.path.endswith(".ipynb"):
+        if result.diagnostics:
             try:
                 found[result.path] = (
                     result.fixed_source
@@ -733,14 +741,16 @@ def _apply_overrides(config: Config, args: argparse.Namespace) -> Config:
     return apply_overrides(config, _overrides(args))
 
 
-def render_diff(results: Sequence[FileResult]) -> str:
+def render_diff(results: Sequence[FileResult], color: bool = False) -> str:
+    """``--diff``: a unified diff of every fixed file (``git apply`` takes it);
+    with ``color``, coloured as ``git diff`` colours it."""
     import difflib
 
     chunks: list[str] = []
     for result in results:
         if result.fixed_source is None or result.original_source is None:
             continue
-        chunks.extend(
+        lines = list(
             difflib.unified_diff(
                 result.original_source.splitlines(keepends=True),
                 result.fixed_source.splitlines(keepends=True),
@@ -748,18 +758,13 @@ def render_diff(results: Sequence[FileResult]) -> str:
                 tofile=f"b/{result.path}",
             )
         )
+        chunks.append(text_reporter.paint_diff(lines) if color else "".join(lines))
     return "".join(chunks)
 
 
-def rule_doc(rule: type[Rule]) -> str:
-    import inspect
-
-    default = "on" if rule.DEFAULT else "off (enable with `strict = true`)"
-    header = f"# {rule.NAME} ({rule.CODE})\n\nDefault: {default}. Fix: {rule.FIX or 'none'}.\n\n"
-    return header + inspect.cleandoc(rule.__doc__ or "") + "\n"
-
-
 def explain(code: str) -> int:
+    from tensorlint.docs import rule_doc
+
     rule = BY_CODE.get(code.upper())
     if rule is None:
         known = ", ".join(BY_CODE)
@@ -767,17 +772,6 @@ def explain(code: str) -> int:
         return EXIT_ERROR
     sys.stdout.write(rule_doc(rule))
     return EXIT_OK
-
-
-def rules_table() -> str:
-    rows = [("code", "name", "default", "fix")]
-    for rule in ALL_RULES:
-        rows.append((rule.CODE, rule.NAME, "on" if rule.DEFAULT else "strict", rule.FIX or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n"
-        for row in rows
-    )
 
 
 def explain_rules(args: argparse.Namespace) -> int:

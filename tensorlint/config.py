@@ -5,17 +5,27 @@ take the first ``pyproject.toml`` that has a ``[tool.tensorlint]`` table. Every
 problem with the table (unknown key, wrong type, bad rule code, invalid TOML)
 is a :class:`ConfigError` whose message is one line naming the file.
 
-Path patterns (``exclude`` and ``per-file-ignores``) are matched against the
-path relative to the configuration's directory, in posix form, with fnmatch
-semantics: ``*`` matches any run of characters (``/`` included), ``?`` one
-character other than ``/``, ``[...]`` a character class, and ``**/`` zero or
-more whole directories. A pattern without a slash also matches the basename.
+Path patterns (``exclude``, ``extend-exclude`` and ``per-file-ignores``) are
+matched against the path relative to the directory of the configuration that
+gives them, in posix form, with fnmatch semantics: ``*`` matches any run of
+characters (``/`` included), ``?`` one character other than ``/``, ``[...]`` a
+character class, and ``**/`` zero or more whole directories. A pattern without
+a slash also matches the basename.
+
+``extend = "../pyproject.toml"`` (Ruff's ``extend``) reads that file's table
+first and applies this one on top: a key set here replaces the base's, except
+that ``extend-select``, ``ignore``, ``extend-exclude`` and
+``extend-converting-calls`` add to the base's (a ``select`` here starts the
+rule selection anew: the base's ``ignore`` and ``extend-select`` are dropped).
+The base's path patterns keep matching from the base's directory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import posixpath
 import re
 import stat
 import sys
@@ -52,6 +62,7 @@ NUMPY_IDIOMS: tuple[str, ...] = ("cpu-detach", "detach-cpu", "force", "exact-cop
 
 #: The keys allowed in ``[tool.tensorlint]``, in documentation order.
 KNOWN_KEYS: tuple[str, ...] = (
+    "extend",
     "select",
     "ignore",
     "extend-select",
@@ -59,6 +70,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "numpy-idiom",
     "assume-torch",
     "exclude",
+    "extend-exclude",
     "force-exclude",
     "target-version",
     "extend-converting-calls",
@@ -103,6 +115,11 @@ class Config(NamedTuple):
     ignore_noqa: bool = False
     root: Path | None = None
     source: Path | None = None
+    #: the part of ``exclude`` that ``extend-exclude`` keys gave (a nested
+    #: configuration's ``exclude`` replaces the rest, not this)
+    extend_exclude: tuple[str, ...] = ()
+    #: the files ``extend`` read, nearest first
+    extends: tuple[Path, ...] = ()
 
 
 class ConfigError(Exception):
@@ -291,6 +308,8 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
         changes["numpy_idiom"] = idiom
     if "exclude" in table:
         changes["exclude"] = _strings(path, "exclude", table["exclude"])
+    if "extend-exclude" in table:
+        changes["extend_exclude"] = _strings(path, "extend-exclude", table["extend-exclude"])
     if "target-version" in table:
         changes["target_version"] = parse_version(path, table["target-version"])
     if "force-exclude" in table:
@@ -360,6 +379,10 @@ def inline_setting(text: str) -> dict[str, Any]:
         raise ConfigError(where, f"{text!r} is not a TOML `key = value`: {exc}") from exc
     except RecursionError as exc:
         raise ConfigError(where, "a value nested too deeply to read") from exc
+    if "extend" in table:
+        raise ConfigError(
+            where, "'extend' is read from a file only (or give the file: --config FILE)"
+        )
     return table_changes(where, table)
 
 
@@ -367,10 +390,16 @@ def load_config(path: Path | None) -> Config:
     """Read the ``[tool.tensorlint]`` table of ``path``; ``None`` gives ``Config()``.
 
     A file without the table gives the default settings with ``root`` and
-    ``source`` set. Raises :class:`ConfigError` for anything that is not valid.
+    ``source`` set. ``extend`` reads the file it names first (and so on, up
+    the chain). Raises :class:`ConfigError` for anything that is not valid.
     """
     if path is None:
         return Config()
+    return _load(path, ())
+
+
+def _read_table(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.tensorlint]`` table of ``path`` (None: the file has none)."""
     try:
         text = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8")
     except OSError as exc:
@@ -383,22 +412,116 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(path, f"invalid TOML: {exc}") from exc
     except RecursionError as exc:  # tomllib recurses once per nested array or table
         raise ConfigError(path, "invalid TOML: values nested too deeply to read") from exc
-
-    resolved = path.resolve()
-    base = Config(root=resolved.parent, source=resolved)
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(path, f"'tool' must be a table, got {_type_name(tool)}")
     table = tool.get("tensorlint")
-    if table is None:
-        return base
-    if not isinstance(table, dict):
+    if table is not None and not isinstance(table, dict):
         raise ConfigError(
             path, f"'tool.tensorlint' must be a table, got {_type_name(table)} {table!r}"
         )
+    return table
 
+
+def _load(path: Path, chain: tuple[Path, ...]) -> Config:
+    """``load_config`` of ``path``, which the files of ``chain`` extend."""
+    resolved = path.resolve()
+    if resolved in chain:
+        names = " -> ".join(str(p) for p in (*chain, resolved))
+        raise ConfigError(chain[-1], f"[tool.tensorlint] 'extend' goes round in a circle: {names}")
+    table = _read_table(path)
+    if table is None:
+        return Config(root=resolved.parent, source=resolved)
     changes = table_changes(path, table)
-    return Config(**changes, root=base.root, source=base.source)
+    if "extend" not in table:
+        own = changes.get("exclude", ())
+        changes["exclude"] = (*own, *changes.get("extend_exclude", ()))
+        return Config(**changes, root=resolved.parent, source=resolved)
+    extend = table["extend"]
+    if not isinstance(extend, str) or not extend:
+        raise ConfigError(
+            path,
+            f"{_TABLE} 'extend' must be the path of a configuration file, "
+            f"got {_type_name(extend)} {extend!r}",
+        )
+    target = Path(os.path.expandvars(os.path.expanduser(extend)))
+    if not target.is_absolute():
+        target = resolved.parent / target
+    with contextlib.suppress(OSError, RuntimeError):  # a symlink loop: not a file, below
+        target = target.resolve()
+    if not target.is_file():
+        raise ConfigError(path, f"{_TABLE} 'extend': {extend!r} is not a file ({target})")
+    base = _load(target, (*chain, resolved))
+    return _extended(base, changes, resolved)
+
+
+def _extended(base: Config, changes: dict[str, Any], source: Path) -> Config:
+    """The configuration of ``source`` (a table's ``changes``) on top of ``base``."""
+    root = source.parent
+    rebase = functools.partial(_rebased, base.root, root)
+    merged: dict[str, Any] = {
+        name: changes.get(name, getattr(base, name))
+        for name in ("strict", "numpy_idiom", "assume_torch", "force_exclude", "target_version")
+    }
+    if "select" in changes:  # a new rule selection: the base's is dropped
+        merged["select"] = changes["select"]
+        merged["ignore"] = changes.get("ignore", ())
+        merged["extend_select"] = changes.get("extend_select", ())
+    else:
+        merged["select"] = base.select
+        for name in ("ignore", "extend_select"):
+            merged[name] = _union(getattr(base, name), changes.get(name, ()))
+    merged["converting_calls"] = _union(base.converting_calls, changes.get("converting_calls", ()))
+    extend_exclude = (*map(rebase, base.extend_exclude), *changes.get("extend_exclude", ()))
+    if "exclude" in changes:
+        merged["exclude"] = (*changes["exclude"], *extend_exclude)
+    else:
+        inherited = base.exclude[: len(base.exclude) - len(base.extend_exclude)]
+        merged["exclude"] = (*map(rebase, inherited), *extend_exclude)
+    merged["extend_exclude"] = extend_exclude
+    if "per_file_ignores" in changes:
+        merged["per_file_ignores"] = changes["per_file_ignores"]
+    else:
+        merged["per_file_ignores"] = tuple(
+            (rebase(pattern), codes) for pattern, codes in base.per_file_ignores
+        )
+    extends = (base.source, *base.extends) if base.source is not None else base.extends
+    return Config(**merged, root=root, source=source, extends=extends)
+
+
+def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*first, *second)))
+
+
+# A pattern of a configuration in another folder (one that ``extend`` read) is
+# kept as ``\0<folder>\0<pattern>``, ``<folder>`` being the path from that
+# configuration's folder to this one's: it matches a path relative to this
+# folder as the pattern matches ``<folder>/<path>`` (see ``path_matches``).
+_ANCHOR = "\0"
+
+
+def _rebased(base_root: Path | None, root: Path, pattern: str) -> str:
+    """``pattern``, relative to ``base_root``, as a pattern of ``root``."""
+    if base_root is None or base_root == root:
+        return pattern
+    folder = Path(os.path.relpath(root, base_root)).as_posix()
+    if pattern.startswith(_ANCHOR):  # from further up the chain
+        _, above, pattern = pattern.split(_ANCHOR, 2)
+        folder = f"{above}/{folder}"
+    return f"{_ANCHOR}{folder}{_ANCHOR}{pattern}"
+
+
+def shown_pattern(pattern: str) -> str:
+    """A pattern as ``--show-settings`` prints it: one an extended
+    configuration gave is written from this configuration's folder
+    (``../legacy/**``)."""
+    if not pattern.startswith(_ANCHOR):
+        return pattern
+    _, folder, pattern = pattern.split(_ANCHOR, 2)
+    parts = folder.split("/")
+    if ".." in parts:  # (a folder beside the base's)
+        return f"{pattern} (from the folder of an extended configuration)"
+    return "../" * len(parts) + _normalize_pattern(pattern)
 
 
 # --------------------------------------------------------------------------- patterns
@@ -476,6 +599,10 @@ def _normalize_pattern(pattern: str) -> str:
 
 def path_matches(pattern: str, relpath: str) -> bool:
     """Whether posix ``relpath`` matches ``pattern`` (a slash-less one also on the basename)."""
+    if pattern.startswith(_ANCHOR):  # an extended configuration's: from its folder
+        _, folder, pattern = pattern.split(_ANCHOR, 2)
+        if not relpath.startswith("/"):
+            relpath = posixpath.normpath(f"{folder}/{relpath}")
     pattern = _normalize_pattern(pattern)
     if not pattern:
         return False

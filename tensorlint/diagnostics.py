@@ -90,7 +90,8 @@ class FileResult(NamedTuple):
     #: findings used (the cache reuses them only while these are unchanged)
     deps: tuple[tuple[str, int, int], ...] = ()
     #: how the result was had: "parsed", "skipped" (the prefilter found no
-    #: conversion: not parsed, so a syntax error there is not seen) or "cached"
+    #: conversion: not parsed, so a syntax error there is not seen), "cached",
+    #: or "failed" (not checked: it could not be read or parsed; ``error`` says why)
     how: str = "parsed"
     #: the codec the file's coding cookie names when Python does not know it
     #: (``future_fstrings``): the file was read as UTF-8 (the command line

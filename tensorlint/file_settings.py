@@ -15,7 +15,7 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from tensorlint.config import (
     CONFIG_FILENAME,
@@ -44,13 +44,18 @@ def config_for(path: Optional[Path]) -> Config:
 
 
 def apply_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
-    """``config`` with command-line values: ``ignore`` and ``extend_select``
-    add to the file's, the others replace them (None: not given)."""
-    changes = {k: v for k, v in overrides.items() if v is not None}
-    for name in ("ignore", "extend_select"):
+    """``config`` with command-line values: ``ignore``, ``extend_select`` and
+    ``extend_exclude`` add to the file's, the others replace them (None: not
+    given; an ``exclude`` keeps the file's ``extend-exclude``)."""
+    changes: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+    for name in ("ignore", "extend_select", "extend_exclude"):
         if name in changes:
-            changes[name] = (*getattr(config, name), *changes[name])  # type: ignore[misc]
-    return config._replace(**changes)  # type: ignore[arg-type]
+            changes[name] = (*getattr(config, name), *changes[name])
+    if "exclude" in changes or "extend_exclude" in changes:
+        own = config.exclude[: len(config.exclude) - len(config.extend_exclude)]
+        extra = changes.get("extend_exclude", config.extend_exclude)
+        changes["exclude"] = (*changes.get("exclude", own), *extra)
+    return config._replace(**changes)
 
 
 @functools.lru_cache(maxsize=256)

@@ -43,6 +43,13 @@ FILE_NOQA = re.compile(
     re.I,
 )
 
+#: flake8's file-level comment, read as flake8 reads it (its
+#: ``defaults.NOQA_FILE``: a comment on a line of its own that starts with
+#: the hash, one space and ``flake8:noqa`` or ``flake8=noqa``, in any case,
+#: whatever follows): flake8 skips the file, so ``check`` and the plugin
+#: report nothing in it
+FLAKE8_FILE_NOQA = re.compile(r"# flake8[:=]\s*noqa", re.I)
+
 
 class Comment(NamedTuple):
     """A comment: the column of its ``#`` on its line, and its text."""
@@ -205,12 +212,15 @@ def _libcst_comments(source: str) -> Comments:
 
 def file_codes(comments: Comments, source: str) -> Optional[list[str]]:
     """The codes ``# tensorlint: noqa: ...`` comments on lines of their own
-    silence in the whole file; None for a bare one (everything)."""
+    silence in the whole file; None for a bare one or flake8's ``# flake8:
+    noqa`` (everything)."""
     lines = LINE_ENDS.split(source)
     codes: list[str] = []
     for number, comment in comments.by_line.items():
         if lines[number - 1][: comment.column].strip():
             continue  # after code: not a file-level comment
+        if FLAKE8_FILE_NOQA.match(comment.text):
+            return None
         whole = FILE_NOQA.fullmatch(comment.text)
         if whole is None:
             continue
@@ -224,7 +234,8 @@ def filter_noqa(
     diagnostics: Sequence[Diagnostic], comments: Comments, source: str
 ) -> list[Diagnostic]:
     """Drop findings suppressed by ``# noqa`` or ``# noqa: TL201`` on their line,
-    or by ``# tensorlint: noqa[: TL201]`` on a line of its own (the whole file).
+    or by ``# tensorlint: noqa[: TL201]`` or ``# flake8: noqa`` on a line of
+    its own (the whole file).
     ``comments``: those of ``source`` (:func:`read_comments`).
 
     A listed code also matches the codes it is a prefix of (``# noqa: TL2``

@@ -24,6 +24,35 @@ _LINE_BREAK = re.compile(r"\s*[\r\n]\s*")
 _SPACES = re.compile(r"\s+")
 
 
+class FixSafety(NamedTuple):
+    """What a value of ``Rule.FIX`` promises."""
+
+    #: the applicabilities the rule's fixes may have
+    applicabilities: frozenset[Applicability]
+    #: the promise in words (``tensorlint rule``'s header)
+    meaning: str
+
+
+#: The values ``Rule.FIX`` may take: the one source of what a rule's fix is.
+#: ``tensorlint rule``, ``tensorlint rules``, SARIF and the README's rule table
+#: print the key; the rule's *Fix safety* section says when, and the test suite
+#: checks every fix the rules make against it.
+FIX_SAFETY: dict[str, FixSafety] = {
+    "safe": FixSafety(
+        frozenset({Applicability.SAFE}), "every fix keeps the program's meaning; `--fix` applies it"
+    ),
+    "unsafe": FixSafety(
+        frozenset({Applicability.UNSAFE}),
+        "every fix changes what the program observes; it needs `--unsafe-fixes`",
+    ),
+    "safe or unsafe": FixSafety(
+        frozenset({Applicability.SAFE, Applicability.UNSAFE}),
+        "each finding says which (`[*]` marks what `--fix` applies); *Fix safety* below says "
+        "when it is unsafe",
+    ),
+}
+
+
 class Settings(NamedTuple):
     """What rules may depend on besides the code: the effective options."""
 
@@ -65,7 +94,7 @@ class Rule:
     LIBRARY_TRIGGERS: ClassVar[tuple[str, ...]] = ()
     #: and, when given, one of these must match too (the prefilter's second word)
     REQUIRES: ClassVar[tuple[str, ...]] = ()
-    #: fix applicability shown by ``tensorlint rules`` ("safe", "unsafe", ...)
+    #: what the rule's fixes are: a key of ``FIX_SAFETY`` (None: no fix)
     FIX: ClassVar[Optional[str]] = None
 
     def check(self, site: Site, ctx: RuleContext) -> None:

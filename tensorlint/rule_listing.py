@@ -8,7 +8,8 @@ array of them, in code order)::
      "fix": "safe", "explanation": "## What it does\\n..."}
 
 ``default``: on without ``strict``; ``level``: what the CI formats report it
-as; ``fix``: ``"safe"``, ``"unsafe"`` or null; ``explanation``: the rule's
+as; ``fix``: ``"safe"``, ``"unsafe"``, ``"safe or unsafe"`` (``rule.FIX_SAFETY``)
+or null; ``explanation``: the rule's
 documentation in Markdown, as ``tensorlint rule CODE`` prints it.
 """
 
@@ -25,7 +26,8 @@ RULE_FORMATS: tuple[str, ...] = ("text", "json")
 
 
 def rule_entry(rule: type[Rule]) -> dict[str, Any]:
-    from tensorlint.reporters._common import level, rule_documentation, rule_summary
+    from tensorlint.docs import rule_documentation, rule_summary
+    from tensorlint.reporters._common import level
 
     return {
         "code": rule.CODE,

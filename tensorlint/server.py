@@ -40,6 +40,7 @@ from tensorlint.engine.discovery import is_excluded
 from tensorlint.engine.lint import LintError, lint_source
 from tensorlint.engine.runner import BUDGET_VARIABLE, file_time_budget
 from tensorlint.engine.tree import Tree
+from tensorlint.extras import install_hint
 from tensorlint.file_settings import Resolver
 from tensorlint.registry import BY_CODE, SelectionError
 from tensorlint.reporters._common import level
@@ -73,7 +74,7 @@ def run_server() -> int:
     except ImportError as error:
         print(
             f"error: the editor server needs pygls ({error}); install it with "
-            "`pip install 'tensorlint[server]'`",
+            f"{install_hint('server')}",
             file=sys.stderr,
         )
         return 2
@@ -528,7 +529,7 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(params: lsp.HoverParams) -> Optional[lsp.Hover]:
-        from tensorlint.cli import rule_doc
+        from tensorlint.docs import rule_doc
 
         document = await checks.checked(params.text_document.uri)
         if document is None or document.result is None:

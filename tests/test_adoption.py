@@ -98,6 +98,38 @@ def test_diff_says_would(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert path.read_text(encoding="utf-8") == GRAD
 
 
+def test_diff_with_fix_only_exits_1_while_fixes_are_pending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As Ruff: ``--diff --fix-only`` is a dry run, and a dry run with fixes
+    to apply fails (CI's "is everything fixed?")."""
+    path = write(tmp_path / "model.py", GRAD)
+    code, out, _ = run(["check", "--no-cache", "--diff", "--fix-only", str(path)], capsys)
+    assert code == 1 and "+    return model(x).cpu().detach().numpy()" in out
+    assert path.read_text(encoding="utf-8") == GRAD
+    assert run(["check", "--no-cache", "--fix-only", str(path)], capsys)[0] == 0  # fixes them
+    code, out, _ = run(["check", "--no-cache", "--diff", "--fix-only", str(path)], capsys)
+    assert (code, out) == (0, "")
+
+
+def test_diff_is_coloured_with_color_always_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    path = write(tmp_path / "model.py", GRAD)
+    _, plain, _ = run(["check", "--no-cache", "--diff", str(path)], capsys)  # auto, not a TTY
+    _, never, _ = run(["check", "--no-cache", "--diff", "--color", "never", str(path)], capsys)
+    _, always, _ = run(["check", "--no-cache", "--diff", "--color", "always", str(path)], capsys)
+    assert "\x1b" not in plain and never == plain
+    assert "\x1b[31m-    return model(x).numpy()\x1b[0m\n" in always
+    assert "\x1b[32m+    return model(x).cpu().detach().numpy()\x1b[0m\n" in always
+    assert always.startswith(f"\x1b[1m--- a/{path}\x1b[0m\n\x1b[1m+++ b/{path}\x1b[0m\n\x1b[36m@@")
+    assert re.sub(r"\x1b\[\d+m", "", always) == plain
+
+
 # -- 10: options as Ruff users expect them ---------------------------------------
 
 
@@ -278,11 +310,49 @@ def test_statistics_and_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert out.splitlines() == [  # most frequent first, then by code
         "    2\tTL101\t[*] numpy-on-accelerator-tensor",
         "    2\tTL102\t[*] numpy-on-grad-tensor",
+        "[*] 4 fixable with `--fix`.",
     ]
     code, out, _ = run(["check", "--no-cache", "-q", str(tmp_path)], capsys)
     assert code == 1
     assert len(out.splitlines()) == 4 and all(": TL10" in line for line in out.splitlines())
     assert "Found" not in out and "Checked" not in out
+
+
+def test_statistics_mark_a_rule_fixable_only_as_far_as_its_findings_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[*]``: every finding of the rule has a fix ``--fix`` applies; ``[~]``:
+    some have (Ruff's marks); the count below is the summary's."""
+    write(tmp_path / "a.py", GRAD)  # a safe fix
+    write(tmp_path / "b.py", "import tensorflow as tf\n" + GRAD)  # unsafe: tf has no .detach()
+    _, summary, _ = run(["check", "--no-cache", "--select", "TL102", str(tmp_path)], capsys)
+    assert "[*] 1 fixable with `--fix`." in summary.splitlines()
+    assert "1 more fixable with `--fix --unsafe-fixes`." in summary.splitlines()
+    code, out, _ = run(
+        ["check", "--no-cache", "--select", "TL102", "--statistics", str(tmp_path)], capsys
+    )
+    assert code == 1
+    assert out.splitlines() == [
+        "    2\tTL102\t[~] numpy-on-grad-tensor",
+        "[*] 1 fixable with `--fix`.",
+        "1 more fixable with `--fix --unsafe-fixes`.",
+    ]
+    _, out, _ = run(
+        [
+            "check",
+            "--no-cache",
+            "--select",
+            "TL102",
+            "--statistics",
+            "--unsafe-fixes",
+            str(tmp_path),
+        ],
+        capsys,
+    )
+    assert out.splitlines() == [
+        "    2\tTL102\t[*] numpy-on-grad-tensor",
+        "[*] 2 fixable with `--fix --unsafe-fixes`.",
+    ]
 
 
 def test_extend_exclude_and_show_files(

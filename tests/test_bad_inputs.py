@@ -69,6 +69,31 @@ def test_each_bad_input_is_one_error_line_and_the_rest_is_checked(
     for name in [*VALID, "inner.py"]:
         if name != "empty.py":
             assert f"{name}:" in out and "TL101" in out, name
+    # the summary counts what was checked: not the files that could not be
+    checked = len(VALID) + 1  # (inner.py; empty.py has no conversion)
+    assert f"{len(BROKEN)} files could not be checked." in out
+    assert f"Checked {checked} files: {checked - 1} parsed, 1 without a conversion" in out
+
+
+@pytest.mark.parametrize("flags", [[], ["--fix"], ["--diff"]], ids=["check", "fix", "diff"])
+def test_a_missing_file_is_not_counted_as_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    (tmp_path / "m.py").write_text(FINDING)
+    missing, present = tmp_path / "nope.py", tmp_path / "m.py"
+    assert main(["check", "--no-cache", *flags, str(missing)]) == 2
+    captured = capsys.readouterr()
+    report = captured.err if "--diff" in flags else captured.out
+    assert f"error: {missing}: No such file or directory" in report
+    if flags:
+        assert "Scanned 0 files; " in report and "All checks passed!" not in report
+        assert "1 file could not be checked or fixed" in report
+    else:
+        assert report.splitlines()[1:] == ["1 file could not be checked.", "Checked 0 files."]
+    assert main(["check", "--no-cache", *flags, str(missing), str(present)]) == 2
+    captured = capsys.readouterr()
+    report = captured.err if "--diff" in flags else captured.out
+    assert ("Scanned 1 file; " if flags else "Checked 1 file: 1 parsed.") in report
 
 
 @pytest.mark.parametrize(

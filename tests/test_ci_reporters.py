@@ -489,6 +489,70 @@ def test_gitlab_fingerprints_survive_moving_code() -> None:
     assert before == after
 
 
+#: findings whose messages name lines (evidence "at line N"), two identical
+#: findings (the same code and evidence on two lines), and a strict one
+MOVABLE = """import torch
+
+
+def f(model, x):
+    y = model(x.cuda())
+    a = y.numpy()
+    b = y.numpy()
+    return a, b
+
+
+def g(model, x):
+    return model(x).numpy()
+"""
+
+
+def _notebook(first_cell: str, second_cell: str) -> str:
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": source}
+        for source in (first_cell, second_cell)
+    ]  # fmt: skip
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _gitlab(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    main(["check", "--no-cache", "--strict", "--output-format", "gitlab", *map(str, paths)])
+    document: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    jsonschema.validate(document, GITLAB_SCHEMA)
+    return document
+
+
+def test_gitlab_fingerprints_survive_inserting_lines_above(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fingerprint is the rule, the file, the code of the finding and of
+    its evidence: never a line, though the messages name lines."""
+    module, notebook = tmp_path / "m.py", tmp_path / "nb.ipynb"
+    module.write_text(MOVABLE, encoding="utf-8")
+    cell = "import torch\n"
+    notebook.write_text(_notebook(cell, MOVABLE.split("\n", 1)[1]), encoding="utf-8")
+    before = _gitlab([module, notebook], capsys)
+    module.write_text("# a comment\n\n" + MOVABLE, encoding="utf-8")
+    notebook.write_text(_notebook("import os\n" + cell, MOVABLE.split("\n", 1)[1]))
+    after = _gitlab([module, notebook], capsys)
+    assert len(before) == len(after) >= 10
+    # the lines moved, and the messages say so
+    assert [i["location"]["lines"]["begin"] for i in before] != [
+        i["location"]["lines"]["begin"] for i in after
+    ]
+    assert [i["description"] for i in before] != [i["description"] for i in after]
+    assert any("at line" in i["description"] for i in before)
+    assert [i["fingerprint"] for i in before] == [i["fingerprint"] for i in after]
+    # identical findings (the two `y.numpy()`) are told apart by their occurrence
+    fingerprints = [i["fingerprint"] for i in before]
+    assert len(set(fingerprints)) == len(fingerprints)
+    # a change to the code of a finding is a new issue; the others keep theirs
+    module.write_text(MOVABLE.replace("model(x).numpy()", "model(x + 1).numpy()"))
+    changed = {i["fingerprint"] for i in _gitlab([module], capsys)}
+    kept = {i["fingerprint"] for i in before if i["location"]["path"].endswith("m.py")}
+    assert 0 < len(kept - changed) < len(kept) and len(changed - kept) == len(kept - changed)
+
+
 def test_json_streams_findings_into_the_same_text_as_one_dump() -> None:
     from tensorlint.config import Config
     from tensorlint.engine.runner import RunOptions, run

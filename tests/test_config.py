@@ -409,3 +409,146 @@ def test_a_command_line_setting_nested_too_deeply_is_a_one_line_error(
     assert main(["check", "--no-cache", "--config", setting, str(tmp_path)]) == 2
     captured = capsys.readouterr()
     assert captured.err == "error: --config: a value nested too deeply to read\n"
+
+
+# --------------------------------------------------------------------------- extend-exclude, extend
+
+GRAD_FILE = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
+
+
+def _check(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from tensorlint.cli import main
+
+    code = main(["check", "--no-cache", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_extend_exclude_is_a_configuration_key_adding_to_exclude(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(
+        tmp_path / "pyproject.toml",
+        TABLE + 'exclude = ["old"]\nextend-exclude = ["gen", "*_pb2.py"]\n',
+    )
+    config = load_config(path)
+    assert config.exclude == ("old", "gen", "*_pb2.py")
+    assert config.extend_exclude == ("gen", "*_pb2.py")
+    for name in ("old/a.py", "gen/b.py", "src/c_pb2.py", "src/d.py"):
+        write(tmp_path / name, GRAD_FILE)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _check(["--show-files", "."], capsys)
+    assert (code, out.split(), err) == (0, ["src/d.py"], "")
+    # --config 'exclude = [...]' replaces `exclude`, not `extend-exclude`
+    _, out, _ = _check(["--show-files", "--config", "exclude = []", "."], capsys)
+    assert sorted(out.split()) == ["old/a.py", "src/d.py"]
+    _, out, _ = _check(["--show-files", "--config", 'extend-exclude = ["src"]', "."], capsys)
+    assert out.split() == []
+
+
+def test_a_nested_configuration_extends_its_parent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ruff's ``extend``: the parent's settings, this file's on top; without
+    ``extend`` the nearest file stands alone (the parent's ``strict`` is not
+    read)."""
+    write(
+        tmp_path / "pyproject.toml",
+        TABLE + 'strict = true\nignore = ["TL212"]\nexclude = ["legacy/**", "**/gen_*.py"]\n'
+        'extend-exclude = ["pkg/skip.py"]\n'
+        '[tool.tensorlint.per-file-ignores]\n"pkg/sub/*" = ["TL102"]\n',
+    )  # fmt: skip
+    nested = write(tmp_path / "pkg" / "pyproject.toml", TABLE + 'extend-select = ["TL900"]\n')
+    files = ["pkg/a.py", "pkg/sub/b.py", "pkg/skip.py", "pkg/gen_x.py", "pkg/legacy/c.py"]
+    for name in [*files, "legacy/d.py"]:
+        write(tmp_path / name, GRAD_FILE)
+    monkeypatch.chdir(tmp_path / "pkg")  # (a run from here: the nested file is the top one)
+    alone = load_config(nested)
+    assert not alone.strict and alone.extends == ()
+    _, out, _ = _check(["--show-files", "."], capsys)
+    assert sorted(out.split()) == sorted(f.replace("pkg/", "", 1) for f in files)
+
+    nested.write_text(TABLE + 'extend = "../pyproject.toml"\nextend-select = ["TL900"]\n')
+    config = load_config(nested)
+    assert config.strict and config.ignore == ("TL212",) and config.extend_select == ("TL900",)
+    assert config.root == nested.parent.resolve() and config.source == nested.resolve()
+    assert config.extends == ((tmp_path / "pyproject.toml").resolve(),)
+    # the parent's patterns still match from the parent's folder: legacy/** is
+    # ./legacy, not ./pkg/legacy; a nested file cannot widen them
+    _, out, _ = _check(["--show-files", "."], capsys)
+    assert sorted(out.split()) == ["a.py", "legacy/c.py", "sub/b.py"]
+    _, out, _ = _check(["--show-settings", "sub/b.py"], capsys)
+    assert f"    extends: {(tmp_path / 'pyproject.toml').resolve()}" in out
+    assert "exclude: ['../legacy/**', '../**/gen_*.py', '../pkg/skip.py']" in out
+    # the parent's strict and ignore, this file's TL900, the parent's
+    # per-file-ignores for pkg/sub
+    rules = out.split("rules: ")[1].split("\n")[0].split(", ")
+    assert "TL111" in rules and "TL900" in rules
+    assert "TL212" not in rules and "TL102" not in rules
+    _, out, _ = _check(["--show-settings", "a.py"], capsys)
+    assert "TL102" in out.split("rules: ")[1].split("\n")[0]
+
+
+def test_a_nested_select_starts_the_rule_selection_anew(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", TABLE + 'ignore = ["TL102"]\nextend-select = ["TL301"]\n')
+    nested = write(tmp_path / "a" / "pyproject.toml", TABLE + 'extend = "../pyproject.toml"\n')
+    assert load_config(nested).ignore == ("TL102",)
+    assert load_config(nested).extend_select == ("TL301",)
+    nested.write_text(TABLE + 'extend = "../pyproject.toml"\nselect = ["TL1"]\n')
+    config = load_config(nested)
+    assert (config.select, config.ignore, config.extend_select) == (("TL1",), (), ())
+    deeper = write(
+        tmp_path / "a" / "b" / "pyproject.toml", TABLE + 'extend = "../pyproject.toml"\n'
+    )
+    config = load_config(deeper)  # a chain: b -> a -> the top
+    assert config.select == ("TL1",) and len(config.extends) == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [('"missing/pyproject.toml"', "'extend': 'missing/pyproject.toml' is not a file"),
+     ("3", "'extend' must be the path of a configuration file, got an integer 3"),
+     ('"pyproject.toml"', "'extend' goes round in a circle")],
+    ids=["missing", "not-a-string", "itself"],
+)  # fmt: skip
+def test_a_bad_extend_is_a_one_line_error_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, words: str
+) -> None:
+    path = write(tmp_path / "pyproject.toml", TABLE + f"extend = {value}\n")
+    write(tmp_path / "m.py", GRAD_FILE)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}: ") and words in str(info.value)
+    code, out, err = _check([str(tmp_path)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and words in err
+
+
+def test_a_circle_of_extends_and_an_error_in_the_base_name_their_files(tmp_path: Path) -> None:
+    top = write(tmp_path / "pyproject.toml", TABLE + 'extend = "a/pyproject.toml"\n')
+    nested = write(tmp_path / "a" / "pyproject.toml", TABLE + 'extend = "../pyproject.toml"\n')
+    with pytest.raises(ConfigError, match="goes round in a circle") as info:
+        load_config(nested)
+    assert str(nested.resolve()) in str(info.value) and str(top.resolve()) in str(info.value)
+    top.write_text(TABLE + "strict = 'yes'\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(nested)
+    assert str(info.value).startswith(f"{top.resolve()}: ") and "'strict'" in str(info.value)
+
+
+def test_extend_is_for_files_only(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = _check(["--config", 'extend = "../pyproject.toml"', str(tmp_path)], capsys)
+    assert code == 2 and err.startswith("error: --config: 'extend' is read from a file only")
+
+
+def test_the_readme_configuration_example_names_every_key_and_is_valid(tmp_path: Path) -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Configuration\n", 1)[1]
+    (example,) = re.findall(r"```toml\n(.*?)```", section.split("\n## ", 1)[0], re.S)
+    keys = re.findall(r"^([a-z-]+) = ", example, re.M)
+    assert keys == [key for key in KNOWN_KEYS if key != "per-file-ignores"]
+    assert "[tool.tensorlint.per-file-ignores]" in example
+    write(tmp_path / "pyproject.toml", TABLE)  # what `extend` names
+    config = load_config(write(tmp_path / "pkg" / "pyproject.toml", example))
+    assert config.extends == ((tmp_path / "pyproject.toml").resolve(),)

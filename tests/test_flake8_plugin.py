@@ -89,6 +89,24 @@ def test_noqa_with_a_code_silences_that_code_only(tmp_path: Path) -> None:
     assert (code, findings) == (0, []), output
 
 
+#: file-level comments, as flake8 reads them: each silences the whole file
+#: (flake8 skips it) or nothing, in flake8 and in ``tensorlint check`` alike
+FILE_LEVEL = {
+    "bare.py": "# flake8: noqa\n" + GRAD,
+    "upper.py": GRAD + "\n  # FLAKE8=NOQA\n",
+    "codes.py": "# flake8: noqa: TL102\n" + GRAD,  # (flake8 skips the file whatever follows)
+    "after_code.py": "import os  # flake8: noqa\n" + GRAD,  # not on a line of its own
+    "two_spaces.py": "#  flake8: noqa\n" + GRAD,  # not what flake8 reads
+}
+
+
+def test_flake8_file_level_noqa_means_the_same_in_check(tmp_path: Path) -> None:
+    _write(tmp_path, FILE_LEVEL)
+    _, findings, output = _flake8(tmp_path)
+    assert {f[0] for f in findings} == {"after_code.py", "two_spaces.py"}, output
+    assert findings == _tensorlint(tmp_path)
+
+
 def test_the_pyproject_configuration_is_used(tmp_path: Path) -> None:
     files = {"grad.py": GRAD, "strict.py": STRICT_ONLY, "legacy/old.py": GRAD}
     _write(tmp_path, files)

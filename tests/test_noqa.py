@@ -63,8 +63,10 @@ def test_tl900_fix_leaves_the_rest_of_a_comment_a_comment_and_strings_alone(
 
 
 @pytest.mark.parametrize(
-    "comment", ["# noqa: TL101  # noqa", "# noqa: TL101 noqa", "# noqa: TL101 tensorlint: noqa"]
-)
+    "comment",
+    ["# noqa: TL101  # noqa", "# noqa: TL101 noqa", "# noqa: TL101 tensorlint: noqa",
+     "# noqa: TL101  # flake8: noqa"],
+)  # fmt: skip
 def test_tl900_offers_no_fix_that_would_wake_a_directive(
     comment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -89,6 +91,25 @@ def test_a_noqa_inside_a_string_suppresses_nothing(
     assert codes(path, capsys) == ["TL101", "TL102"]
     path = write(tmp_path / "m.py", "# tensorlint: noqa: TL102\n" + GRAD.format(""))
     assert codes(path, capsys) == ["TL101"]
+
+
+@pytest.mark.parametrize(
+    ("head", "left"),
+    [("# flake8: noqa\n", []), ("    # Flake8=NoQA  (generated)\n", []),
+     ("# flake8: noqa: E501\n", []), ("import os  # flake8: noqa\n", ["TL101", "TL102"]),
+     ('"""\n# flake8: noqa\n"""\n', ["TL101", "TL102"])],
+    ids=["bare", "any-case", "codes", "after-code", "in-a-string"],
+)  # fmt: skip
+def test_flake8s_file_level_noqa_silences_the_file_in_check(
+    head: str, left: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``# flake8: noqa`` on a line of its own: flake8 skips the file (the
+    plugin reports nothing there), and so does ``check``; a comment only,
+    as every directive (text in a string is no directive)."""
+    path = write(tmp_path / "m.py", head + GRAD.format(""))
+    assert codes(path, capsys) == left
+    if not left:  # the strict rules too
+        assert codes(path, capsys, "--strict") == []
 
 
 @pytest.mark.parametrize(

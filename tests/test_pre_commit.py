@@ -218,3 +218,40 @@ def test_the_hooks_honour_exclude_for_the_files_pre_commit_names(
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "new.py:5:12: TL101 " in proc.stdout
     assert "legacy/old.py" not in proc.stdout
+
+
+def test_the_readme_local_hooks_run_with_the_real_pre_commit(tmp_path: Path) -> None:
+    """The README's ``repo: local`` configuration, as written: pre-commit runs
+    the tensorlint of the environment (no clone, tag or registry needed)."""
+    import sysconfig
+
+    pytest.importorskip("pre_commit", reason="pre-commit is in the test extra")
+    yaml = pytest.importorskip("yaml")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_readme import pre_commit_snippet
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env.update(_IDENTITY, PRE_COMMIT_HOME=str(tmp_path / "home"), PRE_COMMIT_COLOR="never")
+    env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), env.get("PATH", "")])
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(["init", "-q"], project, env)
+    config = yaml.safe_dump(pre_commit_snippet(), sort_keys=False)
+    _stage(project, env, {".pre-commit-config.yaml": config, "bad.py": GRAD, "ok.py": CLEAN})
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", *args],
+            cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+
+    check = run("tensorlint", "--files", "bad.py", "ok.py")
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert "bad.py:5:12: TL101 " in check.stdout and "ok.py:" not in check.stdout
+    fix = run("tensorlint-fix", "--files", "bad.py")
+    assert fix.returncode == 1 and "files were modified by this hook" in fix.stdout, fix.stdout
+    assert (project / "bad.py").read_text() == GRAD.replace(".numpy()", ".cpu().detach().numpy()")
+    _git(["add", "bad.py"], project, env)
+    assert run().returncode == 0  # both hooks pass on the fixed, staged files

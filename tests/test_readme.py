@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tensorlint import __version__
 from tensorlint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,14 +136,166 @@ def test_the_github_actions_steps_run_and_print_their_formats(
             assert out.startswith("<?xml") and "<failure" in out
 
 
-def test_the_pre_commit_snippet_names_the_hooks_this_repository_ships() -> None:
+def _shipped_hooks() -> dict[str, dict[str, Any]]:
+    yaml = pytest.importorskip("yaml")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    return {hook["id"]: hook for hook in hooks}
+
+
+def pre_commit_snippet() -> dict[str, Any]:
+    """The README's ``.pre-commit-config.yaml``."""
     (config,) = [
         d for d in _yaml_blocks(_section("Integrations")) if isinstance(d, dict) and "repos" in d
     ]
-    yaml = pytest.importorskip("yaml")
-    shipped = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    snippet = _section("Integrations").split("# - id: ")[1].split()[0]
-    assert {h["id"] for h in config["repos"][0]["hooks"]} | {snippet} == shipped
+    return config
+
+
+def test_the_pre_commit_snippet_is_a_local_hook_for_each_hook_this_repository_ships(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``repo: local`` hook works without tags or a registry: the same hooks
+    as ``.pre-commit-hooks.yaml`` (one source), and their entries run."""
+    (repo,) = pre_commit_snippet()["repos"]
+    assert repo["repo"] == "local" and set(repo) == {"repo", "hooks"}
+    shipped = _shipped_hooks()
+    assert [hook["id"] for hook in repo["hooks"]] == list(shipped)
+    monkeypatch.chdir(tmp_path)
+    for hook in repo["hooks"]:
+        same = ("name", "entry", "types_or")
+        assert {k: hook[k] for k in same} == {k: shipped[hook["id"]][k] for k in same}
+        assert hook["language"] == "system"  # the installed tensorlint, no registry
+        bad = tmp_path / f"{hook['id']}.py"
+        bad.write_text("import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n")
+        argv = shlex.split(hook["entry"])
+        assert argv[0] == "tensorlint"
+        code = main([*argv[1:], "--no-cache", bad.name])  # pre-commit appends the files
+        out = capsys.readouterr().out
+        if "--fix" in argv:
+            assert code == 0 and ".cpu().detach().numpy()" in bad.read_text()
+        else:
+            assert code == 1 and f"{bad.name}:5:12: TL102" in out
+
+
+#: the README's placeholders, made real on a scratch tree
+_PLACEHOLDERS = {"[PATH ...]": "", "/tmp/tl": "{tmp}/tl"}
+
+
+def _readme_command_lines() -> list[str]:
+    """Every shell command of the README: console blocks, and the ``run:`` and
+    ``script:`` lines of its CI recipes; ``a && b`` is two."""
+    lines = _commands(README)
+    for document in _yaml_blocks(README):
+        if not isinstance(document, (dict, list)):
+            continue
+        stack: list[Any] = [document]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack += [v for k, v in item.items() if k not in ("run", "script")]
+                for key in ("run", "script"):
+                    value = item.get(key)
+                    lines += [value] if isinstance(value, str) else list(value or [])
+            elif isinstance(item, list):
+                stack += item
+    return [part.strip() for line in lines for part in line.split("&&")]
+
+
+def test_every_tensorlint_command_in_the_readme_parses_and_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each ``tensorlint ...`` line, as written, on a scratch tree holding the
+    paths the README names (``src/``, ``examples/``, ``my_cases/`` with the
+    README's own harness case): the real parser accepts it and the command
+    runs (exit 0, or 1 for findings; never 2, a usage or configuration error)."""
+    from tensorlint.cli import _split_add_noqa_reason, build_parser
+
+    commands = sorted({c for c in _readme_command_lines() if c.startswith("tensorlint ")})
+    assert len(commands) >= 30
+    (case,) = re.findall(
+        r"```python\n(.*?)```",
+        _section("The runtime harness: proving the fixes on real tensors"),
+        re.S,
+    )
+    torch = True
+    try:
+        import torch as _  # noqa: F401
+    except ImportError:
+        torch = False
+    ran = 0
+    for index, command in enumerate(commands):
+        tree = tmp_path / str(index)
+        shutil.copytree(ROOT / "examples", tree / "examples")
+        shutil.copytree(ROOT / "examples", tree / "src")
+        (tree / "src" / "model.py").write_text((ROOT / "examples" / "motivating.py").read_text())
+        (tree / "my_cases").mkdir()
+        (tree / "my_cases" / "case_alias.py").write_text(case)
+        monkeypatch.chdir(tree)
+        for placeholder, real in _PLACEHOLDERS.items():
+            command = command.replace(placeholder, real.format(tmp=tmp_path))
+        # (what a shell gives tensorlint: the words before a redirection or a pipe)
+        argv = shlex.split(re.split(r" (?:>|\|) ", command, maxsplit=1)[0])[1:]
+        # (as ``main`` reads it: ``--add-noqa=REASON`` first, then the parser;
+        # a usage error raises SystemExit)
+        args = build_parser().parse_args(_split_add_noqa_reason(argv)[0])
+        if args.command == "server" or (args.command == "harness" and not torch):
+            continue  # (the server talks LSP on stdin: test_server.py runs it)
+        if getattr(args, "watch", False):
+            continue  # (runs until stopped: test_conventions.py runs it in a subprocess)
+        if args.command == "check":
+            argv.append("--no-cache")
+        code = main(argv)
+        captured = capsys.readouterr()
+        assert code in (0, 1), f"{command}: {captured.out[-500:]}{captured.err[-500:]}"
+        assert "error:" not in captured.err, command
+        ran += 1
+    assert ran >= len(commands) - 3
+
+
+_REQUIREMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def test_no_readme_command_installs_tensorlint_from_the_registry() -> None:
+    """tensorlint is not on PyPI and has no tags: every ``pip install`` the
+    README runs installs a clone or a wheel built from one; the registry form
+    is marked as the future wherever it is mentioned."""
+    installs = []
+    for raw in _readme_command_lines():
+        line = raw.split("#", 1)[0]
+        argv = shlex.split(line)
+        while argv and argv[0] in ("python", "-m"):
+            argv = argv[1:]
+        if argv[:2] == ["pip", "install"]:
+            installs.append((raw, [a for a in argv[2:] if not a.startswith("-")]))
+    assert len(installs) >= 5
+    for raw, targets in installs:
+        for target in targets:
+            local = target.startswith(".") or "/" in target or target.endswith(".whl")
+            name = _REQUIREMENT_NAME.match(target)
+            assert local or (name is not None and name.group() != "tensorlint"), raw
+            if target.endswith(".whl"):
+                assert Path(target).name == f"tensorlint-{__version__}-py3-none-any.whl", raw
+    for match in re.finditer(r"pip install '?tensorlint\b(?!-)", README):
+        around = README[max(0, match.start() - 200) : match.end() + 200]
+        assert "future" in around, around
+
+
+def test_the_editor_snippets_start_the_server_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """Neovim 0.11, 0.8 to 0.10 (``vim.lsp.start``) and nvim-lspconfig (0.7, as
+    Debian 12 ships): each starts ``tensorlint server``, a real command."""
+    from tensorlint.cli import build_parser
+
+    editors = _section("Editors: `tensorlint server`", "###")
+    blocks = re.findall(r"```lua\n(.*?)```", editors, re.S)
+    assert len(blocks) == 3
+    assert "vim.lsp.enable" in blocks[0]
+    assert "vim.lsp.start(" in blocks[1] and "nvim_create_autocmd" in blocks[1]
+    assert 'require("lspconfig.configs")' in blocks[2]
+    for block in blocks:
+        (cmd,) = re.findall(r"cmd = \{ (.*?) \}", block)
+        argv = [json.loads(word) for word in cmd.split(", ")]
+        assert argv == ["tensorlint", "server"]
+        assert build_parser().parse_args(argv[1:]).command == "server"
+        assert block.count("(") == block.count(")") and block.count("{") == block.count("}")
 
 
 def test_the_flake8_and_codemod_commands_work_as_documented(tmp_path: Path) -> None:

@@ -65,11 +65,17 @@ def _tree() -> Tree:
     return _TREE
 
 
+def unchecked(name: str, error: str) -> FileResult:
+    """The result for a file that could not be read, parsed or checked: its
+    error line, and no count among the files checked."""
+    return FileResult(name, error=error, how="failed")
+
+
 def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResult:
     try:
         source = read_source(path)
     except SourceReadError as error:
-        return FileResult(str(path), error=str(error))
+        return unchecked(str(path), str(error))
     result = _check_source(path, source, settings, options)
     if source.unknown_codec is not None:
         result = result._replace(unknown_codec=source.unknown_codec)
@@ -91,9 +97,9 @@ def _check_source(
             with time_budget(file_time_budget()):  # (finding IPython syntax reads every cell)
                 notebook = load_notebook(source.text)
         except NotebookError as error:
-            return FileResult(name, error=f"{name}: {error}")
+            return unchecked(name, f"{name}: {error}")
         except OverBudget as error:
-            return FileResult(name, error=_over_budget(name, error))
+            return unchecked(name, _over_budget(name, error))
         text = notebook.python
     try:
         result = check_text(name, text, settings, options, view)
@@ -144,8 +150,8 @@ def check_text(
     if len(text) > MAX_TEXT_CHARS:
         size = len(text) / (1024 * 1024)
         limit = MAX_TEXT_CHARS // (1024 * 1024)
-        return FileResult(
-            name, error=f"{name}: too large to check ({size:.0f} MB; the limit is {limit} MB)"
+        return unchecked(
+            name, f"{name}: too large to check ({size:.0f} MB; the limit is {limit} MB)"
         )
     try:
         with time_budget(file_time_budget()):
@@ -164,11 +170,11 @@ def check_text(
             fixes_applied=applied,
         )
     except LintError as error:
-        return FileResult(name, error=f"{name}: {error}")
+        return unchecked(name, f"{name}: {error}")
     except OverBudget as error:
-        return FileResult(name, error=_over_budget(name, error))
+        return unchecked(name, _over_budget(name, error))
     except Exception as error:  # a bug in tensorlint must not stop the run
-        return FileResult(name, error=f"{name}: internal error: {type(error).__name__}: {error}")
+        return unchecked(name, f"{name}: internal error: {type(error).__name__}: {error}")
 
 
 #: a file whose check takes longer is one error line (an input that makes the
@@ -291,7 +297,7 @@ def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> F
 
 def _check_task(task: tuple[Path, Settings, RunOptions]) -> FileResult:
     if _PARENT is not None and os.getppid() != _PARENT:
-        return FileResult(str(task[0]), error=f"{task[0]}: not checked: tensorlint was stopped")
+        return unchecked(str(task[0]), f"{task[0]}: not checked: tensorlint was stopped")
     return check_file(*task)
 
 
@@ -434,9 +440,9 @@ def _isolated(task: Task) -> FileResult:
             result: FileResult = pool.submit(_check_task, task).result()
             return result
     except BrokenProcessPool:
-        return FileResult(
+        return unchecked(
             str(task[0]),
-            error=f"{task[0]}: internal error: the worker checking it stopped abruptly "
+            f"{task[0]}: internal error: the worker checking it stopped abruptly "
             "(a crash, or killed for memory); the other files were checked",
         )
     except OSError:
@@ -480,7 +486,7 @@ def run(
             try:
                 file_settings = resolver.settings(path)
             except (ConfigError, SelectionError) as error:
-                results[index] = FileResult(str(path), error=f"{path}: configuration: {error}")
+                results[index] = unchecked(str(path), f"{path}: configuration: {error}")
                 continue
         cached = cache.lookup(path, file_settings) if cache is not None else None
         if cached is not None and not (fixing and cached.diagnostics):
@@ -492,7 +498,7 @@ def run(
             try:
                 matches, deps, codec = _may_match(path, file_settings)
             except OverBudget as error:
-                results[index] = FileResult(str(path), error=_over_budget(str(path), error))
+                results[index] = unchecked(str(path), _over_budget(str(path), error))
                 continue
             if not matches:
                 results[index] = FileResult(str(path), how="skipped", unknown_codec=codec)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
+from tensorlint.extras import install_hint
 from tensorlint.harness.runner import CaseError, CellResult, find_cases, harness_settings
 
 #: tensorlint's own cases, next to the package in a source checkout. Never
@@ -35,7 +36,7 @@ def run_harness(paths: Sequence[Path], report: Optional[Path], numpy_idiom: str)
     except ImportError as error:
         print(
             f"error: the harness needs torch and numpy ({error}); install them with "
-            "`pip install 'tensorlint[harness]'`",
+            f"{install_hint('harness')}",
             file=sys.stderr,
         )
         return 2

@@ -21,7 +21,8 @@ class ReportOptions(NamedTuple):
     unsafe: bool = False  #: ``--unsafe-fixes`` was given
     dry_run: bool = False  #: ``--diff``: the fixes were computed, nothing written
     color: bool = False  #: ANSI colours in the text output (``--color``)
-    #: ``--output-format full``: each file's text, to show the lines of a finding
+    #: each file's text (a notebook's JSON), as its findings' positions count it:
+    #: ``full`` shows the lines of a finding, ``gitlab`` fingerprints its code
     sources: Optional[Mapping[str, str]] = None
     list_findings: bool = True  #: not with ``--fix-only``: the summary only
     quiet: bool = False  #: ``--quiet``: the findings only, no summary
@@ -116,4 +117,4 @@ FORMATS: dict[str, Renderer] = {
 
 #: the formats that print from each file's text (``full``: its lines;
 #: ``rdjson``: UTF-8 byte columns)
-SOURCE_FORMATS: frozenset[str] = frozenset({"full", "rdjson"})
+SOURCE_FORMATS: frozenset[str] = frozenset({"full", "rdjson", "gitlab"})

@@ -1,4 +1,4 @@
-"""What the reporters share: levels, 1-based columns, rule docs, control characters."""
+"""What the reporters share: levels, 1-based columns, control characters."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import re
 
 from tensorlint.diagnostics import Position
 from tensorlint.registry import BY_CODE
-from tensorlint.rule import Rule
 
 TOOL_NAME = "tensorlint"
 #: Where a reader of a CI report learns about the tool.
@@ -43,35 +42,3 @@ def level(code: str) -> str:
 def one_based(position: Position) -> tuple[int, int]:
     """(line, column) with the column counted from 1, as the text output prints it."""
     return position.line, position.column + 1
-
-
-def rule_documentation(rule: type[Rule]) -> str:
-    """The rule's user documentation (its docstring), dedented."""
-    import inspect  # (imports ``ast`` and ``dis``: only where docs are shown)
-
-    return inspect.cleandoc(rule.__doc__ or "")
-
-
-def _section(doc: str, title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", doc, re.S | re.M)
-    return match.group(1).strip() if match else ""
-
-
-def _unwrap(text: str) -> str:
-    return " ".join(text.split())
-
-
-def rule_summary(rule: type[Rule]) -> str:
-    """One sentence: the first sentence of the rule's *What it does* section."""
-    what = _unwrap(_section(rule_documentation(rule), "What it does"))
-    if not what:
-        return rule.NAME.replace("-", " ")
-    match = re.match(r"(.+?\.)(?:\s+[A-Z]|$)", what)
-    return match.group(1) if match else what
-
-
-def rule_description(rule: type[Rule]) -> str:
-    """*What it does* and *Why is this bad?*, each unwrapped to one paragraph."""
-    doc = rule_documentation(rule)
-    parts = [_unwrap(_section(doc, title)) for title in ("What it does", "Why is this bad?")]
-    return "\n\n".join(p for p in parts if p) or rule_summary(rule)

@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 from tensorlint import __version__
 from tensorlint.diagnostics import Diagnostic, FileResult, Fix, Position
+from tensorlint.docs import rule_description, rule_documentation, rule_header, rule_summary
 from tensorlint.registry import ALL_RULES
 from tensorlint.reporters import ReportOptions
 from tensorlint.reporters._common import (
@@ -35,9 +36,6 @@ from tensorlint.reporters._common import (
     json_safe,
     level,
     one_based,
-    rule_description,
-    rule_documentation,
-    rule_summary,
 )
 from tensorlint.rule import Rule
 
@@ -69,10 +67,7 @@ def _region(start: Position, end: Position) -> dict[str, int]:
 
 
 def _rule(rule: type[Rule]) -> dict[str, Any]:
-    markdown = (
-        f"Default: {'on' if rule.DEFAULT else 'off (enable with `strict = true`)'}. "
-        f"Fix: {rule.FIX or 'none'}.\n\n{rule_documentation(rule)}"
-    )
+    markdown = f"{rule_header(rule)}\n\n{rule_documentation(rule)}"
     return {
         "id": rule.CODE,
         "name": rule.NAME,

@@ -19,11 +19,36 @@ def printable(text: str) -> str:
     return escape(CONTROLS, text)
 
 
-_BOLD, _RED, _YELLOW, _CYAN, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
+_BOLD, _RED, _GREEN, _YELLOW, _CYAN, _RESET = (
+    "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[0m",
+)  # fmt: skip
 
 
 def _paint(text: str, *styles: str) -> str:
     return "".join(styles) + text + _RESET
+
+
+def paint_diff(lines: Sequence[str]) -> str:
+    """One file's unified diff (``difflib.unified_diff``'s lines) coloured as
+    ``git diff`` colours it: the two file headers bold, hunk headers cyan,
+    removed lines red, added lines green (each line's ending after the reset)."""
+    out = []
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        if index < 2:
+            styles: tuple[str, ...] = (_BOLD,)
+        elif body.startswith("@@"):
+            styles = (_CYAN,)
+        elif body.startswith("-"):
+            styles = (_RED,)
+        elif body.startswith("+"):
+            styles = (_GREEN,)
+        else:
+            out.append(line)
+            continue
+        out.append(_paint(body, *styles) + ending)
+    return "".join(out)
 
 
 def render(
@@ -40,20 +65,13 @@ def render(
     """The findings (unless not ``list_findings``: ``--fix-only``) and, unless
     ``quiet``, the summary."""
     lines: list[str] = []
-    findings = safe = hidden = 0
+    findings = 0
     for result in results:
         if result.error:
             lines.append(f"error: {printable(result.error)}")
         for d in result.diagnostics:
             findings += 1
-            marker = ""
-            if d.fix is not None:
-                if d.fix.applicability is Applicability.SAFE:
-                    safe += 1
-                    marker = " [*]"
-                elif d.fix.applicability is Applicability.UNSAFE:
-                    hidden += 1
-                    marker = " [*]" if unsafe else ""
+            marker = " [*]" if marked(d, unsafe) else ""
             if not list_findings:
                 continue
             path = printable(result.path)
@@ -68,6 +86,7 @@ def render(
             text = sources.get(result.path) if sources is not None else None
             if text is not None and d.cell is None:
                 lines.extend(_context(text, d))
+    safe, hidden = _fixable_counts(results)
     fixed = sum(len(r.fixes_applied) for r in results)
     errors = sum(1 for r in results if r.error)
     if quiet:
@@ -80,20 +99,52 @@ def render(
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def statistics(results: Sequence[FileResult]) -> str:
-    """``--statistics``: findings per rule, most frequent first (Ruff's layout)."""
+def statistics(results: Sequence[FileResult], unsafe: bool = False) -> str:
+    """``--statistics``: findings per rule, most frequent first (Ruff's layout).
+
+    The marker counts the findings as the listing marks them (:func:`marked`):
+    ``[*]`` when every finding of the rule has a fix the run would apply,
+    ``[~]`` when some have, ``[ ]`` when none has; then the summary's lines on
+    what is fixable, with the same counts."""
     counts = Counter(d.code for r in results for d in r.diagnostics)
-    fixable = {
-        d.code
-        for r in results
-        for d in r.diagnostics
-        if d.fix is not None and d.fix.applicability is Applicability.SAFE
-    }
+    fixable = Counter(d.code for r in results for d in r.diagnostics if marked(d, unsafe))
     lines = [f"error: {printable(r.error)}" for r in results if r.error]
     for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        marker = "[*]" if code in fixable else "[ ]"
+        marker = "[*]" if fixable[code] == count else "[~]" if fixable[code] else "[ ]"
         lines.append(f"{count:>5}\t{code}\t{marker} {BY_CODE[code].NAME}")
+    safe, hidden = _fixable_counts(results)
+    lines.extend(fixable_lines(safe, hidden, unsafe))
     return "".join(line + "\n" for line in lines)
+
+
+def marked(d: Diagnostic, unsafe: bool) -> bool:
+    """Whether a finding gets ``[*]``: a fix ``--fix`` applies (a safe one;
+    with ``--unsafe-fixes``, an unsafe one too)."""
+    if d.fix is None:
+        return False
+    if d.fix.applicability is Applicability.SAFE:
+        return True
+    return unsafe and d.fix.applicability is Applicability.UNSAFE
+
+
+def _fixable_counts(results: Sequence[FileResult]) -> tuple[int, int]:
+    """(findings with a safe fix, findings with an unsafe one)."""
+    fixes = [d.fix.applicability for r in results for d in r.diagnostics if d.fix is not None]
+    return fixes.count(Applicability.SAFE), fixes.count(Applicability.UNSAFE)
+
+
+def fixable_lines(safe: int, hidden: int, unsafe: bool) -> list[str]:
+    """What the summary says about fixes, given how many findings have a safe
+    and an unsafe fix: the ``[*]`` count is the number of findings marked."""
+    if unsafe:
+        both = safe + hidden
+        return [f"[*] {both} fixable with `--fix --unsafe-fixes`."] if both else []
+    out = []
+    if safe:
+        out.append(f"[*] {safe} fixable with `--fix`.")
+    if hidden:
+        out.append(f"{hidden} more fixable with `--fix --unsafe-fixes`.")
+    return out
 
 
 def fixes_listing(results: Sequence[FileResult], dry_run: bool) -> str:
@@ -112,12 +163,14 @@ def checked(results: Sequence[FileResult]) -> str:
     """How many files were checked, and how: ``Checked 12 files: 3 parsed, 9
     without a conversion (not parsed).``"""
     how = Counter(r.how for r in results)
+    done = len(results) - how["failed"]  # (a file that could not be read was not checked)
     parts = [
         f"{how['parsed']} parsed" if how["parsed"] else "",
         f"{how['skipped']} without a conversion (not parsed)" if how["skipped"] else "",
         f"{how['cached']} unchanged since the last run (cached)" if how["cached"] else "",
     ]
-    return f"Checked {_count(len(results), 'file')}: {', '.join(p for p in parts if p)}."
+    listed = ", ".join(p for p in parts if p)
+    return f"Checked {_count(done, 'file')}{': ' + listed if listed else ''}."
 
 
 def _context(text: str, d: Diagnostic) -> list[str]:
@@ -150,13 +203,14 @@ def migration_summary(
     errors = sum(1 for r in results if r.error)
     fixed = sum(per_rule.values())
     changes, fixes = ("would change", "Would fix") if dry_run else ("changed", "Fixed")
-    out = [f"Scanned {_count(len(results), 'file')}; {changes} {_count(changed, 'file')}."]
+    scanned = sum(1 for r in results if r.how != "failed")
+    out = [f"Scanned {_count(scanned, 'file')}; {changes} {_count(changed, 'file')}."]
     if fixed:
         detail = ", ".join(f"{code} {n}" for code, n in sorted(per_rule.items()))
         out.append(f"{fixes} {_count(fixed, 'finding')} ({detail}); {remaining} remaining.")
     elif remaining:
         out.append(f"Nothing fixed; {_count(remaining, 'finding')} remaining.")
-    else:
+    elif not errors:
         out.append("All checks passed!")
     if hidden and not unsafe:
         out.append(
@@ -191,10 +245,8 @@ def summary(
         out.append(f"Found {findings} {noun}.")
     elif not fixed and not errors:
         out.append("All checks passed!")
-    if findings and not fixing and safe:
-        out.append(f"[*] {safe} fixable with `--fix`.")
-    if findings and hidden and not unsafe:
-        out.append(f"{hidden} more fixable with `--fix --unsafe-fixes`.")
+    if findings:
+        out.extend(fixable_lines(0 if fixing else safe, hidden, unsafe))
     if errors:
         out.append(f"{errors} file{'s' if errors != 1 else ''} could not be checked.")
     return out

@@ -60,14 +60,15 @@ class NumpyOnAcceleratorTensor(Rule):
     framework (TensorFlow, JAX, Paddle, ...) it is unsafe, since `.cpu()`
     would not exist on that framework's tensors, and when the result is
     written through on purpose (`t.numpy()[:] = v`), since on CUDA the write
-    would then go to a copy.
+    would then go to a copy, and inside a self-documenting f-string
+    (`f"{t.numpy()=}"`), whose printed text would change.
     """
 
     CODE = "TL101"
     NAME = "numpy-on-accelerator-tensor"
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not site.is_torch_numpy():

@@ -66,17 +66,23 @@ class NumpyOnGradTensor(Rule):
     ```
 
     ## Fix safety
-    The fix inserts `.detach()` (and `.cpu()` when TL101 also fires) right
-    before `.numpy()`, in the order set by `numpy-idiom`. Safe when the
-    receiver is a torch tensor: the call that raised now returns the values;
-    unsafe in a module that also imports another framework.
+    The fix inserts `.detach()` right before `.numpy()`, and `.cpu()` too
+    unless the value is known to be on the CPU (whenever TL101 or TL111 is
+    enabled, as TL101 is by default), in the order set by `numpy-idiom`:
+    `model(x).numpy()` becomes `model(x).cpu().detach().numpy()`. It is safe
+    when the receiver is a torch tensor: `.cpu()` of a CPU tensor is the
+    tensor itself, and the call that raised now returns the values. It is
+    unsafe in a module that also imports another framework (TensorFlow, JAX,
+    Paddle, ...), whose tensors have no `.detach()` or `.cpu()`, and inside a
+    self-documenting f-string (`f"{t.numpy()=}"`), whose printed text would
+    change.
     """
 
     CODE = "TL102"
     NAME = "numpy-on-grad-tensor"
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not site.is_torch_numpy():

@@ -118,7 +118,7 @@ class ImplicitTensorToArray(Rule):
         + "|".join(sorted(library_table.CALL_NAMES, key=lambda n: (-len(n), n)))
         + r")\s*\(",
     )
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         for found in converted(site):

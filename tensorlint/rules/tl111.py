@@ -53,7 +53,8 @@ class NumpyOnUnknownDeviceTensor(Rule):
     ## Fix safety
     As TL101: the missing calls are inserted before `.numpy()`. Safe when the
     receiver is a torch tensor; unsafe in a module that also imports another
-    framework, or when the result is written through on purpose.
+    framework, when the result is written through on purpose, or inside a
+    self-documenting f-string (`f"{t.numpy()=}"`).
     """
 
     CODE = "TL111"
@@ -61,7 +62,7 @@ class NumpyOnUnknownDeviceTensor(Rule):
     DEFAULT = False
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not site.is_torch_numpy() or not site.needs_device_move():

@@ -50,9 +50,11 @@ class NumpyOnUnknownGradTensor(Rule):
     ```
 
     ## Fix safety
-    As TL102: `.detach()` (and `.cpu()` where needed) is inserted before
-    `.numpy()`. Safe when the receiver is a torch tensor; unsafe in a module
-    that also imports another framework.
+    As TL102: `.detach()` is inserted before `.numpy()`, and `.cpu()` too
+    unless the value is known to be on the CPU (with TL101 or TL111 enabled).
+    Safe when the receiver is a torch tensor; unsafe in a module that also
+    imports another framework, or inside a self-documenting f-string
+    (`f"{t.numpy()=}"`).
     """
 
     CODE = "TL112"
@@ -60,7 +62,7 @@ class NumpyOnUnknownGradTensor(Rule):
     DEFAULT = False
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not site.is_torch_numpy() or not site.needs_detach():

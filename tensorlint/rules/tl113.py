@@ -64,7 +64,7 @@ class ImplicitUnknownTensorToArray(Rule):
     KINDS = frozenset({"numpy_function", "library_function"})
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
     LIBRARY_TRIGGERS = tl103.ImplicitTensorToArray.LIBRARY_TRIGGERS
-    FIX = "safe"
+    FIX = "safe or unsafe"
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         from tensorlint.analysis.facts import CPU, NOGRAD

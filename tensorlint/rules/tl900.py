@@ -6,7 +6,15 @@ from collections.abc import Collection, Sequence
 from typing import ClassVar, Optional
 
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position
-from tensorlint.noqa import CODE, FILE_NOQA, LINE_ENDS, NOQA, Comment, Comments
+from tensorlint.noqa import (
+    CODE,
+    FILE_NOQA,
+    FLAKE8_FILE_NOQA,
+    LINE_ENDS,
+    NOQA,
+    Comment,
+    Comments,
+)
 from tensorlint.rule import Rule
 
 _OURS = re.compile(r"TL[0-9]+$")
@@ -151,6 +159,6 @@ def _removal(
     else:  # words follow it (``- reviewed``): they stay a comment
         left = f"{before}# {rest.lstrip()}"
         edit = Edit(Position(number, start), Position(number, end), "# ")
-    if NOQA.search(left) or FILE_NOQA.fullmatch(left):
+    if NOQA.search(left) or FILE_NOQA.fullmatch(left) or FLAKE8_FILE_NOQA.match(left):
         return None
     return edit

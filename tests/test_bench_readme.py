@@ -1,0 +1,95 @@
+"""The README's precision and recall tables are written by the benches
+(``--readme``), between marker comments, never typed: their format is the
+benches' own, and rewriting a table leaves the rest of the file alone."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path
+
+import pytest
+
+from bench import precision, readme, recall
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+STAMP = re.compile(
+    r"^Printed by `(?P<command>python -m bench (?:precision|recall)[^`]*)` on "
+    r"(?P<day>\d{4}-\d{2}-\d{2}), tensorlint \S+ \(git [0-9a-f]{7,40}\)\.$"
+)
+
+
+def _section() -> str:
+    return README.split("## Precision and recall\n", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("name", sorted(readme.COMMANDS))
+def test_each_bench_table_of_the_readme_is_between_its_markers_in_the_bench_format(
+    name: str,
+) -> None:
+    content = readme.block(README, name)  # (each marker once, in order)
+    assert readme.begin(name) in _section()
+    first, blank, *table = content.splitlines()
+    match = STAMP.match(first)
+    assert match is not None, first
+    assert readme.COMMANDS[name].startswith(match.group("command"))
+    assert datetime.date.fromisoformat(match.group("day")) <= datetime.date.today()
+    assert blank == ""
+    # the rows are the benches' own rendering: render an example and compare shapes
+    if name == "precision":
+        example = precision.readme_table([("default", precision.Tally())], {}).splitlines()
+    else:
+        example = recall.render([], ["default", "strict"]).splitlines()
+    assert table[0].split(" ")[1:3] == example[0].split(" ")[1:3]  # "N labels" / "N real"
+    heads = [line for line in table if line.startswith("|")][:2]
+    assert heads == [line for line in example if line.startswith("|")][:2]
+    # and the regeneration command is documented where the tables are
+    assert readme.COMMANDS[name] in _section()
+
+
+def test_writing_a_table_replaces_only_what_is_between_its_markers(tmp_path: Path) -> None:
+    path = tmp_path / "README.md"
+    path.write_text(README, encoding="utf-8")
+    readme.write(path, "recall", "Printed by ... \n\n| | default |\n|---|---|\n| all real | 1/2 |")
+    text = path.read_text(encoding="utf-8")
+    assert readme.block(text, "recall").endswith("| all real | 1/2 |")
+    assert readme.block(text, "precision") == readme.block(README, "precision")
+    assert readme.replace(text, "recall", readme.block(README, "recall")) == README
+
+
+def test_a_file_without_the_markers_is_one_error_line(tmp_path: Path) -> None:
+    path = tmp_path / "README.md"
+    path.write_text("# no tables here\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        readme.write(path, "precision", "x")
+    message = str(info.value)
+    assert message.startswith(f"{path}: cannot write the precision table: ")
+    assert readme.begin("precision") in message and "\n" not in message
+    assert path.read_text(encoding="utf-8") == "# no tables here\n"
+
+
+def test_the_stamp_names_the_command_the_day_and_the_commit() -> None:
+    line = readme.stamp("python -m bench recall --strict", datetime.date(2026, 11, 26))
+    assert line.startswith("Printed by `python -m bench recall --strict` on 2026-11-26, ")
+    if "(git " in line and "uncommitted" not in line:
+        assert STAMP.match(line)
+
+
+def test_the_precision_table_is_the_scores_totals() -> None:
+    labels = {
+        precision.Key("p", "a.py", "3", "TL101"): precision.Label(
+            precision.Key("p", "a.py", "3", "TL101"), "1", "REAL", "moved to CUDA"
+        ),
+        precision.Key("p", "a.py", "9", "TL102"): precision.Label(
+            precision.Key("p", "a.py", "9", "TL102"), "1", "FP", "no grad"
+        ),
+    }
+    found = {
+        precision.Key("p", "a.py", "3", "TL101"): "m",
+        precision.Key("p", "b.py", "1", "TL111"): "m",
+    }
+    by_rule, _, _, _ = precision.score(found, labels)
+    table = precision.readme_table([("default", by_rule["all"])], labels).splitlines()
+    assert table[0] == "2 labels on 2 sites (1 REAL, 0 WEAK, 1 FP):"
+    assert table[-1] == "| default | 2 | 1 | 0 | 0 | 1 | 100% | 1/1 (100%) |"
