@@ -206,7 +206,7 @@ def summarize_class(
 ) -> ClassSummary:
     bases = []
     for base in node.bases:
-        dotted = _dotted(base)
+        dotted = dotted_name_of(base)
         if dotted is None:
             continue
         head, _, rest = dotted.partition(".")
@@ -442,7 +442,7 @@ def _cpu_or_dtype(node: ast.expr) -> bool:
     """``"cpu"``, ``torch.float32``, ``x.dtype``: not a move to an accelerator."""
     if isinstance(node, ast.Constant):
         return node.value == "cpu" or node.value in ops.DTYPE_NAMES
-    dotted = _dotted(node)
+    dotted = dotted_name_of(node)
     if dotted is None:
         return False
     last = dotted.rsplit(".", 1)[-1]
@@ -452,7 +452,7 @@ def _cpu_or_dtype(node: ast.expr) -> bool:
 def grad_mode(expr: ast.expr, imports: Mapping[str, str]) -> Optional[bool]:
     """True for a no-grad context manager or decorator, False for a grad one."""
     call = expr if isinstance(expr, ast.Call) else None
-    dotted = _dotted(call.func if call is not None else expr)
+    dotted = dotted_name_of(call.func if call is not None else expr)
     if dotted is None:
         return None
     head, _, rest = dotted.partition(".")
@@ -482,7 +482,8 @@ def _decorator_name(node: ast.expr) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _dotted(node: ast.expr) -> Optional[str]:
+def dotted_name_of(node: ast.expr) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes (CPython's ``ast``), else None."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -38,6 +38,7 @@ from tensorlint.analysis.classes import (
     all_imports,
     grad_mode,
 )
+from tensorlint.analysis.classes import dotted_name_of as _dotted
 from tensorlint.analysis.pytree import parse
 
 #: An alias of a parameter: (parameter, how). ``view`` is the parameter or a
@@ -356,31 +357,8 @@ def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
-    """Local name -> qualified name, for the module's top-level imports."""
-    found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    found[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    found[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
-            for alias in node.names:
-                found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return found
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    """Local name -> qualified name, for the module's top-level absolute imports."""
+    return {k: v for k, v in all_imports(tree).items() if not v.startswith(".")}
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:

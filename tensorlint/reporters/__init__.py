@@ -46,73 +46,31 @@ def _text(results: Sequence[FileResult], options: ReportOptions) -> str:
     )
 
 
-def _json(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import json
+def _lazy(module: str) -> Renderer:
+    """``tensorlint.reporters.<module>.render``, imported when first used."""
 
-    return json.render(results, options)
+    def render(results: Sequence[FileResult], options: ReportOptions) -> str:
+        from importlib import import_module
 
+        found: Renderer = import_module(f"tensorlint.reporters.{module}").render
+        return found(results, options)
 
-def _sarif(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import sarif
-
-    return sarif.render(results, options)
-
-
-def _github(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import github
-
-    return github.render(results, options)
-
-
-def _junit(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import junit
-
-    return junit.render(results, options)
-
-
-def _gitlab(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import gitlab
-
-    return gitlab.render(results, options)
-
-
-def _json_lines(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import jsonlines
-
-    return jsonlines.render(results, options)
-
-
-def _pylint(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import pylint
-
-    return pylint.render(results, options)
-
-
-def _rdjson(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import rdjson
-
-    return rdjson.render(results, options)
-
-
-def _azure(results: Sequence[FileResult], options: ReportOptions) -> str:
-    from tensorlint.reporters import azure
-
-    return azure.render(results, options)
+    return render
 
 
 FORMATS: dict[str, Renderer] = {
     "text": _text,
     "concise": _text,  # Ruff's name for the one-line form
     "full": _text,  # with ``sources``: the lines of each finding and its evidence
-    "json": _json,
-    "json-lines": _json_lines,  # one finding per line (Ruff's name)
-    "sarif": _sarif,
-    "github": _github,
-    "junit": _junit,
-    "gitlab": _gitlab,
-    "pylint": _pylint,  # ``path:line: [CODE] message``
-    "rdjson": _rdjson,  # reviewdog's Reviewdog Diagnostic Format
-    "azure": _azure,  # Azure Pipelines logging commands
+    "json": _lazy("json"),
+    "json-lines": _lazy("jsonlines"),  # one finding per line (Ruff's name)
+    "sarif": _lazy("sarif"),
+    "github": _lazy("github"),
+    "junit": _lazy("junit"),
+    "gitlab": _lazy("gitlab"),
+    "pylint": _lazy("pylint"),  # ``path:line: [CODE] message``
+    "rdjson": _lazy("rdjson"),  # reviewdog's Reviewdog Diagnostic Format
+    "azure": _lazy("azure"),  # Azure Pipelines logging commands
 }
 
 #: the formats that print from each file's text (``full``: its lines;
