@@ -297,3 +297,15 @@ def test_a_hook_given_the_base_class_own_values_is_not_an_api_boundary() -> None
     # a value the base class moves keeps the evidence too
     moved = TEMPLATE.format(body="        return self.score(self.batch.cuda())")
     assert _codes(moved.replace("self.net(batch)", "batch"), "TL101") == [(10, "TL101")]
+
+
+def test_the_message_names_the_evidence_that_decided() -> None:
+    # the move the code shows, inside the converted expression, decides; the
+    # API boundary's guess about ``m`` does not (issue: ``m`` was named)
+    source = "import torch\n\n\ndef run(m, x):\n    return m(x.cuda()).numpy()\n"
+    (message,) = _messages(source, "TL101")
+    assert "it comes from `x.cuda()` at line 5" in message, message
+    # a trainable parameter beats the boundary of the module it belongs to
+    source = "import torch\n\n\ndef weights(layer):\n    return layer.weight.cpu().numpy()\n"
+    (message,) = _messages(source, "TL102")
+    assert "it comes from `layer.weight` at line 5, a trainable parameter" in message, message

@@ -784,7 +784,10 @@ class Site:
         return expr.value not in self.function.env_at(self.candidate.ancestors)
 
     def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
-        """The evidence nearest before the site (else the first after it)."""
+        """The evidence that decided: what the code shows (a move, a module's
+        output, ...) before the API boundary's guess; of those, the nearest
+        before the site or inside it (``m(x.cuda()).numpy()``: ``x.cuda()``),
+        else the first after it."""
         table = self.scope.module().evidence
         via = self._inputs()[1]
         found: list[Evidence] = []
@@ -794,7 +797,9 @@ class Site:
                 found.append(table[token] if call is None else table[token]._replace(via=call))
         if not found:
             return None
-        here = self.analysis.start(self.node)
+        shown = [e for e in found if e.kind not in ("api", "api-grad")]
+        found = shown or found
+        here = self.analysis.end(self.node)
         placed = sorted(found, key=lambda e: (self.analysis.start(e.node), e.kind))
         before = [e for e in placed if self.analysis.start(e.node) <= here]
         return before[-1] if before else placed[0]
