@@ -810,6 +810,27 @@ class Site:
             return self.function.conversion(self.node)
         return None
 
+    def moved_by(self) -> Optional[syntax.Call]:
+        """The ``.to(...)`` call that takes the conversion's result at once
+        (``torch.from_numpy(a).to(device)``), when ``copy=True`` can be added
+        to it: a device or dtype given, no ``copy`` yet, no ``*args``/``**kw``."""
+        ancestors = self.candidate.ancestors
+        if len(ancestors) < 2:
+            return None
+        attribute, call = ancestors[-1], ancestors[-2]
+        if not (
+            isinstance(attribute, syntax.Attribute)
+            and attribute.value is self.node
+            and attribute.attr.value == "to"
+            and isinstance(call, syntax.Call)
+            and call.func is attribute
+            and call.args
+        ):
+            return None
+        if any(a.star or (a.keyword is not None and a.keyword.value == "copy") for a in call.args):
+            return None
+        return call
+
     # -- ``.numpy()`` calls ----------------------------------------------------
 
     @property

@@ -43,6 +43,11 @@ class FromNumpySharedMemory(Rule):
             return torch.from_numpy(self.data).clone()
     ```
 
+    Where the tensor is moved at once, `torch.from_numpy(x).to(device)`, the
+    fix is `torch.from_numpy(x).to(device, copy=True)`: on the CPU `.to`
+    returns the same tensor, and `.clone().to(device)` would copy twice on an
+    accelerator; `copy=True` copies once on every device.
+
     ## Fix safety
     Safe: no code in view relies on the sharing (TL201 reports the cases
     where some does; a tensor filled whole, `t.copy_(src)`, relies on it on
@@ -60,11 +65,22 @@ class FromNumpySharedMemory(Rule):
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not _alias.latent_alias(site):
             return
-        ctx.report(
-            self,
-            site.node,
+        message = (
             f"`{ctx.short(site.node)}` shares memory with an array that is still in use; "
-            "the tensor is kept without `.clone()`",
-            [ctx.insert_after(site.node, ".clone()")],
-            description="Insert `.clone()`",
+            "the tensor is kept without `.clone()`"
         )
+        moved = site.moved_by()
+        if moved is not None:  # one copy on every device, not a clone and a move
+            last = moved.args[-1]
+            ctx.report(
+                self,
+                site.node,
+                message,
+                [ctx.insert_after(last.value, ", copy=True")],
+                description="Add `copy=True` to `.to(...)`",
+            )
+            return
+        ctx.report(
+            self, site.node, message, [ctx.insert_after(site.node, ".clone()")],
+            description="Insert `.clone()`",
+        )  # fmt: skip
