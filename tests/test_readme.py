@@ -248,7 +248,7 @@ def test_every_tensorlint_command_in_the_readme_parses_and_runs(
         assert code in (0, 1), f"{command}: {captured.out[-500:]}{captured.err[-500:]}"
         assert "error:" not in captured.err, command
         ran += 1
-    assert ran >= len(commands) - 3
+    assert ran >= 30  # (all but the server, --watch and, without torch, the harness)
 
 
 _REQUIREMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
