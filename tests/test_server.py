@@ -157,6 +157,17 @@ def _code_actions(session: Session, uri: str, where: Any, timeout: float = 60) -
     )
 
 
+def _fixes(actions: Any) -> list[Any]:
+    """The findings' own fixes among code actions (not "disable", not fix-all)."""
+    return [
+        a for a in actions or () if a.kind == "quickfix" and not a.title.startswith("Disable ")
+    ]
+
+
+async def _fix_actions(session: Session, uri: str, where: Any, timeout: float = 60) -> list[Any]:
+    return _fixes(await _code_actions(session, uri, where, timeout))
+
+
 def _hover(session: Session, uri: str, line: int, character: int, timeout: float = 60) -> Any:
     return session.request(
         session.client.text_document_hover_async(
@@ -233,11 +244,13 @@ def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
             assert all(d.source == "tensorlint" for d in found)
             assert found[0].range.start == lsp.Position(line=4, character=11)
 
-            actions = await session.client.text_document_code_action_async(
-                lsp.CodeActionParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=uri),
-                    range=found[0].range,
-                    context=lsp.CodeActionContext(diagnostics=found),
+            actions = _fixes(
+                await session.client.text_document_code_action_async(
+                    lsp.CodeActionParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=uri),
+                        range=found[0].range,
+                        context=lsp.CodeActionContext(diagnostics=found),
+                    )
                 )
             )
             edits = [e for a in actions for e in a.edit.changes[uri]]
@@ -260,11 +273,13 @@ def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
             _change(session, uri, WRITE, 3)
             (found,) = await session.diagnostics(uri)
             assert found.code == "TL201"
-            actions = await session.client.text_document_code_action_async(
-                lsp.CodeActionParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=uri),
-                    range=found.range,
-                    context=lsp.CodeActionContext(diagnostics=[found]),
+            actions = _fixes(
+                await session.client.text_document_code_action_async(
+                    lsp.CodeActionParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=uri),
+                        range=found.range,
+                        context=lsp.CodeActionContext(diagnostics=[found]),
+                    )
                 )
             )
             assert actions and not actions[0].is_preferred  # an unsafe fix, marked
@@ -320,7 +335,7 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             found = await session.diagnostics(uri)
             assert sorted(d.code for d in found) == ["TL101", "TL102"]
             assert found[0].range.start == lsp.Position(line=6, character=15)  # UTF-16 units
-            actions = await _code_actions(session, uri, _range(text, 0, len(text)))
+            actions = await _fix_actions(session, uri, _range(text, 0, len(text)))
             assert len(actions) == 2
             _assert_placed(text, found, actions, uri)
 
@@ -333,7 +348,7 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             _edit(session, uri, [change], 2)
             found = await session.diagnostics(uri)
             assert len(found) == 4
-            actions = await _code_actions(session, uri, _range(edited, 0, len(edited)))
+            actions = await _fix_actions(session, uri, _range(edited, 0, len(edited)))
             assert len(actions) == 4
             _assert_placed(edited, found, actions, uri)
 
@@ -460,8 +475,8 @@ def test_random_incremental_edits_match_a_fresh_analysis(tmp_path: Path) -> None
                 assert shown(edited) == shown(expected)
                 assert len(expected) == 2 * text.count(FINDING) > 0
                 whole = _range(text, 0, len(text))
-                actions = await _code_actions(session, uri, whole)
-                fresh_actions = await _code_actions(session, fresh, whole)
+                actions = await _fix_actions(session, uri, whole)
+                fresh_actions = await _fix_actions(session, fresh, whole)
 
                 def fixes(found: list[Any], uri: str) -> list[Any]:
                     return sorted(
