@@ -25,6 +25,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -842,7 +843,7 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
         actions = []
         if wanted(lsp.CodeActionKind.QuickFix, only):
             actions += fix_actions(uri, text, findings, params.range)
-            actions += await noqa_actions(uri, text, findings, params.range)
+            actions += await noqa_actions(document, uri, text, findings, params.range)
         fixable = any(applicable(d, checks.unsafe) for d in document.result.findings)  # type: ignore[union-attr]
         if fixable and wanted(FIX_ALL, only):
             action = lsp.CodeAction(
@@ -886,11 +887,11 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
         return actions
 
     async def noqa_actions(
-        uri: str, text: _Text, findings: list[Diagnostic], where: lsp.Range
+        document: _Document, uri: str, text: _Text, findings: list[Diagnostic], where: lsp.Range
     ) -> list[lsp.CodeAction]:
         """ "Disable TLxxx for this line": ``# noqa: TLxxx`` written as
         ``tensorlint check --add-noqa`` writes it (merged into a noqa list)."""
-        from tensorlint.baseline import NEVER_WRITTEN, add_noqa
+        from tensorlint.baseline import NEVER_WRITTEN
 
         loop = asyncio.get_running_loop()
         actions = []
@@ -903,15 +904,15 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
             if not _overlaps(shown.range, where):
                 continue
             done.add(key)
-            baseline = await loop.run_in_executor(None, add_noqa, text.text, [diagnostic])
-            if not baseline.added:  # a bare noqa already, or no comment can go there
+            new = await loop.run_in_executor(None, _with_noqa, document, text, diagnostic)
+            if new is None:  # a bare noqa already, or no comment can go there
                 continue
             actions.append(
                 lsp.CodeAction(
                     title=f"Disable {diagnostic.code} for this line",
                     kind=lsp.CodeActionKind.QuickFix,
                     diagnostics=[shown],
-                    edit=lsp.WorkspaceEdit(changes={uri: [text.replacement(baseline.text)]}),
+                    edit=lsp.WorkspaceEdit(changes={uri: [text.replacement(new)]}),
                 )
             )
         return actions
@@ -995,6 +996,37 @@ class _Notebook:
                 version, text = self.texts[uri]
                 cells.append(_Cell(uri, version, text))
         return tuple(cells)
+
+
+def _with_noqa(document: _Document, text: _Text, diagnostic: Diagnostic) -> Optional[str]:
+    """``text`` (the document's, or one of its cells') with ``# noqa:
+    CODE`` for ``diagnostic`` written as ``check --add-noqa`` writes it; None
+    where it writes nothing. A notebook cell's line is written in the joined
+    cells, as ``check --add-noqa`` reads an ``.ipynb`` (IPython syntax masked)."""
+    from tensorlint.baseline import add_noqa
+    from tensorlint.noqa import LINE_ENDS
+
+    if document.cells is None:
+        baseline = add_noqa(text.text, [diagnostic])
+        return baseline.text if baseline.added else None
+    if diagnostic.cell is None:
+        return None
+    notebook = _notebook(document.texts())
+    shift = notebook.cells[diagnostic.cell - 1].first_line - 1
+    joined = diagnostic._replace(
+        start=diagnostic.start._replace(line=diagnostic.start.line + shift),
+        end=diagnostic.end._replace(line=diagnostic.end.line + shift),
+    )
+    baseline = add_noqa(notebook.python, [joined])
+    if not baseline.added:
+        return None
+    split = re.compile(f"({LINE_ENDS.pattern})")
+    pieces = split.split(text.text)  # line, ending, line, ending, ..., last line
+    slot = 2 * (diagnostic.start.line - 1)
+    if slot >= len(pieces):
+        return None
+    pieces[slot] = split.split(baseline.text)[2 * (joined.start.line - 1)]
+    return "".join(pieces)
 
 
 def _protocol_class() -> Any:
