@@ -1,9 +1,14 @@
 """``tensorlint server``: a Language Server for editors (stdio).
 
-It publishes the findings of ``tensorlint check`` for Python files when they
+It publishes the findings of ``tensorlint check`` for Python files (and the
+Python cells of Jupyter notebooks, LSP 3.17 notebook document sync) when they
 are opened, changed and saved; offers each finding's fix as a code action
-(safe fixes preferred, unsafe ones marked); and shows the rule's
-documentation on hover. Each file gets the same settings as in
+(safe fixes preferred, unsafe ones marked), a "Disable TLxxx for this line"
+quick fix (``check --add-noqa``'s comment) and a ``source.fixAll.tensorlint``
+action (``check --fix``'s engine); and shows the rule's documentation on
+hover. The client's settings (``initializationOptions``,
+``workspace/didChangeConfiguration``: ``select``, ``extendSelect``,
+``ignore``, ``strict``, ``unsafeFixes``) override the files' configuration. Each file gets the same settings as in
 ``tensorlint check``: its nearest ``pyproject.toml``, its
 ``per-file-ignores``, and its ``exclude`` (an excluded file gets no
 findings). The buffer's text is linted, never the file on disk (a document
