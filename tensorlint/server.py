@@ -8,7 +8,8 @@ quick fix (``check --add-noqa``'s comment) and a ``source.fixAll.tensorlint``
 action (``check --fix``'s engine); and shows the rule's documentation on
 hover. The client's settings (``initializationOptions``,
 ``workspace/didChangeConfiguration``: ``select``, ``extendSelect``,
-``ignore``, ``strict``, ``unsafeFixes``) override the files' configuration. Each file gets the same settings as in
+``ignore``, ``strict``, ``unsafeFixes``) override the files' configuration.
+Each file gets the same settings as in
 ``tensorlint check``: its nearest ``pyproject.toml``, its
 ``per-file-ignores``, and its ``exclude`` (an excluded file gets no
 findings). The buffer's text is linted, never the file on disk (a document
