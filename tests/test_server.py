@@ -46,6 +46,8 @@ class Session:
         root: Path,
         process_id: Optional[int] = None,
         encodings: Optional[list[str]] = None,
+        options: Any = None,
+        resolve: bool = False,
         **environment: str,
     ) -> Any:
         await self.client.start_io(
@@ -53,12 +55,26 @@ class Session:
         )
         self.process = self.client._server  # (pygls keeps the server's process there)
         general = lsp.GeneralClientCapabilities(position_encodings=encodings)
+        text = None
+        if resolve:  # the client asks for a code action's edit with codeAction/resolve
+            text = lsp.TextDocumentClientCapabilities(
+                code_action=lsp.CodeActionClientCapabilities(
+                    resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"])
+                )
+            )
         result = await asyncio.wait_for(
             self.client.initialize_async(
                 lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(general=general),
+                    capabilities=lsp.ClientCapabilities(
+                        general=general,
+                        text_document=text,
+                        notebook_document=lsp.NotebookDocumentClientCapabilities(
+                            synchronization=lsp.NotebookDocumentSyncClientCapabilities()
+                        ),
+                    ),
                     root_uri=uris.from_fs_path(str(root)),
                     process_id=process_id,
+                    initialization_options=options,
                 )
             ),
             timeout=60,
@@ -73,6 +89,20 @@ class Session:
             while True:
                 for where, version, found in reversed(self.published):
                     if where == uri and version == self.sent[uri]:
+                        return found
+                self.arrived.clear()
+                await self.arrived.wait()
+
+        return await asyncio.wait_for(wait(), timeout=timeout)
+
+    async def republished(self, uri: str, after: int, timeout: float = 60) -> list[Any]:
+        """The first diagnostics published for ``uri`` after the first ``after``
+        notifications (``len(self.published)`` before the change)."""
+
+        async def wait() -> list[Any]:
+            while True:
+                for where, _, found in self.published[after:]:
+                    if where == uri:
                         return found
                 self.arrived.clear()
                 await self.arrived.wait()
@@ -100,12 +130,17 @@ async def started(
     root: Path,
     process_id: Optional[int] = None,
     encodings: Optional[list[str]] = None,
+    options: Any = None,
+    resolve: bool = False,
     **environment: str,
 ) -> AsyncIterator[Session]:
     """A session with a server started on ``root`` (``initialized`` holds its
-    answer to ``initialize``), stopped on the way out."""
+    answer to ``initialize``; ``options`` are its initializationOptions), stopped
+    on the way out."""
     session = Session()
-    session.initialized = await session.start(root, process_id, encodings, **environment)
+    session.initialized = await session.start(
+        root, process_id, encodings, options, resolve, **environment
+    )
     try:
         yield session
     finally:
@@ -144,17 +179,28 @@ def _edit(session: Session, uri: str, changes: list[Any], version: int) -> None:
     )
 
 
-def _code_actions(session: Session, uri: str, where: Any, timeout: float = 60) -> Any:
+def _code_actions(
+    session: Session, uri: str, where: Any, timeout: float = 60, only: Optional[list[str]] = None
+) -> Any:
     return session.request(
         session.client.text_document_code_action_async(
             lsp.CodeActionParams(
                 text_document=lsp.TextDocumentIdentifier(uri=uri),
                 range=where,
-                context=lsp.CodeActionContext(diagnostics=[]),
+                context=lsp.CodeActionContext(diagnostics=[], only=only),
             )
         ),
         timeout,
     )
+
+
+def _fixes(actions: Any) -> list[Any]:
+    """The findings' own fixes among code actions (not "disable", not fix-all)."""
+    return [a for a in actions or () if a.kind == "quickfix" and not a.title.startswith("Disable ")]
+
+
+async def _fix_actions(session: Session, uri: str, where: Any, timeout: float = 60) -> list[Any]:
+    return _fixes(await _code_actions(session, uri, where, timeout))
 
 
 def _hover(session: Session, uri: str, line: int, character: int, timeout: float = 60) -> Any:
@@ -233,11 +279,13 @@ def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
             assert all(d.source == "tensorlint" for d in found)
             assert found[0].range.start == lsp.Position(line=4, character=11)
 
-            actions = await session.client.text_document_code_action_async(
-                lsp.CodeActionParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=uri),
-                    range=found[0].range,
-                    context=lsp.CodeActionContext(diagnostics=found),
+            actions = _fixes(
+                await session.client.text_document_code_action_async(
+                    lsp.CodeActionParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=uri),
+                        range=found[0].range,
+                        context=lsp.CodeActionContext(diagnostics=found),
+                    )
                 )
             )
             edits = [e for a in actions for e in a.edit.changes[uri]]
@@ -260,11 +308,13 @@ def test_diagnostics_code_actions_and_hover(tmp_path: Path) -> None:
             _change(session, uri, WRITE, 3)
             (found,) = await session.diagnostics(uri)
             assert found.code == "TL201"
-            actions = await session.client.text_document_code_action_async(
-                lsp.CodeActionParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=uri),
-                    range=found.range,
-                    context=lsp.CodeActionContext(diagnostics=[found]),
+            actions = _fixes(
+                await session.client.text_document_code_action_async(
+                    lsp.CodeActionParams(
+                        text_document=lsp.TextDocumentIdentifier(uri=uri),
+                        range=found.range,
+                        context=lsp.CodeActionContext(diagnostics=[found]),
+                    )
                 )
             )
             assert actions and not actions[0].is_preferred  # an unsafe fix, marked
@@ -320,7 +370,7 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             found = await session.diagnostics(uri)
             assert sorted(d.code for d in found) == ["TL101", "TL102"]
             assert found[0].range.start == lsp.Position(line=6, character=15)  # UTF-16 units
-            actions = await _code_actions(session, uri, _range(text, 0, len(text)))
+            actions = await _fix_actions(session, uri, _range(text, 0, len(text)))
             assert len(actions) == 2
             _assert_placed(text, found, actions, uri)
 
@@ -333,7 +383,7 @@ def test_positions_count_lsp_lines_and_utf16_units(tmp_path: Path) -> None:
             _edit(session, uri, [change], 2)
             found = await session.diagnostics(uri)
             assert len(found) == 4
-            actions = await _code_actions(session, uri, _range(edited, 0, len(edited)))
+            actions = await _fix_actions(session, uri, _range(edited, 0, len(edited)))
             assert len(actions) == 4
             _assert_placed(edited, found, actions, uri)
 
@@ -460,8 +510,8 @@ def test_random_incremental_edits_match_a_fresh_analysis(tmp_path: Path) -> None
                 assert shown(edited) == shown(expected)
                 assert len(expected) == 2 * text.count(FINDING) > 0
                 whole = _range(text, 0, len(text))
-                actions = await _code_actions(session, uri, whole)
-                fresh_actions = await _code_actions(session, fresh, whole)
+                actions = await _fix_actions(session, uri, whole)
+                fresh_actions = await _fix_actions(session, fresh, whole)
 
                 def fixes(found: list[Any], uri: str) -> list[Any]:
                     return sorted(
@@ -675,5 +725,291 @@ def test_the_worker_does_not_outlive_the_server(tmp_path: Path) -> None:
             while any(_running(pid) for pid in left):
                 assert clock() < deadline, "a process the server started is still there"
                 await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+
+
+# -- fix-all, "disable for this line", the client's settings, notebooks ------
+
+FIX_ALL = "source.fixAll.tensorlint"
+#: TL101 and TL102 (one safe fix), and TL201 (an unsafe fix)
+MIXED = (
+    "import torch\n\n\ndef f(model, x):\n    return model(x.cuda()).numpy()\n\n\n"
+    "def g(a):\n    t = torch.from_numpy(a)\n    t += 1\n    return a\n"
+)
+#: TL211, a rule of the strict profile only
+STRICT = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a)\n"
+
+
+def _engine_fixed(path: Path, text: str, unsafe: bool) -> str:
+    """What ``tensorlint check --fix`` (its engine) makes of ``text`` at ``path``."""
+    from tensorlint.file_settings import settings_for_file
+    from tensorlint.fix.apply import fix_source
+
+    return fix_source(text, settings_for_file(path), unsafe=unsafe).source
+
+
+def test_fix_all_applies_every_safe_fix(tmp_path: Path) -> None:
+    path = tmp_path / "model.py"
+
+    async def scenario() -> None:
+        async with started(tmp_path) as session:
+            provider = session.initialized.capabilities.code_action_provider
+            assert FIX_ALL in provider.code_action_kinds
+            uri = uris.from_fs_path(str(path))
+            _open(session, uri, MIXED)
+            assert sorted(d.code for d in await session.diagnostics(uri)) == [
+                "TL101",
+                "TL102",
+                "TL201",
+            ]
+            # as an editor asks on save: by kind, wherever the cursor is
+            nowhere = lsp.Range(start=lsp.Position(0, 0), end=lsp.Position(0, 0))
+            (action,) = await _code_actions(session, uri, nowhere, only=["source.fixAll"])
+            assert action.kind == FIX_ALL
+            fixed = _applied(MIXED, action.edit.changes[uri])
+            assert fixed == _engine_fixed(path, MIXED, unsafe=False) != MIXED
+            assert ".cpu().detach().numpy()" in fixed and "from_numpy(a)" in fixed  # safe only
+            # a quick fix request does not get it; a request without a kind does
+            quick = await _code_actions(session, uri, nowhere, only=["quickfix"])
+            assert all(a.kind == "quickfix" for a in quick)
+            everything = await _code_actions(session, uri, _range(MIXED, 0, len(MIXED)))
+            assert [a.kind for a in everything].count(FIX_ALL) == 1
+
+            # the client's unsafeFixes: the unsafe fix too
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(settings={"tensorlint": {"unsafeFixes": True}})
+            )
+            (action,) = await _code_actions(session, uri, nowhere, only=[FIX_ALL])
+            unsafe = _applied(MIXED, action.edit.changes[uri])
+            assert unsafe == _engine_fixed(path, MIXED, unsafe=True) != fixed
+
+            # nothing to fix: no fix-all
+            _change(session, uri, CLEAN, 2)
+            assert await session.diagnostics(uri) == []
+            assert list(await _code_actions(session, uri, nowhere, only=[FIX_ALL])) == []
+
+    asyncio.run(scenario())
+
+
+def test_fix_all_is_resolved_when_the_client_can(tmp_path: Path) -> None:
+    path = tmp_path / "model.py"
+
+    async def scenario() -> None:
+        async with started(tmp_path, resolve=True) as session:
+            uri = uris.from_fs_path(str(path))
+            _open(session, uri, MIXED)
+            await session.diagnostics(uri)
+            actions = await _code_actions(session, uri, _range(MIXED, 0, len(MIXED)))
+            (lazy,) = [a for a in actions if a.kind == FIX_ALL]
+            assert lazy.edit is None  # computed only when chosen
+            resolved = await session.request(session.client.code_action_resolve_async(lazy))
+            fixed = _applied(MIXED, resolved.edit.changes[uri])
+            assert fixed == _engine_fixed(path, MIXED, unsafe=False)
+
+    asyncio.run(scenario())
+
+
+def test_disable_a_rule_for_a_line(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with started(tmp_path) as session:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, GRAD)
+            found = await session.diagnostics(uri)
+            actions = await _code_actions(session, uri, found[0].range, only=["quickfix"])
+            disable = {a.title: a for a in actions if a.title.startswith("Disable ")}
+            assert sorted(disable) == ["Disable TL101 for this line", "Disable TL102 for this line"]
+            assert all(a.kind == "quickfix" and not a.is_preferred for a in disable.values())
+            text = _applied(GRAD, disable["Disable TL101 for this line"].edit.changes[uri])
+            assert text == GRAD.replace(".numpy()\n", ".numpy()  # noqa: TL101\n")
+            _change(session, uri, text, 2)
+            (left,) = await session.diagnostics(uri)
+            assert left.code == "TL102"
+            # into the noqa list that is there, as ``check --add-noqa`` does
+            (action,) = [
+                a
+                for a in await _code_actions(session, uri, left.range)
+                if a.title == "Disable TL102 for this line"
+            ]
+            text = _applied(text, action.edit.changes[uri])
+            assert text == GRAD.replace(".numpy()\n", ".numpy()  # noqa: TL101, TL102\n")
+            _change(session, uri, text, 3)
+            assert await session.diagnostics(uri) == []
+
+    asyncio.run(scenario())
+
+
+def test_the_clients_settings_override_the_files(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tensorlint]\nselect = ["TL102"]\n', encoding="utf-8"
+    )
+
+    async def scenario() -> None:
+        options = {"tensorlint": {"select": ["TL101", "TL211"]}}
+        async with started(tmp_path, options=options) as session:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            strict = uris.from_fs_path(str(tmp_path / "alias.py"))
+            _open(session, uri, GRAD)
+            _open(session, strict, STRICT)
+            assert [d.code for d in await session.diagnostics(uri)] == ["TL101"]
+            assert [d.code for d in await session.diagnostics(strict)] == ["TL211"]
+
+            # a change re-publishes the open documents with the new settings
+            before = len(session.published)
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(
+                    settings={
+                        "tensorlint": {
+                            "select": ["TL1", "TL2"],
+                            "ignore": ["TL102"],
+                            "strict": True,
+                        }
+                    }
+                )
+            )
+            assert [d.code for d in await session.republished(uri, before)] == ["TL101"]
+            # a prefix selects a rule of the strict profile with ``strict`` only
+            assert [d.code for d in await session.republished(strict, before)] == ["TL211"]
+            before = len(session.published)
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(
+                    settings={"tensorlint": {"select": ["TL1", "TL2"], "strict": False}}
+                )
+            )
+            assert sorted(d.code for d in await session.republished(uri, before)) == [
+                "TL101",
+                "TL102",
+            ]
+            assert await session.republished(strict, before) == []
+
+            before = len(session.published)
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(settings={"tensorlint": {"select": ["TL9999"]}})
+            )
+            (problem,) = await session.republished(uri, before)
+            assert "TL9999" in problem.message and problem.severity == lsp.DiagnosticSeverity.Error
+            assert len(await session.republished(strict, before)) == 1
+
+            # settings of another tool: nothing changes; back to the file's configuration
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(settings={"python": {"analysis": {}}})
+            )
+            before = len(session.published)
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(settings={"tensorlint": {}})
+            )
+            assert [d.code for d in await session.republished(uri, before)] == ["TL102"]
+            assert await session.republished(strict, before) == []
+
+    asyncio.run(scenario())
+
+
+def _cell(uri: str, kind: Any = None) -> Any:
+    return lsp.NotebookCell(kind=kind or lsp.NotebookCellKind.Code, document=uri)
+
+
+def _cell_item(session: Session, uri: str, text: str, language: str = "python") -> Any:
+    session.sent[uri] = 1
+    return lsp.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+
+
+def test_notebook_cells_get_their_findings(tmp_path: Path) -> None:
+    notebook = uris.from_fs_path(str(tmp_path / "analysis.ipynb"))
+    cells = [f"vscode-notebook-cell:{tmp_path}/analysis.ipynb#W{i}sZmlsZQ%3D%3D" for i in range(4)]
+    first = "import torch\n"
+    notes = "# model(x.cuda()).numpy() in prose\n"
+    third = "%matplotlib inline\ny = model(x.cuda()).numpy()"
+
+    async def scenario() -> None:
+        async with started(tmp_path) as session:
+            capability = session.initialized.capabilities.notebook_document_sync
+            assert capability.notebook_selector[0].notebook == "jupyter-notebook"
+            session.client.notebook_document_did_open(
+                lsp.DidOpenNotebookDocumentParams(
+                    notebook_document=lsp.NotebookDocument(
+                        uri=notebook,
+                        notebook_type="jupyter-notebook",
+                        version=1,
+                        cells=[
+                            _cell(cells[0]),
+                            _cell(cells[1], lsp.NotebookCellKind.Markup),
+                            _cell(cells[2]),
+                        ],
+                    ),
+                    cell_text_documents=[
+                        _cell_item(session, cells[0], first),
+                        _cell_item(session, cells[1], notes, "markdown"),
+                        _cell_item(session, cells[2], third),
+                    ],
+                )
+            )
+            found = await session.diagnostics(cells[2])
+            assert sorted(d.code for d in found) == ["TL101", "TL102"]
+            start = lsp.Position(line=1, character=4)  # in the cell, past its magic
+            assert all(d.range.start == start for d in found)
+            assert await session.diagnostics(cells[0]) == []
+            assert not [p for p in session.published if p[0] == cells[1]]  # markdown
+
+            # a cell's code actions: its fixes, "disable", and the notebook's fix-all
+            actions = await _code_actions(session, cells[2], found[0].range)
+            fixed = _applied(third, _fixes(actions)[0].edit.changes[cells[2]])
+            assert fixed == third.replace(".numpy()", ".cpu().detach().numpy()")
+            (disable,) = [a for a in actions if a.title == "Disable TL101 for this line"]
+            # (the cell's IPython line is masked, as ``check --add-noqa`` reads a notebook)
+            assert _applied(third, disable.edit.changes[cells[2]]) == third + "  # noqa: TL101"
+            (fix_all,) = await _code_actions(session, cells[2], found[0].range, only=[FIX_ALL])
+            assert list(fix_all.edit.changes) == [cells[2]]
+            assert _applied(third, fix_all.edit.changes[cells[2]]) == fixed
+
+            # a cell's text changes, and a cell is added before the others
+            session.sent[cells[2]] = 2
+            session.sent[cells[3]] = 1
+            session.client.notebook_document_did_change(
+                lsp.DidChangeNotebookDocumentParams(
+                    notebook_document=lsp.VersionedNotebookDocumentIdentifier(
+                        uri=notebook, version=2
+                    ),
+                    change=lsp.NotebookDocumentChangeEvent(
+                        cells=lsp.NotebookDocumentCellChanges(
+                            structure=lsp.NotebookDocumentCellChangeStructure(
+                                array=lsp.NotebookCellArrayChange(
+                                    start=0, delete_count=0, cells=[_cell(cells[3])]
+                                ),
+                                did_open=[
+                                    lsp.TextDocumentItem(
+                                        uri=cells[3],
+                                        language_id="python",
+                                        version=1,
+                                        text="import torch\nz = model(x.cuda()).numpy()\n",
+                                    )
+                                ],
+                            ),
+                            text_content=[
+                                lsp.NotebookDocumentCellContentChanges(
+                                    document=lsp.VersionedTextDocumentIdentifier(
+                                        uri=cells[2], version=2
+                                    ),
+                                    changes=[
+                                        lsp.TextDocumentContentChangeWholeDocument(text="y = 1\n")
+                                    ],
+                                )
+                            ],
+                        )
+                    ),
+                )
+            )
+            assert await session.diagnostics(cells[2]) == []
+            found = await session.diagnostics(cells[3])
+            assert found and all(d.range.start == lsp.Position(line=1, character=4) for d in found)
+
+            # closed: every cell's findings are withdrawn
+            before = len(session.published)
+            session.client.notebook_document_did_close(
+                lsp.DidCloseNotebookDocumentParams(
+                    notebook_document=lsp.NotebookDocumentIdentifier(uri=notebook),
+                    cell_text_documents=[lsp.TextDocumentIdentifier(uri=u) for u in cells],
+                )
+            )
+            assert await session.republished(cells[3], before) == []
 
     asyncio.run(scenario())
