@@ -257,7 +257,7 @@ def _convention_options(check: argparse.ArgumentParser) -> None:
 
 
 def _rule_options(*parsers: argparse.ArgumentParser) -> None:
-    from tensorlint.rule_listing import RULE_FORMATS
+    from tensorlint.docs import RULE_FORMATS
 
     rule = parsers[0]
     rule.add_argument("--all", action="store_true", help="explain every rule")
@@ -295,7 +295,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return explain_rules(args)
     if args.command == "rules":
         if args.output_format == "json":
-            from tensorlint.rule_listing import rules_json
+            from tensorlint.docs import rules_json
 
             sys.stdout.write(rules_json(ALL_RULES))
             return EXIT_OK
@@ -776,7 +776,7 @@ def explain(code: str) -> int:
 
 def explain_rules(args: argparse.Namespace) -> int:
     """``rule CODE``, ``rule --all``, each as text or JSON."""
-    from tensorlint.rule_listing import rule_json, rules_json
+    from tensorlint.docs import rule_doc, rule_json, rules_json
 
     if args.all == (args.code is not None):
         print("error: `rule` takes a rule code or --all (one of them)", file=sys.stderr)
@@ -784,16 +784,8 @@ def explain_rules(args: argparse.Namespace) -> int:
     if args.all:
         if args.output_format == "json":
             sys.stdout.write(rules_json(ALL_RULES))
-            return EXIT_OK
-        import contextlib
-        import io
-
-        docs = []
-        for rule in ALL_RULES:  # each as `rule CODE` prints it
-            with contextlib.redirect_stdout(io.StringIO()) as text:
-                explain(rule.CODE)
-            docs.append(text.getvalue())
-        sys.stdout.write("\n".join(docs))
+        else:  # each as `rule CODE` prints it
+            sys.stdout.write("\n".join(rule_doc(rule) for rule in ALL_RULES))
         return EXIT_OK
     if args.output_format == "json" and args.code.upper() in BY_CODE:
         sys.stdout.write(rule_json(BY_CODE[args.code.upper()]))

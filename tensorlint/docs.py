@@ -10,12 +10,16 @@ SARIF's ``help`` all print :func:`fix_label`.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from tensorlint.registry import ALL_RULES
 from tensorlint.rule import FIX_SAFETY, Rule
 
 __all__ = [
+    "RULE_FORMATS",
     "default_label",
     "fix_label",
     "fix_sentence",
@@ -23,9 +27,14 @@ __all__ = [
     "rule_doc",
     "rule_documentation",
     "rule_header",
+    "rule_json",
     "rule_summary",
+    "rules_json",
     "rules_table",
 ]
+
+#: the choices of ``rule --output-format`` and ``rules --output-format``
+RULE_FORMATS: tuple[str, ...] = ("text", "json")
 
 
 def rule_documentation(rule: type[Rule]) -> str:
@@ -98,3 +107,40 @@ def rule_description(rule: type[Rule]) -> str:
     doc = rule_documentation(rule)
     parts = [_unwrap(section(doc, title)) for title in ("What it does", "Why is this bad?")]
     return "\n\n".join(p for p in parts if p) or rule_summary(rule)
+
+
+# -- JSON: ``rule --output-format json``, ``rule --all``, ``rules`` -----------
+#
+# A rule is an object; ``rule --all`` and ``rules`` print an array of them, in
+# code order::
+#
+#     {"code": "TL101", "name": "numpy-on-accelerator-tensor",
+#      "summary": "Checks for ...", "default": true, "level": "error",
+#      "fix": "safe or unsafe", "explanation": "## What it does\n..."}
+#
+# ``default``: on without ``strict``; ``level``: what the CI formats report it
+# as; ``fix``: ``Rule.FIX`` (a key of ``rule.FIX_SAFETY``) or null;
+# ``explanation``: the documentation in Markdown, as ``tensorlint rule CODE``
+# prints it.
+
+
+def rule_entry(rule: type[Rule]) -> dict[str, Any]:
+    from tensorlint.reporters._common import level
+
+    return {
+        "code": rule.CODE,
+        "name": rule.NAME,
+        "summary": rule_summary(rule),
+        "default": rule.DEFAULT,
+        "level": level(rule.CODE),
+        "fix": rule.FIX,
+        "explanation": rule_documentation(rule),
+    }
+
+
+def rules_json(rules: Sequence[type[Rule]]) -> str:
+    return json.dumps([rule_entry(rule) for rule in rules], indent=2, ensure_ascii=False) + "\n"
+
+
+def rule_json(rule: type[Rule]) -> str:
+    return json.dumps(rule_entry(rule), indent=2, ensure_ascii=False) + "\n"

@@ -10,19 +10,19 @@ never reads a file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
-from tensorlint.analysis.classes import ClassLookup, ClassSummary
+from tensorlint.analysis.classes import ClassLookup
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 
-class Lookup(Protocol):
-    """The checked tree's summaries, as the engine provides them."""
+class Lookup(ClassLookup, Protocol):
+    """The checked tree's summaries, as the engine provides them (and its
+    classes: ``ClassLookup.lookup_class``)."""
 
     def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
         """The function a qualified name (``pkg.utils.f``, ``.utils.f``) names,
@@ -31,11 +31,6 @@ class Lookup(Protocol):
     def type_alias(self, qual: str) -> list[str]:
         """What an imported name is an alias of (``MappedTriples`` ->
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
-
-    def lookup_class(
-        self, qual: str
-    ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:
-        """The class a qualified name names (see ``classes.ClassLookup``)."""
 
 
 class Callee(NamedTuple):

@@ -71,7 +71,7 @@ class Inherited(NamedTuple):
     #: some call passes a value it moves, or one from its own parameters: the
     #: hook's parameters still take values from outside
     from_outside: bool
-    where: str  #: the first calling class and its place (``Base`` at ``pkg/base.py:40``)
+    where: str  #: the first call and its place (```Base.run()` at pkg/base.py:40``)
 
 
 def inherited_calls(
@@ -85,12 +85,14 @@ def inherited_calls(
     start = own.get(cls)
     if start is None:
         return None
+    #: (a base, the classes of the module naming it, the tree as it sees it, its place)
     frontier: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
     frontier = [(base, own, tree, "") for base in start.bases]
     seen: set[tuple[str, str]] = {("", cls)}
     found: Optional[Inherited] = None
     for _ in range(_DEPTH):
-        following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]] = []
+        following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
+        following = []
         for base, classes, lookup, place in frontier:
             resolved = _resolve(base, classes, lookup, place)
             if resolved is None:
@@ -386,7 +388,7 @@ def _from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me:
         changed = False
         for target, value in bindings:
             if _mentions(value, tainted):
-                for name in _names(target):
+                for name in assigned_names(target):
                     if name not in tainted:
                         tainted.add(name)
                         changed = True
@@ -397,16 +399,16 @@ def _mentions(node: ast.expr, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
-def _names(target: ast.expr) -> Iterator[str]:
+def assigned_names(target: ast.expr) -> Iterator[str]:
     """The names an assignment target binds (``a``, ``a, *b``; not ``self.x``
     or ``d[k]``, which bind no name)."""
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            yield from _names(element)
+            yield from assigned_names(element)
     elif isinstance(target, ast.Starred):
-        yield from _names(target.value)
+        yield from assigned_names(target.value)
 
 
 def _is_self_call(node: ast.AST, me: str) -> bool:

@@ -36,6 +36,7 @@ from tensorlint.analysis.classes import (
     LazyClasses,
     SelfCall,
     all_imports,
+    assigned_names,
     grad_mode,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
@@ -457,7 +458,7 @@ class _Summarizer:
         if isinstance(node, ast.Assign):
             flow = self.flow(node.value)
             for target in node.targets:
-                for name in _target_names(target):
+                for name in assigned_names(target):
                     self.flows[name] = flow
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
@@ -473,7 +474,7 @@ class _Summarizer:
             if self.module_output(node.value):
                 self.mark(node.target, True)
             self.write(node.target, node.lineno)
-            for name in _target_names(node.target):
+            for name in assigned_names(node.target):
                 self.flows[name] = self.flows.get(name, set()) | self.flow(node.value)
         elif isinstance(node, ast.Return):
             self.on_return(node)
@@ -481,7 +482,7 @@ class _Summarizer:
             if isinstance(node.target, ast.Name):
                 self.env[node.target.id] = self._iterated(node.iter)
                 self.proofs.pop(node.target.id, None)
-            for name in _target_names(node.target):
+            for name in assigned_names(node.target):
                 self.flows[name] = self.flow(node.iter)
             self.body(node.body, node.orelse)
         elif isinstance(node, (ast.While, ast.If)):
@@ -703,7 +704,7 @@ class _Summarizer:
     # -- module outputs --------------------------------------------------------
 
     def mark(self, target: ast.expr, made: bool) -> None:
-        for name in _target_names(target):
+        for name in assigned_names(target):
             if made:
                 self.made.add(name)
             else:
@@ -803,16 +804,6 @@ class _Summarizer:
 _MATCH: Optional[type] = getattr(ast, "Match", None)
 #: ``try`` and, on Python 3.11 and newer, ``try`` with ``except*`` (same fields)
 _TRY: tuple[type, ...] = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
-
-
-def _target_names(node: ast.expr) -> Iterator[str]:
-    if isinstance(node, ast.Name):
-        yield node.id
-    elif isinstance(node, (ast.Tuple, ast.List)):
-        for element in node.elts:
-            yield from _target_names(element)
-    elif isinstance(node, ast.Starred):
-        yield from _target_names(node.value)
 
 
 def _converted(aliases: set[Alias], kind: str) -> set[Alias]:
