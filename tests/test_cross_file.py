@@ -414,3 +414,14 @@ def test_a_summary_says_when_a_function_returns_a_module_output_with_grad() -> N
     assert not found["quiet_block"].grad_output  # (made inside ``with torch.no_grad()``)
     again = ModuleSummary.from_json(summarize(ast.parse(OUTPUTS)).to_json())
     assert again.functions["probs"].grad_output
+
+
+def test_a_view_made_without_grad_proves_nothing() -> None:
+    # under no_grad a view of a tensor that requires grad still requires grad
+    source = (
+        "import torch\n\n@torch.no_grad()\ndef flipped(w):\n    return torch.permute(w, (1, 0))\n"
+        "\n@torch.no_grad()\ndef scaled(w):\n    return torch.mul(w, 2)\n"
+    )
+    found = summarize(ast.parse(source)).functions
+    assert "flipped" not in found or "nograd" not in found["flipped"].returns
+    assert "nograd" in found["scaled"].returns

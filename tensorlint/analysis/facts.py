@@ -1092,7 +1092,7 @@ def computed_without_grad(node: syntax.BaseExpression, scope: Scope) -> bool:
 #: when made with grad disabled: views, and casts and moves that return the
 #: receiver itself when nothing changes (``.cpu()`` on the CPU, ``.float()``
 #: on float32). ``detach`` is a view without grad.
-_SAME_FLAG_METHODS = ops.TORCH_VIEW_METHODS - {"detach"}
+_SAME_FLAG_METHODS = ops.SAME_GRAD_FLAG_METHODS
 
 
 def keeps_grad_flag(node: syntax.BaseExpression, scope: Scope) -> bool:

@@ -497,6 +497,11 @@ MODULE_NAME = re.compile(
     r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
     r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
 )
+#: Tensor methods (and ``torch.<name>`` functions) whose result keeps the
+#: receiver's ``requires_grad`` whatever the grad mode: views (measured on torch
+#: 2.13, ``tools/measure_grad.py``)
+SAME_GRAD_FLAG_METHODS = TORCH_VIEW_METHODS - {"detach"}
+
 #: Prefixes of callees named like a module that fetch, build or register one
 #: (``self.get_model()``, ``build_network(cfg)``, ``self.named_modules()``):
 #: calling them is not a forward pass.

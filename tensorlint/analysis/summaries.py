@@ -755,7 +755,10 @@ class _Summarizer:
             return False
         qual = self.qualified(node.func)
         return self._is_module_call(node.func) or (
-            qual is not None and qual.startswith("torch.") and qual not in ops.NUMPY_VIEW_FUNCS
+            qual is not None
+            and qual.startswith("torch.")
+            and qual not in ops.AS_TENSOR_FUNCS
+            and qual.rsplit(".", 1)[1] not in ops.SAME_GRAD_FLAG_METHODS
         )
 
     def _is_module_call(self, func: ast.expr) -> bool:
