@@ -63,7 +63,7 @@ def test_the_original_shows_the_bugs_on_cpu() -> None:
     original.shifted_copy(weights)
     assert weights.tolist() == [1.0, 2.0, 3.0]  # the caller's tensor changed
     with pytest.raises(RuntimeError, match="requires grad"):
-        original.to_host(torch.ones(2, requires_grad=True))
+        original.to_host(torch.ones(2, requires_grad=True), device="cpu")
     with pytest.raises(RuntimeError, match="requires grad"):
         original.predict(torch.nn.Linear(2, 1), torch.ones(1, 2))
 
@@ -98,5 +98,7 @@ def test_after_the_fix_grad_tensors_convert_to_the_reference_values(
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_after_the_fix_cuda_tensors_convert(fixed: types.ModuleType) -> None:
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        _load(EXAMPLE).to_host(torch.ones(2))  # the original, on the default device
     t = torch.tensor([1.0, 2.0], device="cuda", requires_grad=True)
     assert fixed.to_host(t).tolist() == [1.0, 2.0]

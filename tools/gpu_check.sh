@@ -3,7 +3,8 @@
 #
 # Run from the repository root. libcst must be importable: on a machine
 # without it, put a libcst wheel for its Python in .whl/ first (the script
-# installs .whl/*.whl into /tmp/site). Results go to $OUT (default ./gpu-out):
+# installs .whl/*.whl into /tmp/site). Set COMMIT to the commit whose tree
+# travelled: a copied .git can be older than the tree. Results go to $OUT (default ./gpu-out):
 #   env.txt       GPU, driver, Python, torch, CUDA, numpy, libcst versions
 #   harness.txt   the harness's matrix over the shipped cases (CPU and CUDA)
 #   harness.json  its machine-readable report
@@ -22,7 +23,7 @@ fi
 export PYTHONUNBUFFERED=1
 {
     date -u +%Y-%m-%dT%H:%M:%SZ
-    git rev-parse HEAD 2>/dev/null || echo "commit: unknown (no .git)"
+    echo "commit: ${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     python3 - <<'EOF'
 import sys, numpy, torch, libcst
