@@ -17,12 +17,18 @@ from tensorlint.analysis.classes import ClassLookup
 from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.names import bind_arguments as names_bind
+from tensorlint.analysis.project_calls import Call
 from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 
 class Lookup(ClassLookup, Protocol):
     """The checked tree's summaries, as the engine provides them (and its
     classes: ``ClassLookup.lookup_class``)."""
+
+    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+        """The calls of this file's module function ``name`` in the project's
+        other files, each with its place (``train.py:40``); None when they
+        cannot be known."""
 
     def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
         """The function a qualified name (``pkg.utils.f``, ``.utils.f``) names,

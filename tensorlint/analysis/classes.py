@@ -24,7 +24,7 @@ imported or run.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple, Optional, Protocol, Union
 
 from tensorlint.analysis import ops
@@ -290,11 +290,11 @@ class _LazyCalls(Mapping[str, SelfCall]):
                 if call.func.attr != wanted:
                     continue
                 passed = [*call.args, *(k.value for k in call.keywords)]
-                moved = any(_moves(arg) for arg in passed)
+                moved = any(moves(arg) for arg in passed)
                 tainted = self._tainted.get(id(item))
                 if tainted is None:
-                    tainted = self._tainted[id(item)] = _from_parameters(item, me)
-                outside = any(_mentions(arg, tainted) for arg in passed)
+                    tainted = self._tainted[id(item)] = from_parameters(item, me)
+                outside = any(mentions(arg, tainted) for arg in passed)
                 if found is None:
                     found = SelfCall(call.lineno, item.name, no_grad, moved, outside)
                 else:
@@ -363,7 +363,7 @@ def _own_parts(statement: ast.stmt) -> Iterator[ast.AST]:
             yield from (v for v in value if isinstance(v, ast.AST))
 
 
-def _from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me: str) -> set[str]:
+def from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me: str) -> set[str]:
     """The names in ``function`` that hold values computed from its parameters
     (``self`` aside): the parameters, and the names assigned or looped over
     from them (in any order, to a fixed point; flow-insensitive)."""
@@ -373,21 +373,39 @@ def _from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me:
         for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
         if a is not None and a.arg != me
     }
-    bindings: list[tuple[ast.expr, ast.expr]] = []
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign):
-            bindings += [(target, node.value) for target in node.targets]
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            bindings.append((node.target, node.value))
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            bindings.append((node.target, node.iter))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            bindings.append((node.optional_vars, node.context_expr))
+    return spread(bindings(function), tainted)
+
+
+Binding = tuple[ast.expr, ast.expr]
+
+
+def bindings(node: ast.AST) -> list[Binding]:
+    """(target, value) of every assignment, loop and ``with ... as`` in ``node``."""
+    found: list[Binding] = []
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Assign):
+            found += [(target, inner.value) for target in inner.targets]
+        elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)) and inner.value is not None:
+            found.append((inner.target, inner.value))
+        elif isinstance(inner, (ast.For, ast.AsyncFor, ast.comprehension)):
+            found.append((inner.target, inner.iter))
+        elif isinstance(inner, ast.withitem) and inner.optional_vars is not None:
+            found.append((inner.optional_vars, inner.context_expr))
+    return found
+
+
+def spread(
+    found: list[Binding],
+    tainted: set[str],
+    keeps: Callable[[ast.expr], bool] = lambda value: True,
+) -> set[str]:
+    """``tainted`` and the names bound from a value that mentions one of them
+    (and that ``keeps``), to a fixed point; ``tainted`` is updated."""
     changed = True
     while changed:
         changed = False
-        for target, value in bindings:
-            if _mentions(value, tainted):
+        for target, value in found:
+            if mentions(value, tainted) and keeps(value):
                 for name in assigned_names(target):
                     if name not in tainted:
                         tainted.add(name)
@@ -395,7 +413,7 @@ def _from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me:
     return tainted
 
 
-def _mentions(node: ast.expr, names: set[str]) -> bool:
+def mentions(node: ast.expr, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
 
 
@@ -420,7 +438,7 @@ def _is_self_call(node: ast.AST, me: str) -> bool:
     )
 
 
-def _moves(node: ast.expr) -> bool:
+def moves(node: ast.expr) -> bool:
     """Does the expression move a value to a device (``x.cuda()``,
     ``x.to(device)``, ``f(x, device=dev)``)? A move to ``"cpu"`` does not count."""
     for inner in ast.walk(node):

@@ -80,20 +80,30 @@ class Evidence(NamedTuple):
     kind: str
     node: syntax.CSTNode
     name: str = ""  #: the parameter and its function, for ``api``
-    #: for ``api`` evidence of a hook: the base class that calls it, and where
+    #: for ``api`` evidence that comes through a call the analysis saw (a base
+    #: class calling a hook, a caller in another file): that call, as a clause
     through: str = ""
+    #: for ``api`` evidence: what the related location says of the parameter
+    note: str = ""
     #: the call in this file that passed the value to the site's function
     via: Optional[syntax.Call] = None
 
 
-def record(scope: Scope, kind: str, node: syntax.CSTNode, name: str = "", through: str = "") -> str:
+def record(
+    scope: Scope,
+    kind: str,
+    node: syntax.CSTNode,
+    name: str = "",
+    through: str = "",
+    note: str = "",
+) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in ("move", "device", "api") else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
     if token not in table:
-        table[token] = Evidence(kind, node, name, through=through)
+        table[token] = Evidence(kind, node, name, through=through, note=note)
     return token
 
 
@@ -505,9 +515,12 @@ class FactEvaluator:
             and not facts & {NDARRAY, OTHER}
             and not is_plain_annotation(self.scope.params[name])
         ):
-            facts = facts | {record(self.scope, "api", *boundary)}
-            if not is_data_name(name):
-                facts = facts | {record(self.scope, "api-grad", *boundary)}
+            where = (boundary.node, boundary.function)
+            if boundary.device is not None:
+                facts = facts | {record(self.scope, "api", *where, boundary.device, boundary.note)}
+            if boundary.grad is not None and not is_data_name(name):
+                grad = record(self.scope, "api-grad", *where, boundary.grad, boundary.note)
+                facts = facts | {grad}
         return facts
 
     def _attribute(self, node: syntax.Attribute, env: Mapping[str, Facts]) -> Facts:

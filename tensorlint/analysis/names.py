@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import syntax
 
@@ -22,6 +22,19 @@ ScopeNode = Union[syntax.Module, syntax.FunctionDef, syntax.Lambda, syntax.Class
 
 #: A binding that is not an import (an assignment, a parameter, a def, ...).
 UNKNOWN = ""
+
+
+class Boundary(NamedTuple):
+    """A parameter through which values enter from callers outside the file."""
+
+    node: syntax.CSTNode  #: the ``Param``
+    function: str  #: ``f()``
+    #: device evidence: None (none), "" (callers no one here sees), or the
+    #: clause naming the call it comes through, ``{what}`` standing for what
+    #: may be passed: "`Base.run()` at base.py:12, which passes on ..."
+    device: Optional[str]
+    grad: Optional[str]  #: the same for grad evidence
+    note: str = ""  #: what the related location says of the parameter
 
 
 class Scope:
@@ -50,9 +63,8 @@ class Scope:
         #: parameter name -> its annotation (or None)
         self.params: dict[str, Optional[syntax.BaseExpression]] = {}
         #: parameters through which values enter from outside the file (a public
-        #: library function no code here calls): name -> (the Param node, "f()",
-        #: and, for a hook a base class calls, that call: "`Base` at base.py:12")
-        self.boundary: dict[str, tuple[syntax.CSTNode, str, str]] = {}
+        #: library function no code here calls): name -> what may enter
+        self.boundary: dict[str, Boundary] = {}
         #: the module scope's table of evidence tokens (see ``facts.record``)
         self.evidence: dict[str, Any] = {}
         #: the module scope's names of every function defined in the file

@@ -43,8 +43,10 @@ from tensorlint.analysis.flow import Conversion, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
-from tensorlint.analysis.names import Scope, dotted_name, qualified_name
+from tensorlint.analysis.names import Boundary, Scope, dotted_name, qualified_name
 from tensorlint.analysis.positions import Positions
+from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
+from tensorlint.analysis.project_calls import External
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.roles import mentions_accelerator
 
@@ -100,6 +102,7 @@ class ModuleAnalysis:
         self._classes_summary = (summary or EMPTY_SUMMARY).classes
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}
+        self._external: dict[int, Optional[External]] = {}
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
@@ -129,14 +132,26 @@ class ModuleAnalysis:
             return
         name = function.name.value
         inherited = self.inherited(function)
+        device: Optional[str] = ""
+        grad: Optional[str] = ""
+        note = "a parameter of a public function no code here calls"
         if inherited is not None:
             # a hook a base class calls on ``self``: that call decides; it passes
             # on its own callers' values, or values it makes (then no boundary)
             if not inherited.from_outside:
                 return
+            device = grad = f"{inherited.where}, {_PASSES_ON}"
+            note = "a parameter of a method a base class calls"
         elif self._is_called(name):
             return  # called here: its callers decide (function summaries, later)
-        through = inherited.where if inherited is not None else ""
+        else:
+            external = self.external_callers(function)
+            if external is not None:
+                # called from other files of the checked tree: they decide
+                if external.device is None and external.grad is None:
+                    return
+                device, grad = external.device, external.grad
+                note = "a parameter of a function other files of the project call"
         params = function.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
         if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
@@ -145,7 +160,27 @@ class ModuleAnalysis:
             if isinstance(star, syntax.Param):
                 every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
         for param in every:
-            scope.boundary[param.name.value] = (param, f"{name}()", through)
+            scope.boundary[param.name.value] = Boundary(param, f"{name}()", device, grad, note)
+
+    def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
+        """How the project's other files call a module function of this file
+        (None: they do not, it is a method, or they cannot be known)."""
+        key = id(function)
+        if key in self._external:
+            return self._external[key]
+        found = None
+        scope = self.index.scopes.get(function)
+        if (
+            self._tree is not None
+            and scope is not None
+            and scope.parent is not None
+            and scope.parent.kind == "module"
+        ):
+            calls = self._tree.external_callers(function.name.value)
+            if calls:
+                found = External.of(function.name.value, calls)
+        self._external[key] = found
+        return found
 
     @property
     def torch_module(self) -> bool:
@@ -319,7 +354,11 @@ class ModuleAnalysis:
         if self._hook_called_without_grad(function):
             return True
         if self.library and _is_public(function, scope):
-            return False
+            if function.asynchronous or self._is_called(function.name.value):
+                return False
+            # called from the project's other files only, every time without grad
+            external = self.external_callers(function)
+            return external is not None and external.no_grad
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]
         name = function.name.value

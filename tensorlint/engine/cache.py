@@ -47,6 +47,7 @@ from typing import NamedTuple, Optional
 
 from tensorlint import __version__
 from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
+from tensorlint.engine.tree import PROJECT_DEPENDENCY, project_fingerprint
 from tensorlint.file_settings import folder_key
 from tensorlint.fix.io import read_regular
 from tensorlint.rule import Settings
@@ -325,6 +326,8 @@ class Cache:
         #: on the same few modules (a run sees the file system as it found it,
         #: as the tree's summaries do)
         self._stats: dict[str, tuple[int, int]] = {}
+        #: per project a result read callers in, its files' digests (this run)
+        self._projects: dict[str, Optional[dict[str, int]]] = {}
         self.dirty = False
         #: this user's key for the file's MAC
         self._secret = b""
@@ -433,11 +436,18 @@ class Cache:
         for path, size, mtime_ns in deps:
             now = self._stats.get(path)
             if now is None:
-                try:
-                    status = os.stat(path)
-                except OSError:
-                    return False
-                now = self._stats[path] = (status.st_size, status.st_mtime_ns)
+                if path.startswith(PROJECT_DEPENDENCY):
+                    # callers in other files: the project's files as a whole
+                    found = project_fingerprint(path, self._projects)
+                    if found is None:
+                        return False
+                    now = self._stats[path] = found
+                else:
+                    try:
+                        status = os.stat(path)
+                    except OSError:
+                        return False
+                    now = self._stats[path] = (status.st_size, status.st_mtime_ns)
             if now != (size, mtime_ns):
                 return False
         return True

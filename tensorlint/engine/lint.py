@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from tensorlint.analysis.classes import ClassLookup, ClassSummary
+    from tensorlint.analysis.project_calls import Call
     from tensorlint.analysis.summaries import FunctionSummary
 
 
@@ -176,6 +177,10 @@ class TreeView(Protocol):
     ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:
         """The class a qualified name names, its module's classes, where it
         is, and the tree as its module sees it (``analysis/classes.py``)."""
+
+    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+        """The calls of the file's module function ``name`` in the project's
+        other files, each with its place (``analysis/project_calls.py``)."""
 
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions returning an

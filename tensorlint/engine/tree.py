@@ -16,17 +16,19 @@ while none of them changed.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from tensorlint.fix.io import SourceReadError, read_source
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from tensorlint.analysis.classes import ClassSummary
+    from tensorlint.analysis.project_calls import Call
     from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 #: (path, size, mtime_ns) of a module a result depends on
@@ -47,6 +49,17 @@ _GRAPH_MODULES = 64
 _REEXPORT_HOPS = 3
 #: Summaries bigger than this are not computed (generated code).
 _MAX_BYTES = 2 * 1024 * 1024
+#: A project with more Python files than this is not searched for callers.
+_PROJECT_FILES = 5000
+#: A function named in more of the project's files than this (``main``,
+#: ``train``) is not looked for: its callers stay unknown.
+_CALLER_FILES = 100
+#: Parsed calling modules a process keeps.
+_KEPT_TREES = 256
+#: The prefix of the dependency that stands for a whole project's files
+#: (``project_fingerprint``): a result that read callers in other files is
+#: reused only while no file of the project was added, removed or changed.
+PROJECT_DEPENDENCY = "<project>"
 
 
 class Tree:
@@ -69,6 +82,13 @@ class Tree:
         #: (importing folder, qualified name) -> what ``FileView.helpers`` needs
         self.imported: dict[tuple[str, str], tuple[bool, frozenset[str], tuple[Dependency, ...]]]
         self.imported = {}
+        #: per project root, this run: its files and the words each holds
+        self._projects: dict[str, Optional[_Project]] = {}
+        #: per file: (size, mtime, the words of its text), across runs
+        self._words: dict[str, tuple[int, int, frozenset[str]]] = {}
+        #: per calling module: (size, mtime, its tree, or None: it does not parse)
+        self._trees: dict[str, tuple[int, int, Optional[ast.Module]]] = {}
+        self._project_roots: dict[str, str] = {}
 
     def refresh(self) -> None:
         """Forget what the file system said (a new run); summaries stay,
@@ -78,6 +98,8 @@ class Tree:
         self._tops.clear()
         self._modules.clear()
         self.imported.clear()
+        self._projects.clear()
+        self._project_roots.clear()
 
     def stat(self, path: Path) -> Optional[Dependency]:
         key = str(path)
@@ -246,6 +268,68 @@ class Tree:
                     found += _module_files(root, parts[:split], ".".join(parts[split:]))
             self._modules[key] = found
         return found
+
+    # -- the project: callers in other files -----------------------------------
+
+    def project_root(self, folder: str) -> str:
+        """The folder of the project a file in ``folder`` belongs to: the
+        nearest one above that holds a project marker (``pyproject.toml``,
+        ``.git``, ...), else the folder above its top package."""
+        found = self._project_roots.get(folder)
+        if found is None:
+            from tensorlint.roles import PROJECT_MARKERS
+
+            found = self.import_root(folder)
+            current = folder
+            while True:
+                if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
+                    found = current
+                    break
+                parent = os.path.dirname(current)
+                if parent == current:
+                    break
+                current = parent
+            self._project_roots[folder] = found
+        return found
+
+    def project(self, root: str) -> Optional[_Project]:
+        """The project's Python files and the words in each (None: too many)."""
+        if root in self._projects:
+            return self._projects[root]
+        files = project_files(root)
+        found = None
+        if files is not None:
+            words: dict[str, list[int]] = {}
+            for index, (path, size, mtime) in enumerate(files):
+                known = self._words.get(path)
+                if known is None or known[:2] != (size, mtime):
+                    text = ""
+                    if size <= _MAX_BYTES:
+                        with contextlib.suppress(SourceReadError):
+                            text = read_source(Path(path)).text
+                    known = self._words[path] = (size, mtime, frozenset(_WORD.findall(text)))
+                for word in known[2]:
+                    words.setdefault(word, []).append(index)
+            found = _Project(files, words, _file_hashes(files))
+        self._projects[root] = found
+        return found
+
+    def module_tree(self, dependency: Dependency) -> Optional[ast.Module]:
+        """The parsed module (None: it cannot be read or parsed)."""
+        path, size, mtime = dependency
+        known = self._trees.get(path)
+        if known is not None and known[:2] == (size, mtime):
+            return known[2]
+        tree = None
+        if size <= _MAX_BYTES:
+            with contextlib.suppress(
+                SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError
+            ):
+                tree = ast.parse(read_source(Path(path)).text)
+        self._trees[path] = (size, mtime, tree)
+        if len(self._trees) > _KEPT_TREES:
+            del self._trees[next(iter(self._trees))]
+        return tree
 
 
 class FileView:
@@ -443,6 +527,78 @@ class FileView:
             folder = parent
         return []
 
+    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+        """The calls of the module function ``name`` (defined in this file) in
+        the project's other files, each with its place (``train.py:40``),
+        and the mentions that are not calls; None when they cannot be known
+        (too large a project, too common a name). An empty list: no other
+        file names it."""
+        from tensorlint.analysis.project_calls import calls_of
+        from tensorlint.roles import is_library
+
+        root = self.tree.project_root(self.folder)
+        project = self.tree.project(root)
+        if project is None:
+            return None
+        key = project_dependency(root, str(self.path))
+        self.deps[key] = (key, *_fingerprint(project.hashes, str(self.path)))
+        holders = project.words.get(name, [])
+        needles = _module_words(self.path, self.tree.import_root(self.folder))
+        candidates = [
+            project.files[i]
+            for i in holders
+            if project.files[i][0] != str(self.path)
+            and any(i in project.words.get(word, ()) for word in needles)
+        ]
+        if len(candidates) > _CALLER_FILES:
+            return None
+        found: list[tuple[Call, str]] = []
+        for dependency in candidates:
+            module = self.tree.module_tree(dependency)
+            if module is None:
+                continue
+            path = Path(dependency[0])
+            there = FileView(self.tree, path, self.origin or self)
+
+            def refers(qual: str, there: FileView = there) -> bool:
+                return there._names(qual, self.path, name)
+
+            library = is_library(path, Path(root))
+            for call in calls_of(module, name, refers, library):
+                found.append((call, f"{self._display(path)}:{call.line}"))
+        return found
+
+    def _names(self, qual: str, target: Path, name: str, hops: int = _REEXPORT_HOPS) -> bool:
+        """Does ``qual``, imported in this module, name the function ``name``
+        of the module ``target`` (directly, or re-exported through modules
+        such as ``__init__.py``, ``hops`` at most)?"""
+        from tensorlint.analysis.classes import LazyClasses
+
+        folder = self.folder
+        for _ in range(1 + (0 if qual.startswith(".") else _CLIMB)):
+            candidates = self.tree.modules(folder, qual)
+            if candidates:
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        for module, inner in candidates:
+            if self.tree.stat(module) is None:
+                continue
+            if module == target:
+                return inner == name
+            if hops <= 0:
+                return False
+            summary, _ = self.tree.summary(module)
+            classes = summary.classes
+            reexport = classes.reexport(inner) if isinstance(classes, LazyClasses) else None
+            if reexport is None:
+                return False
+            there = FileView(self.tree, module, self.origin or self)
+            return there._names(reexport, target, name, hops - 1)
+        return False
+
     # -- finding modules -------------------------------------------------------
 
     def _candidates(self, qual: str) -> list[tuple[Path, str]]:
@@ -454,6 +610,86 @@ class FileView:
             return os.path.relpath(module, seen_from).replace(os.sep, "/")
         except ValueError:  # another drive
             return str(module)
+
+
+class _Project(NamedTuple):
+    files: list[Dependency]
+    #: word -> the indices of the files whose text holds it
+    words: dict[str, list[int]]
+    hashes: dict[str, int]  #: per file, the digest ``_fingerprint`` combines
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def project_files(root: str) -> Optional[list[Dependency]]:
+    """The Python files under ``root`` (the default excludes and hidden
+    folders skipped), sorted; None when there are more than ``_PROJECT_FILES``."""
+    from tensorlint.engine.discovery import DEFAULT_EXCLUDES
+
+    skipped = frozenset(DEFAULT_EXCLUDES)
+    found: list[Dependency] = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if f not in skipped and not f.startswith("."))
+        for file in sorted(names):
+            if file.endswith(".py"):
+                dependency = _stat(os.path.join(folder, file))
+                if dependency is not None:
+                    found.append(dependency)
+                    if len(found) > _PROJECT_FILES:
+                        return None
+    return found
+
+
+def _file_hashes(files: list[Dependency]) -> dict[str, int]:
+    """Per file, a 56-bit digest of its path, size and modification time."""
+    import hashlib
+
+    found = {}
+    for path, size, mtime in files:
+        text = f"{path}\0{size}\0{mtime}".encode("utf-8", "surrogateescape")
+        found[path] = int.from_bytes(hashlib.blake2b(text, digest_size=7).digest(), "big")
+    return found
+
+
+def _fingerprint(hashes: Mapping[str, int], but: str) -> tuple[int, int]:
+    """(how many files, the XOR of their digests), the file ``but`` left out:
+    a file's own changes are its result's business, not its callers'."""
+    digest = 0
+    for path, value in hashes.items():
+        if path != but:
+            digest ^= value
+    return len(hashes) - (but in hashes), digest
+
+
+def project_dependency(root: str, path: str) -> str:
+    """The dependency that stands for the files of the project at ``root``
+    as the file at ``path`` sees them (all but itself)."""
+    return f"{PROJECT_DEPENDENCY}{root}\0{path}"
+
+
+def project_fingerprint(
+    dependency: str, memo: dict[str, Optional[dict[str, int]]]
+) -> Optional[tuple[int, int]]:
+    """What a ``project_dependency`` stands for now (None: the project is too
+    large to say); ``memo`` keeps each project's files for one run."""
+    root, _, path = dependency[len(PROJECT_DEPENDENCY) :].partition("\0")
+    if root not in memo:
+        files = project_files(root)
+        memo[root] = None if files is None else _file_hashes(files)
+    hashes = memo[root]
+    return None if hashes is None else _fingerprint(hashes, path)
+
+
+def _module_words(path: Path, root: str) -> list[str]:
+    """Words an import of the module at ``path`` must use: its name, or one of
+    its packages' (an ``__init__.py`` re-exports)."""
+    words = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while str(folder).startswith(root) and folder != Path(root) and folder != folder.parent:
+        words.append(folder.name)
+        folder = folder.parent
+    return words or [path.stem]
 
 
 _SHARED: Optional[Tree] = None

@@ -53,9 +53,9 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
         what = "a CUDA tensor" if kind == "api" else "a tensor that requires grad"
         if evidence.through:
             return (
-                f"`{param}` enters `{evidence.name}` (line {line}) from {evidence.through}, "
-                f"which passes on what its own callers give it, who may pass {what}",
-                (node, f"`{param}`: a parameter of a method a base class calls"),
+                f"`{param}` enters `{evidence.name}` (line {line}) from "
+                + evidence.through.replace("{what}", what),
+                (node, f"`{param}`: {evidence.note}"),
             )
         return (
             f"`{param}` enters the public function `{evidence.name}` (line {line}) from "
