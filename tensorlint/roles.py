@@ -51,6 +51,21 @@ def is_library(path: Union[str, PurePath, None], root: Optional[Path] = None) ->
     return not is_script_text(text)
 
 
+#: Folders whose files are tests.
+TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+def is_test(path: Union[str, PurePath], root: Optional[Path] = None) -> bool:
+    """Is the file at ``path`` a test (``test_*.py``, ``conftest.py``, or in
+    a ``tests`` folder of the project)? A test calls a library's functions
+    with the values it needs; the library's users may pass others."""
+    name = os.path.basename(os.fspath(path))
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    parts = _project_parts(Path(os.fspath(path)), root)
+    return any(part.lower() in TEST_DIRS for part in parts)
+
+
 def path_role(path: Union[str, PurePath, None], root: Optional[Path] = None) -> Optional[bool]:
     """``is_library`` from the path alone: None for a ``.py`` file outside any
     package, where the text decides (see ``is_script_text``). The engine asks

@@ -25,7 +25,9 @@ class Lookup(ClassLookup, Protocol):
     """The checked tree's summaries, as the engine provides them (and its
     classes: ``ClassLookup.lookup_class``)."""
 
-    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+    def external_callers(
+        self, name: str, method: Optional[str] = None
+    ) -> Optional[list[tuple[Call, str]]]:
         """The calls of this file's module function ``name`` in the project's
         other files, each with its place (``train.py:40``); None when they
         cannot be known."""

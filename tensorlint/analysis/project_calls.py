@@ -63,6 +63,8 @@ class Call(NamedTuple):
     grad_output: bool  #: passes a module's output computed with grad enabled
     passes_parameters: bool  #: passes on its own callers' values
     value: bool = False  #: not a call: the function is passed on as a value
+    #: made in a test, which passes what it needs: evidence, never a proof
+    test: bool = False
 
 
 def module_imports(tree: ast.Module) -> dict[str, str]:
@@ -92,18 +94,28 @@ def calls_of(
     name: str,
     refers: Callable[[str], bool],
     library: bool,
+    method: Optional[str] = None,
+    local: bool = False,
 ) -> list[Call]:
     """The calls and other mentions of the function ``name`` in ``tree``;
     ``refers(qual)`` says whether an imported qualified name (``.io.f``,
     ``pkg.io.f``) is that function. ``library``: the calling module is
-    library code, whose public functions are entered from outside."""
+    library code, whose public functions are entered from outside.
+
+    With ``method``, ``name`` is a class and the calls are those of that
+    method on its instances the module makes: ``obj = Cls(...)`` then
+    ``obj.method(...)`` in the same function, ``self.obj = Cls(...)`` then
+    ``self.obj.method(...)`` in the same class, ``Cls(...).method(...)``; for
+    ``forward``, calling the instance (``obj(x)``) too. ``local``: the
+    module defines ``name`` itself (a bare ``name`` that it does not import
+    is that class)."""
     imports = module_imports(tree)
     wanted = {
         local
         for local, qual in imports.items()
         if qual == name or qual.endswith("." + name) or _may_hold(qual)
     }
-    if not wanted:
+    if not wanted and not local:
         return []
     known: dict[str, bool] = {}
 
@@ -111,6 +123,8 @@ def calls_of(
         dotted = dotted_name_of(node)
         if dotted is None or dotted.rsplit(".", 1)[-1] != name:
             return False
+        if local and dotted == name and name not in imports:
+            return True
         head, _, rest = dotted.partition(".")
         if head not in wanted:
             return False
@@ -121,10 +135,110 @@ def calls_of(
 
     found: list[Call] = []
     context = _Context(imports, library)
+    instances = _Instances(tree, resolves) if method is not None else None
     for node, function, owner, no_grad in _parts(tree.body, None, None, False, imports):
-        for call, value in _mentions_in(node, resolves):
+        if instances is not None and method is not None:
+            is_instance = instances.test(function, owner)
+            mentions_found = _method_mentions(node, is_instance, method)
+        else:
+            mentions_found = _mentions_in(node, resolves)
+        for call, value in mentions_found:
             found.append(context.describe(call, value, function, owner, no_grad))
     return found
+
+
+class _Instances:
+    """Which expressions hold an instance of the class: names bound to
+    ``Cls(...)`` in a function (or at module level), ``self.<attr>`` bound so
+    in any method of a class, and ``Cls(...)`` itself."""
+
+    def __init__(self, tree: ast.Module, resolves: Callable[[ast.expr], bool]) -> None:
+        self.tree = tree
+        self.resolves = resolves
+        self._names: dict[int, set[str]] = {}
+        self._attributes: dict[str, set[str]] = {}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                attributes = self._attributes.setdefault(node.name, set())
+                for target, value in bindings(node):
+                    if (
+                        self._makes(value)
+                        and isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        attributes.add(target.attr)
+
+    def _makes(self, value: ast.expr) -> bool:
+        return isinstance(value, ast.Call) and self.resolves(value.func)
+
+    def names(self, function: Optional[_Function]) -> set[str]:
+        scope: ast.AST = function if function is not None else self.tree
+        found = self._names.get(id(scope))
+        if found is None:
+            found = set()
+            pairs = (
+                bindings(scope)
+                if function is not None
+                else [
+                    (target, statement.value)
+                    for statement in self.tree.body
+                    if isinstance(statement, ast.Assign)
+                    for target in statement.targets
+                ]
+            )
+            for target, value in pairs:
+                if self._makes(value) and isinstance(target, ast.Name):
+                    found.add(target.id)
+            self._names[id(scope)] = found
+        return found
+
+    def test(
+        self, function: Optional[_Function], owner: Optional[str]
+    ) -> Callable[[ast.expr], bool]:
+        names = self.names(function)
+        attributes = self._attributes.get(owner or "", set())
+
+        def is_instance(node: ast.expr) -> bool:
+            if isinstance(node, ast.Name):
+                return node.id in names
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                return node.value.id == "self" and node.attr in attributes
+            return self._makes(node)
+
+        return is_instance
+
+
+def _method_mentions(
+    node: ast.AST, is_instance: Callable[[ast.expr], bool], method: str
+) -> Iterator[tuple[ast.expr, bool]]:
+    """Calls of ``method`` on an instance in an expression (``False``), and
+    mentions of the bound method that are not calls (``True``)."""
+    callees: set[int] = set()
+    lambdas: list[ast.Lambda] = []
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Lambda):
+            lambdas.append(inner)
+        elif isinstance(inner, ast.Call):
+            callees.add(id(inner.func))
+    deferred = {id(n) for lam in lambdas for n in ast.walk(lam.body)}
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call):
+            func = inner.func
+            on_instance = (
+                isinstance(func, ast.Attribute) and func.attr == method and is_instance(func.value)
+            )
+            called = method == "forward" and not isinstance(func, ast.Call) and is_instance(func)
+            if on_instance or called:
+                yield inner, id(inner) in deferred
+        elif (
+            isinstance(inner, ast.Attribute)
+            and inner.attr == method
+            and isinstance(inner.ctx, ast.Load)
+            and id(inner) not in callees
+            and is_instance(inner.value)
+        ):
+            yield inner, True
 
 
 def _may_hold(qual: str) -> bool:

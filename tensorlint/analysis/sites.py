@@ -163,22 +163,34 @@ class ModuleAnalysis:
             scope.boundary[param.name.value] = Boundary(param, f"{name}()", device, grad, note)
 
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
-        """How the project's other files call a module function of this file
-        (None: they do not, it is a method, or they cannot be known)."""
+        """How the project's other files call a module function of this file,
+        or a method of one of its top-level classes on the instances they
+        make (None: they do not, or they cannot be known)."""
         key = id(function)
         if key in self._external:
             return self._external[key]
         found = None
         scope = self.index.scopes.get(function)
-        if (
-            self._tree is not None
-            and scope is not None
-            and scope.parent is not None
-            and scope.parent.kind == "module"
+        parent = scope.parent if scope is not None else None
+        calls = None
+        name = function.name.value
+        if self._tree is None or parent is None:
+            pass
+        elif parent.kind == "module":
+            calls = self._tree.external_callers(name)
+        elif (
+            parent.kind == "class"
+            and isinstance(parent.node, syntax.ClassDef)
+            and parent.parent is not None
+            and parent.parent.kind == "module"
         ):
-            calls = self._tree.external_callers(function.name.value)
-            if calls:
-                found = External.of(function.name.value, calls)
+            owner = parent.node.name.value
+            calls = self._tree.external_callers(owner, name)
+            name = f"{owner}.{name}"
+        # tests call a library function with what they need: when only
+        # tests call it, its users are still the ones no one here sees
+        if calls and not all(call.test for call, _ in calls):
+            found = External.of(name, calls)
         self._external[key] = found
         return found
 

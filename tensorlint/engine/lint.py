@@ -178,7 +178,9 @@ class TreeView(Protocol):
         """The class a qualified name names, its module's classes, where it
         is, and the tree as its module sees it (``analysis/classes.py``)."""
 
-    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+    def external_callers(
+        self, name: str, method: Optional[str] = None
+    ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the file's module function ``name`` in the project's
         other files, each with its place (``analysis/project_calls.py``)."""
 

@@ -527,14 +527,17 @@ class FileView:
             folder = parent
         return []
 
-    def external_callers(self, name: str) -> Optional[list[tuple[Call, str]]]:
+    def external_callers(
+        self, name: str, method: Optional[str] = None
+    ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the module function ``name`` (defined in this file) in
         the project's other files, each with its place (``train.py:40``),
         and the mentions that are not calls; None when they cannot be known
         (too large a project, too common a name). An empty list: no other
-        file names it."""
+        file names it. With ``method``: the calls of that method of the class
+        ``name`` on the instances other files make."""
         from tensorlint.analysis.project_calls import calls_of
-        from tensorlint.roles import is_library
+        from tensorlint.roles import is_library, is_test
 
         root = self.tree.project_root(self.folder)
         project = self.tree.project(root)
@@ -543,12 +546,19 @@ class FileView:
         key = project_dependency(root, str(self.path))
         self.deps[key] = (key, *_fingerprint(project.hashes, str(self.path)))
         holders = project.words.get(name, [])
+        if method is not None and method != "forward":
+            having = set(project.words.get(method, ()))
+            holders = [i for i in holders if i in having]
         needles = _module_words(self.path, self.tree.import_root(self.folder))
         candidates = [
             project.files[i]
             for i in holders
-            if project.files[i][0] != str(self.path)
-            and any(i in project.words.get(word, ()) for word in needles)
+            # (a method's calls on instances the file itself makes count too)
+            if (project.files[i][0] != str(self.path) or method is not None)
+            and (
+                project.files[i][0] == str(self.path)
+                or any(i in project.words.get(word, ()) for word in needles)
+            )
         ]
         if len(candidates) > _CALLER_FILES:
             return None
@@ -564,8 +574,10 @@ class FileView:
                 return there._names(qual, self.path, name)
 
             library = is_library(path, Path(root))
-            for call in calls_of(module, name, refers, library):
-                found.append((call, f"{self._display(path)}:{call.line}"))
+            test = is_test(path, Path(root))
+            local = path == self.path
+            for call in calls_of(module, name, refers, library, method, local):
+                found.append((call._replace(test=test), f"{self._display(path)}:{call.line}"))
         return found
 
     def _names(self, qual: str, target: Path, name: str, hops: int = _REEXPORT_HOPS) -> bool:
