@@ -46,6 +46,8 @@ from tensorlint.analysis.classes import (
 )
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: a function, or a module's own code
+_Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]
 
 #: Methods whose result is on the CPU (the value passed is no device evidence).
 _ON_CPU = frozenset({"cpu", "numpy", "item", "tolist"})
@@ -134,7 +136,7 @@ def calls_of(
         return known[qual]
 
     found: list[Call] = []
-    context = _Context(imports, library)
+    context = _Context(imports, library, tree)
     instances = _Instances(tree, resolves) if method is not None else None
     for node, function, owner, no_grad in _parts(tree.body, None, None, False, imports):
         if instances is not None and method is not None:
@@ -251,9 +253,18 @@ def _may_hold(qual: str) -> bool:
 class _Context:
     """What the calling functions bind, worked out once per function."""
 
-    def __init__(self, imports: Mapping[str, str], library: bool) -> None:
+    def __init__(self, imports: Mapping[str, str], library: bool, tree: ast.Module) -> None:
         self.imports = imports
         self.library = library
+        #: the module's own code, its functions and classes left out
+        self.top = ast.Module(
+            body=[
+                statement
+                for statement in tree.body
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            ],
+            type_ignores=[],
+        )
         self._moved: dict[int, set[str]] = {}
         self._grad: dict[int, set[str]] = {}
         self._params: dict[int, set[str]] = {}
@@ -274,8 +285,9 @@ class _Context:
         if value or not isinstance(node, ast.Call):
             return Call(node.lineno, caller, False, False, False, True, True)
         passed = [*node.args, *(k.value for k in node.keywords)]
-        moved_names = self._moved_in(function) if function is not None else set()
-        grad_names = self._grad_in(function) if function is not None else set()
+        scope: _Scope = function if function is not None else self.top
+        moved_names = self._moved_in(scope)
+        grad_names = self._grad_in(scope)
         params = self._params_of(function, owner) if function is not None else set()
         moved = any(
             not _ends_with(arg, _ON_CPU) and (moves(arg) or mentions(arg, moved_names))
@@ -288,7 +300,9 @@ class _Context:
         outside = any(mentions(arg, params) for arg in passed)
         return Call(node.lineno, caller, no_grad, moved, grad_output, outside)
 
-    def _moved_in(self, function: _Function) -> set[str]:
+    def _moved_in(self, function: _Scope) -> set[str]:
+        """The names bound to values moved to a device, and to what is
+        computed from them (a module moved in place computes on the device)."""
         found = self._moved.get(id(function))
         if found is None:
             seeds: set[str] = set()
@@ -309,7 +323,9 @@ class _Context:
             )
         return found
 
-    def _grad_in(self, function: _Function) -> set[str]:
+    def _grad_in(self, function: _Scope) -> set[str]:
+        """The names bound to a module's output computed with grad enabled,
+        and to what is computed from them, not detached."""
         found = self._grad.get(id(function))
         if found is None:
             seeds: set[str] = set()
@@ -408,7 +424,7 @@ def _mentions_in(
 
 
 def _bindings_with_mode(
-    function: _Function, imports: Mapping[str, str]
+    function: _Scope, imports: Mapping[str, str]
 ) -> Iterator[tuple[ast.expr, ast.expr, bool]]:
     """The function's assignments, each with whether grad is off where it runs."""
     mode = False
@@ -483,12 +499,19 @@ class External(NamedTuple):
     #: the clause naming the first call that gives device evidence (None: none does)
     device: Optional[str]
     grad: Optional[str]  #: the same for grad evidence
+    #: the clause naming the first call that passes a value moved to a device
+    #: (evidence, not a guess; None: none does)
+    moved: Optional[str] = None
+    #: the same for a module's output computed with grad enabled
+    grad_output: Optional[str] = None
 
     @classmethod
     def of(cls, name: str, calls: Sequence[tuple[Call, str]]) -> External:
         """Meet ``calls``, each with its place (``train.py:40``)."""
         device: Optional[str] = None
         grad: Optional[str] = None
+        moved: Optional[str] = None
+        grad_output: Optional[str] = None
         for call, place in calls:
             where = (
                 f"the module's code at {place}"
@@ -502,13 +525,13 @@ class External(NamedTuple):
                 )
                 device = both if device is None else device
                 grad = both if grad is None else grad
-            elif call.passes_parameters:
+                continue
+            if call.passes_parameters:
                 device = f"{where}, {PASSES_ON}" if device is None else device
                 grad = f"{where}, {PASSES_ON}" if grad is None else grad
-            else:
-                if call.moved and device is None:
-                    device = f"{where}, which passes a value moved to a device that may be CUDA"
-                if call.grad_output and grad is None:
-                    grad = f"{where}, which passes a module's output computed with grad enabled"
+            if call.moved and moved is None:
+                moved = f"{where}, which passes a value moved to a device that may be CUDA"
+            if call.grad_output and grad_output is None:
+                grad_output = f"{where}, which passes a module's output computed with grad enabled"
         no_grad = all(call.no_grad and not call.value for call, _ in calls)
-        return cls(no_grad, device, grad)
+        return cls(no_grad, device or moved, grad or grad_output, moved, grad_output)

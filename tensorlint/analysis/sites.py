@@ -103,6 +103,8 @@ class ModuleAnalysis:
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}
         self._external: dict[int, Optional[External]] = {}
+        #: the project's other files pass a function here evidence (``_mark_callers``)
+        self.called_with_evidence = False
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
@@ -120,8 +122,11 @@ class ModuleAnalysis:
             owner = _owner(candidate)
             if owner not in self._wanted_owners and candidate.kind not in _NOT_BOUNDARY:
                 self._wanted_owners.add(owner)
-                if library and self.boundary_counts and isinstance(owner, syntax.FunctionDef):
-                    self._mark_boundary(owner)
+                if isinstance(owner, syntax.FunctionDef):
+                    if library and self.boundary_counts:
+                        self._mark_boundary(owner)
+                    else:
+                        self._mark_callers(owner)
             _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
 
     def _mark_boundary(self, function: syntax.FunctionDef) -> None:
@@ -152,15 +157,27 @@ class ModuleAnalysis:
                     return
                 device, grad = external.device, external.grad
                 note = "a parameter of a function other files of the project call"
-        params = function.params
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
-            every = every[1:]
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, syntax.Param):
-                every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
-        for param in every:
+        for param in _parameters(function, scope):
             scope.boundary[param.name.value] = Boundary(param, f"{name}()", device, grad, note)
+
+    def _mark_callers(self, function: syntax.FunctionDef) -> None:
+        """Where a public function's parameters are no API boundary (tests,
+        scripts, a file torch reaches through a front end), what the project's
+        other files pass it is still evidence: a value they moved to a device,
+        a module's output computed with grad enabled."""
+        scope = self.index.scopes.get(function)
+        if scope is None or self._is_called(function.name.value):
+            return
+        external = self.external_callers(function)
+        if external is None or not (external.moved or external.grad_output):
+            return
+        device, grad = external.moved, external.grad_output
+        self.called_with_evidence = True
+        note = "a parameter of a function other files of the project call"
+        for param in _parameters(function, scope):
+            scope.boundary[param.name.value] = Boundary(
+                param, f"{function.name.value}()", device, grad, note
+            )
 
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
         """How the project's other files call a module function of this file,
@@ -442,6 +459,13 @@ class ModuleAnalysis:
             self._caller_walks[id(caller)] = walk
         return walk
 
+    @property
+    def runs_elsewhere(self) -> bool:
+        """May code outside library code run on an accelerator: its text names
+        one, or the project's other files pass its functions values they
+        moved or module outputs (``_mark_callers``)?"""
+        return self.called_with_evidence or self.mentions_accelerator
+
     @functools.cached_property
     def mentions_accelerator(self) -> bool:
         """Does the text name an accelerator (asked outside library code only)?"""
@@ -547,6 +571,19 @@ def _def_counts(text: str) -> Counter[str]:
 
 #: Methods that are a public entry point though spelled as dunders.
 _PUBLIC_DUNDERS = frozenset({"__call__"})
+
+
+def _parameters(function: syntax.FunctionDef, scope: Scope) -> list[syntax.Param]:
+    """The parameters callers pass (a method's ``self`` aside), ``*args`` and
+    ``**kwargs`` included."""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if scope.parent is not None and scope.parent.kind == "class" and self_name(scope):
+        every = every[1:]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, syntax.Param):
+            every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
+    return every
 
 
 def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
@@ -783,7 +820,7 @@ class Site:
         facts = self.facts(expr)
         if CPU in facts:
             return None
-        if not self.analysis.library and not self.analysis.mentions_accelerator:
+        if not self.analysis.library and not self.analysis.runs_elsewhere:
             return None
         return self._closest(facts, DEV)
 
@@ -799,7 +836,7 @@ class Site:
         is deterministic and its author has already met it, so such a file
         gives no grad evidence either (the strict TL112 still reports).
         """
-        if not self.analysis.library and not self.analysis.mentions_accelerator:
+        if not self.analysis.library and not self.analysis.runs_elsewhere:
             return None
         if self._grad_mode_exempts(expr):
             return None
