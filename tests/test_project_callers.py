@@ -1,0 +1,221 @@
+"""Callers in other files: a generated matrix of small projects.
+
+A public function (or method) of library code converts its parameter with
+``.numpy()``. Another file of the project calls it, through one of several
+import routes, passing one of several kinds of value. What the caller passes
+decides the finding, whichever way the check is run: the whole tree, the
+callee's file alone, from a warm cache.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+from tensorlint.config import Config
+from tensorlint.diagnostics import FileResult
+from tensorlint.engine.cache import Cache
+from tensorlint.engine.runner import RunOptions, run
+from tensorlint.registry import select
+from tensorlint.rule import Settings
+
+SETTINGS = Settings(enabled=select())
+
+CALLEE = """\
+import torch
+
+
+def to_host(t):
+    return t.numpy()
+
+
+class Scorer:
+    def score(self, t):
+        return t.numpy()
+"""
+
+#: how the caller reaches ``to_host``: (imports, the callee as the call names it)
+ROUTES = {
+    "from-import": ("from pkg.convert import to_host", "to_host"),
+    "module-import": ("from pkg import convert", "convert.to_host"),
+    "import-as": ("import pkg.convert as conv", "conv.to_host"),
+    "re-export": ("from pkg import to_host", "to_host"),
+    "relative": ("from .convert import to_host", "to_host"),
+}
+
+#: what the caller passes: (the statements, the argument, the codes expected)
+VALUES = {
+    "cuda": ("", "x.cuda()", {"TL101"}),
+    "moved-name": ("y = x.to(device)", "y", {"TL101"}),
+    "module-moved": ("model.to(device)\ny = model(x).detach()", "y", {"TL101"}),
+    "cpu": ("", "x.cpu()", set()),
+    "plain": ("", "x", set()),
+    "module-output": ("y = model(x)", "y", {"TL102"}),
+    "detached": ("y = model(x).detach()", "y", set()),
+    "no-grad": ("with torch.no_grad():\n    y = model(x)", "y", set()),
+}
+
+
+def _project(tmp_path: Path, route: str, value: str, method: bool = False) -> Path:
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    init = "from .convert import to_host\n" if route == "re-export" else ""
+    (root / "pkg" / "__init__.py").write_text(init)
+    (root / "pkg" / "convert.py").write_text(CALLEE)
+    imports, callee = ROUTES[route]
+    setup, argument, _ = VALUES[value]
+    if method:
+        imports = "from pkg.convert import Scorer"
+        setup = f"scorer = Scorer()\n{setup}"
+        callee = "scorer.score"
+    body = "".join(f"    {line}\n" for line in setup.splitlines() if line)
+    caller = (
+        f"import torch\n{imports}\n\n\ndef _run(model, x, device):\n"
+        f"{body}    return {callee}({argument})\n"
+    )
+    if route == "relative":
+        (root / "pkg" / "train.py").write_text(caller)
+    else:
+        (root / "train.py").write_text(caller)
+    return root
+
+
+def _codes(results: list[FileResult], root: Path, line: int) -> dict[str, set[str]]:
+    """The codes found at ``line`` (5: ``to_host``; 10: ``Scorer.score``), by file."""
+    found: dict[str, set[str]] = {}
+    for result in results:
+        assert result.error is None, result.error
+        where = os.path.relpath(result.path, root).replace(os.sep, "/")
+        for d in result.diagnostics:
+            if d.start.line == line:
+                found.setdefault(where, set()).add(d.code)
+    return found
+
+
+def _messages(results: list[FileResult], line: int = 5) -> list[str]:
+    return [d.message for result in results for d in result.diagnostics if d.start.line == line]
+
+
+@pytest.mark.parametrize(("route", "value"), list(itertools.product(ROUTES, VALUES)))
+def test_a_function_takes_what_its_callers_in_other_files_pass(
+    tmp_path: Path, route: str, value: str
+) -> None:
+    root = _project(tmp_path, route, value)
+    want = VALUES[value][2]
+    whole = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _codes(whole, root, 5) == ({"pkg/convert.py": want} if want else {})
+    # the callee's file alone, cold and then from a warm cache: the same
+    alone = root / "pkg" / "convert.py"
+    for _ in range(2):
+        cache = Cache(tmp_path / "cache")
+        one = run([alone], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache)
+        cache.save()
+        assert _codes(one, root, 5) == _codes(whole, root, 5)
+        assert _messages(one) == _messages(whole)
+
+
+@pytest.mark.parametrize("value", list(VALUES))
+def test_a_method_takes_what_callers_pass_on_the_instances_they_make(
+    tmp_path: Path, value: str
+) -> None:
+    root = _project(tmp_path, "from-import", value, method=True)
+    want = VALUES[value][2]
+    whole = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _codes(whole, root, 10) == ({"pkg/convert.py": want} if want else {})
+    # ``to_host`` has no caller: it keeps the API boundary's guess
+    assert _codes(whole, root, 5) == {"pkg/convert.py": {"TL101", "TL102"}}
+
+
+def test_the_message_names_the_call_in_the_other_file(tmp_path: Path) -> None:
+    root = _project(tmp_path, "from-import", "cuda")
+    (message,) = _messages(run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions()))
+    assert message == (
+        "`.numpy()` on `t`, which may be on a CUDA device (TypeError there): `t` enters "
+        "`to_host()` (line 4) from `_run()` at ../train.py:6, which passes a value moved "
+        "to a device that may be CUDA"
+    )
+
+
+def _fixed_callee(tmp_path: Path, caller: str, path: str = "train.py") -> set[str]:
+    root = _project(tmp_path, "from-import", "plain")
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(caller)
+    if path != "train.py":
+        (root / "train.py").unlink()
+    results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    return {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+
+
+def test_no_caller_in_the_project_keeps_the_boundary(tmp_path: Path) -> None:
+    assert _fixed_callee(tmp_path, "import torch\n") == {"TL101", "TL102"}
+
+
+def test_a_function_passed_as_a_value_keeps_the_boundary(tmp_path: Path) -> None:
+    caller = "from pkg.convert import to_host\n\nhosts = list(map(to_host, []))\n"
+    assert _fixed_callee(tmp_path, caller) == {"TL101", "TL102"}
+
+
+def test_callers_that_are_only_tests_keep_the_boundary(tmp_path: Path) -> None:
+    caller = "import torch\nfrom pkg.convert import to_host\n\n\ndef test_it():\n"
+    caller += "    to_host(torch.zeros(2))\n"
+    assert _fixed_callee(tmp_path, caller, "tests/test_convert.py") == {"TL101", "TL102"}
+
+
+def test_a_public_caller_that_passes_its_own_parameters_keeps_the_boundary(
+    tmp_path: Path,
+) -> None:
+    caller = "import torch\nfrom pkg.convert import to_host\n\n\ndef run(batch):\n"
+    caller += "    return to_host(batch)\n"
+    assert _fixed_callee(tmp_path, caller, "pkg/api.py") == {"TL101", "TL102"}
+
+
+def test_every_call_under_no_grad_makes_the_body_run_without_grad(tmp_path: Path) -> None:
+    caller = (
+        "import torch\nfrom pkg.convert import to_host\n\n\n"
+        "@torch.no_grad()\ndef _evaluate(model, x):\n    return to_host(model(x))\n"
+    )
+    assert _fixed_callee(tmp_path, caller) == set()
+    # a public caller passes on its own callers' tensors: they may be on CUDA
+    caller = caller.replace("_evaluate", "evaluate")
+    assert _fixed_callee(tmp_path / "public", caller) == {"TL101"}
+
+
+def test_a_warm_cache_sees_a_caller_change(tmp_path: Path) -> None:
+    root = _project(tmp_path, "from-import", "cpu")
+    alone = [root / "pkg" / "convert.py"]
+
+    def check() -> set[str]:
+        cache = Cache(tmp_path / "cache")
+        results = run(alone, Config(), SETTINGS, RunOptions(), jobs=1, cache=cache)
+        cache.save()
+        return {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+
+    assert check() == set()
+    assert check() == set()  # (from the cache)
+    caller = root / "train.py"
+    caller.write_text(caller.read_text().replace("x.cpu()", "x.cuda()"))
+    assert check() == {"TL101"}
+    (root / "train2.py").write_text("from pkg.convert import to_host\nfs = [to_host]\n")
+    assert check() == {"TL101", "TL102"}  # a new file passes it on as a value
+
+
+def test_callers_give_evidence_outside_library_code(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "examples").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    helper = "import torch\n\n\ndef to_np(t):\n    return t.numpy()\n"
+    (root / "examples" / "helpers.py").write_text(helper)
+    (root / "examples" / "train.py").write_text(
+        "import torch\nfrom helpers import to_np\n\n"
+        "model = torch.nn.Linear(2, 2)\nprint(to_np(model(torch.zeros(2))))\n"
+    )
+    results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert {d.code for r in results for d in r.diagnostics} == {"TL102"}
+    # without that caller, the helper of an example is not library code: silent
+    (root / "examples" / "train.py").write_text("import torch\n")
+    results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert not [d for r in results for d in r.diagnostics]
