@@ -36,13 +36,10 @@ from typing import NamedTuple, Optional, Union
 from tensorlint.analysis import ops
 from tensorlint.analysis.classes import (
     assigned_names,
-    bindings,
     dotted_name_of,
-    from_parameters,
     grad_mode,
     mentions,
     moves,
-    spread,
 )
 
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -74,7 +71,7 @@ def module_imports(tree: ast.Module) -> dict[str, str]:
     inside functions included (``from .io import f`` -> ``.io.f``; the first
     binding of a name wins)."""
     found: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -91,163 +88,211 @@ def module_imports(tree: ast.Module) -> dict[str, str]:
     return found
 
 
-def calls_of(
-    tree: ast.Module,
-    name: str,
-    refers: Callable[[str], bool],
-    library: bool,
-    method: Optional[str] = None,
-    local: bool = False,
-) -> list[Call]:
-    """The calls and other mentions of the function ``name`` in ``tree``;
-    ``refers(qual)`` says whether an imported qualified name (``.io.f``,
-    ``pkg.io.f``) is that function. ``library``: the calling module is
-    library code, whose public functions are entered from outside.
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement in ``body`` and in the blocks nested in it."""
+    for statement in body:
+        yield statement
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(statement, field, None)
+            if isinstance(block, list):
+                yield from _statements(block)
+        for handler in getattr(statement, "handlers", ()):
+            yield from _statements(handler.body)
+        for case in getattr(statement, "cases", ()):
+            yield from _statements(case.body)
 
-    With ``method``, ``name`` is a class and the calls are those of that
-    method on its instances the module makes: ``obj = Cls(...)`` then
-    ``obj.method(...)`` in the same function, ``self.obj = Cls(...)`` then
-    ``self.obj.method(...)`` in the same class, ``Cls(...).method(...)``; for
-    ``forward``, calling the instance (``obj(x)``) too. ``local``: the
-    module defines ``name`` itself (a bare ``name`` that it does not import
-    is that class)."""
-    imports = module_imports(tree)
-    wanted = {
-        local
-        for local, qual in imports.items()
-        if qual == name or qual.endswith("." + name) or _may_hold(qual)
-    }
-    if not wanted and not local:
-        return []
-    known: dict[str, bool] = {}
 
-    def resolves(node: ast.expr) -> bool:
-        dotted = dotted_name_of(node)
-        if dotted is None or dotted.rsplit(".", 1)[-1] != name:
-            return False
-        if local and dotted == name and name not in imports:
-            return True
-        head, _, rest = dotted.partition(".")
-        if head not in wanted:
-            return False
-        qual = imports[head] + (f".{rest}" if rest else "")
-        if qual not in known:
-            known[qual] = refers(qual)
-        return known[qual]
+class _Ref(NamedTuple):
+    """A call of something, or a mention of a name that is not a call."""
 
-    found: list[Call] = []
-    context = _Context(imports, library, tree)
-    instances = _Instances(tree, resolves) if method is not None else None
-    for node, function, owner, no_grad in _parts(tree.body, None, None, False, imports):
-        if instances is not None and method is not None:
-            is_instance = instances.test(function, owner)
-            mentions_found = _method_mentions(node, is_instance, method)
+    node: ast.expr  #: the ``Call``, or the ``Name`` / ``Attribute`` mentioned
+    value: bool  #: not a call made where it is written (a mention, a lambda's call)
+    function: Optional[_Function]  #: the function it is in (None: the module's code)
+    owner: Optional[str]  #: that function's class
+    no_grad: bool  #: grad is disabled where it runs
+
+
+class CallingModule:
+    """One module that may call functions of other modules, read once: its
+    imports, its calls and mentions by their last name, and the instances
+    it makes. ``library``: it is library code, whose public functions are
+    entered from outside (what they pass on is a guess one level up)."""
+
+    def __init__(self, tree: ast.Module, library: bool) -> None:
+        self.imports = module_imports(tree)
+        self.context = _Context(self.imports, library, tree)
+        #: last name (``f`` of ``io.f``) -> the calls and mentions ending in it
+        self.refs: dict[str, list[_Ref]] = {}
+        #: per function (its id; 0: the module's code): (name, what it calls) of
+        #: each ``name = something(...)``
+        self.made: dict[int, list[tuple[str, ast.expr]]] = {}
+        #: per class: (attribute, what it calls) of each ``self.attr = something(...)``
+        self.made_attributes: dict[str, list[tuple[str, ast.expr]]] = {}
+        for statement, part, function, owner, no_grad in _parts(
+            tree.body, None, None, False, self.imports
+        ):
+            self._index(part, function, owner, no_grad)
+            if (
+                isinstance(statement, (ast.Assign, ast.AnnAssign))
+                and part is statement.value
+                and isinstance(part, ast.Call)
+            ):
+                self._made(statement, part.func, function, owner)
+
+    def _made(
+        self,
+        statement: Union[ast.Assign, ast.AnnAssign],
+        func: ast.expr,
+        function: Optional[_Function],
+        owner: Optional[str],
+    ) -> None:
+        """Record ``name = func(...)`` (and ``self.attr = func(...)`` in a method)."""
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            if (
+                owner is not None
+                and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                self.made_attributes.setdefault(owner, []).append((target.attr, func))
+            scope = id(function) if function is not None else 0
+            for name in assigned_names(target):
+                self.made.setdefault(scope, []).append((name, func))
+
+    def _index(
+        self, part: ast.AST, function: Optional[_Function], owner: Optional[str], no_grad: bool
+    ) -> None:
+        nodes = list(ast.walk(part))
+        callees: set[int] = set()
+        deferred: set[int] = set()
+        for inner in nodes:
+            if isinstance(inner, ast.Call):
+                callees.add(id(inner.func))
+            elif isinstance(inner, ast.Lambda):
+                deferred.update(id(n) for n in ast.walk(inner.body))
+        imports = self.imports
+        refs = self.refs
+        for inner in nodes:
+            if isinstance(inner, ast.Call):
+                func = inner.func
+                key = (
+                    func.attr
+                    if isinstance(func, ast.Attribute)
+                    else (func.id if isinstance(func, ast.Name) else None)
+                )
+                value = id(inner) in deferred
+            elif isinstance(inner, ast.Attribute):
+                if id(inner) in callees or not isinstance(inner.ctx, ast.Load):
+                    continue
+                key, value = inner.attr, True
+            elif isinstance(inner, ast.Name):
+                # (a bare name can be the function only where it is imported)
+                if id(inner) in callees or inner.id not in imports:
+                    continue
+                key, value = inner.id, True
+            else:
+                continue
+            if key is not None:
+                refs.setdefault(key, []).append(_Ref(inner, value, function, owner, no_grad))
+
+    def calls_of(
+        self,
+        name: str,
+        refers: Callable[[str], bool],
+        method: Optional[str] = None,
+        local: bool = False,
+    ) -> list[Call]:
+        """The calls and other mentions of the function ``name``;
+        ``refers(qual)`` says whether an imported qualified name (``.io.f``,
+        ``pkg.io.f``) is that function.
+
+        With ``method``, ``name`` is a class and the calls are those of that
+        method on its instances the module makes: ``obj = Cls(...)`` then
+        ``obj.method(...)`` in the same function (or a module-level ``obj``),
+        ``self.obj = Cls(...)`` then ``self.obj.method(...)`` in the same
+        class, ``Cls(...).method(...)``; for ``forward``, calling the instance
+        (``obj(x)``) too. ``local``: the module defines ``name`` itself (a
+        bare ``name`` that it does not import is that class)."""
+        imports = self.imports
+        known: dict[str, bool] = {}
+
+        def resolves(node: ast.expr) -> bool:
+            dotted = dotted_name_of(node)
+            if dotted is None or dotted.rsplit(".", 1)[-1] != name:
+                return False
+            if local and dotted == name and name not in imports:
+                return True
+            head, _, rest = dotted.partition(".")
+            if head not in imports:
+                return False
+            qual = imports[head] + (f".{rest}" if rest else "")
+            if qual not in known:
+                known[qual] = refers(qual)
+            return known[qual]
+
+        found: list[_Ref] = []
+        if method is None:
+            for ref in self.refs.get(name, ()):
+                node = ref.node.func if isinstance(ref.node, ast.Call) else ref.node
+                if resolves(node):
+                    found.append(ref)
         else:
-            mentions_found = _mentions_in(node, resolves)
-        for call, value in mentions_found:
-            found.append(context.describe(call, value, function, owner, no_grad))
-    return found
+            found = self._method_calls(name, resolves, method)
+        describe = self.context.describe
+        return [describe(r.node, r.value, r.function, r.owner, r.no_grad) for r in found]
 
+    def _method_calls(
+        self, name: str, resolves: Callable[[ast.expr], bool], method: str
+    ) -> list[_Ref]:
+        names = {
+            scope: {name for name, func in made if resolves(func)}
+            for scope, made in self.made.items()
+        }
+        attributes = {
+            cls: {attribute for attribute, func in made if resolves(func)}
+            for cls, made in self.made_attributes.items()
+        }
 
-class _Instances:
-    """Which expressions hold an instance of the class: names bound to
-    ``Cls(...)`` in a function (or at module level), ``self.<attr>`` bound so
-    in any method of a class, and ``Cls(...)`` itself."""
+        def is_instance(node: ast.expr, ref: _Ref) -> bool:
+            if isinstance(node, ast.Name):
+                scope = id(ref.function) if ref.function is not None else 0
+                return node.id in names.get(scope, ()) or node.id in names.get(0, ())
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                return node.value.id == "self" and node.attr in attributes.get(ref.owner or "", ())
+            return isinstance(node, ast.Call) and resolves(node.func)
 
-    def __init__(self, tree: ast.Module, resolves: Callable[[ast.expr], bool]) -> None:
-        self.tree = tree
-        self.resolves = resolves
-        self._names: dict[int, set[str]] = {}
-        self._attributes: dict[str, set[str]] = {}
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef):
-                attributes = self._attributes.setdefault(node.name, set())
-                for target, value in bindings(node):
-                    if (
-                        self._makes(value)
-                        and isinstance(target, ast.Attribute)
-                        and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"
-                    ):
-                        attributes.add(target.attr)
-
-    def _makes(self, value: ast.expr) -> bool:
-        return isinstance(value, ast.Call) and self.resolves(value.func)
-
-    def names(self, function: Optional[_Function]) -> set[str]:
-        scope: ast.AST = function if function is not None else self.tree
-        found = self._names.get(id(scope))
-        if found is None:
-            found = set()
-            pairs = (
-                bindings(scope)
-                if function is not None
-                else [
-                    (target, statement.value)
-                    for statement in self.tree.body
-                    if isinstance(statement, ast.Assign)
-                    for target in statement.targets
-                ]
-            )
-            for target, value in pairs:
-                if self._makes(value) and isinstance(target, ast.Name):
-                    found.add(target.id)
-            self._names[id(scope)] = found
+        found = []
+        if method == "__init__":  # ``Cls(...)`` runs ``Cls.__init__``
+            return [
+                ref
+                for ref in self.refs.get(name, ())
+                if isinstance(ref.node, ast.Call) and resolves(ref.node.func)
+            ]
+        for ref in self.refs.get(method, ()):
+            node = ref.node.func if isinstance(ref.node, ast.Call) else ref.node
+            if isinstance(node, ast.Attribute) and is_instance(node.value, ref):
+                found.append(ref)
+        if method in ("forward", "__call__"):  # ``obj(x)`` runs ``obj.forward(x)``
+            held = set().union(*names.values(), *attributes.values())
+            for key in held:
+                for ref in self.refs.get(key, ()):
+                    if isinstance(ref.node, ast.Call) and is_instance(ref.node.func, ref):
+                        found.append(ref)
         return found
 
-    def test(
-        self, function: Optional[_Function], owner: Optional[str]
-    ) -> Callable[[ast.expr], bool]:
-        names = self.names(function)
-        attributes = self._attributes.get(owner or "", set())
 
-        def is_instance(node: ast.expr) -> bool:
-            if isinstance(node, ast.Name):
-                return node.id in names
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                return node.value.id == "self" and node.attr in attributes
-            return self._makes(node)
+class _Binding(NamedTuple):
+    """One ``target = value`` (or loop, or ``with ... as``) of a function,
+    with what the analysis asks of its value, worked out once."""
 
-        return is_instance
-
-
-def _method_mentions(
-    node: ast.AST, is_instance: Callable[[ast.expr], bool], method: str
-) -> Iterator[tuple[ast.expr, bool]]:
-    """Calls of ``method`` on an instance in an expression (``False``), and
-    mentions of the bound method that are not calls (``True``)."""
-    callees: set[int] = set()
-    lambdas: list[ast.Lambda] = []
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Lambda):
-            lambdas.append(inner)
-        elif isinstance(inner, ast.Call):
-            callees.add(id(inner.func))
-    deferred = {id(n) for lam in lambdas for n in ast.walk(lam.body)}
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call):
-            func = inner.func
-            on_instance = (
-                isinstance(func, ast.Attribute) and func.attr == method and is_instance(func.value)
-            )
-            called = method == "forward" and not isinstance(func, ast.Call) and is_instance(func)
-            if on_instance or called:
-                yield inner, id(inner) in deferred
-        elif (
-            isinstance(inner, ast.Attribute)
-            and inner.attr == method
-            and isinstance(inner.ctx, ast.Load)
-            and id(inner) not in callees
-            and is_instance(inner.value)
-        ):
-            yield inner, True
-
-
-def _may_hold(qual: str) -> bool:
-    """Could an imported name be a module the function is reached through
-    (``import pkg.io as io``, ``from pkg import io``)? Anything but a name
-    of torch or numpy."""
-    return not qual.startswith(("torch", "numpy"))
+    targets: frozenset[str]
+    names: frozenset[str]  #: the names the value mentions
+    moves: bool  #: the value moves something to a device
+    forward: bool  #: the value holds a module's forward pass
+    on_cpu: bool  #: the value ends on the CPU (``.cpu()``, ``.numpy()``, ...)
+    detached: bool  #: the value ends detached (``.detach()``, ``.item()``, ...)
+    no_grad: bool  #: it runs with grad disabled
 
 
 class _Context:
@@ -265,6 +310,7 @@ class _Context:
             ],
             type_ignores=[],
         )
+        self._bindings: dict[int, list[_Binding]] = {}
         self._moved: dict[int, set[str]] = {}
         self._grad: dict[int, set[str]] = {}
         self._params: dict[int, set[str]] = {}
@@ -297,20 +343,34 @@ class _Context:
             not _ends_with(arg, _NO_GRAD) and (_forward_pass(arg) or mentions(arg, grad_names))
             for arg in passed
         )
-        outside = any(mentions(arg, params) for arg in passed)
+        outside = bool(params) and any(mentions(arg, params) for arg in passed)
         return Call(node.lineno, caller, no_grad, moved, grad_output, outside)
 
-    def _moved_in(self, function: _Scope) -> set[str]:
+    def _flow(self, scope: _Scope) -> list[_Binding]:
+        found = self._bindings.get(id(scope))
+        if found is None:
+            found = self._bindings[id(scope)] = [
+                _Binding(
+                    frozenset(assigned_names(target)),
+                    frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name)),
+                    moves(value),
+                    _forward_pass(value),
+                    _ends_with(value, _ON_CPU),
+                    _ends_with(value, _NO_GRAD),
+                    no_grad,
+                )
+                for target, value, no_grad in _bindings_with_mode(scope, self.imports)
+            ]
+        return found
+
+    def _moved_in(self, scope: _Scope) -> set[str]:
         """The names bound to values moved to a device, and to what is
         computed from them (a module moved in place computes on the device)."""
-        found = self._moved.get(id(function))
+        found = self._moved.get(id(scope))
         if found is None:
-            seeds: set[str] = set()
-            pairs = bindings(function)
-            for target, value in pairs:
-                if moves(value) and not _ends_with(value, _ON_CPU):
-                    seeds.update(assigned_names(target))
-            for statement in ast.walk(function):
+            flow = self._flow(scope)
+            seeds = {t for b in flow if b.moves and not b.on_cpu for t in b.targets}
+            for statement in _statements(scope.body):
                 # ``model.to(device)`` / ``model.cuda()`` as a statement moves a module
                 if isinstance(statement, ast.Expr) and moves(statement.value):
                     call = statement.value
@@ -318,23 +378,19 @@ class _Context:
                         moved = dotted_name_of(call.func.value)
                         if moved is not None and "." not in moved:
                             seeds.add(moved)
-            found = self._moved[id(function)] = spread(
-                pairs, seeds, lambda v: not _ends_with(v, _ON_CPU)
-            )
+            found = self._moved[id(scope)] = _spread(flow, seeds, lambda b: not b.on_cpu)
         return found
 
-    def _grad_in(self, function: _Scope) -> set[str]:
+    def _grad_in(self, scope: _Scope) -> set[str]:
         """The names bound to a module's output computed with grad enabled,
         and to what is computed from them, not detached."""
-        found = self._grad.get(id(function))
+        found = self._grad.get(id(scope))
         if found is None:
-            seeds: set[str] = set()
-            for target, value, no_grad in _bindings_with_mode(function, self.imports):
-                if not no_grad and _forward_pass(value) and not _ends_with(value, _NO_GRAD):
-                    seeds.update(assigned_names(target))
-            found = self._grad[id(function)] = spread(
-                bindings(function), seeds, lambda v: not _ends_with(v, _NO_GRAD)
-            )
+            flow = self._flow(scope)
+            seeds = {
+                t for b in flow if b.forward and not b.detached and not b.no_grad for t in b.targets
+            }
+            found = self._grad[id(scope)] = _spread(flow, seeds, lambda b: not b.detached)
         return found
 
     def _params_of(self, function: _Function, owner: Optional[str]) -> set[str]:
@@ -344,10 +400,34 @@ class _Context:
             return set()
         found = self._params.get(id(function))
         if found is None:
-            args = [*function.args.posonlyargs, *function.args.args]
-            me = args[0].arg if owner is not None and args else ""
-            found = self._params[id(function)] = from_parameters(function, me)
+            args = function.args
+            me = [*args.posonlyargs, *args.args][0].arg if owner is not None and args.args else ""
+            seeds = {
+                a.arg
+                for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+                if a is not None and a.arg != me
+            }
+            found = self._params[id(function)] = _spread(self._flow(function), seeds)
         return found
+
+
+def _spread(
+    flow: list[_Binding],
+    tainted: set[str],
+    keeps: Callable[[_Binding], bool] = lambda binding: True,
+) -> set[str]:
+    """``tainted`` and the names bound from a value that mentions one of them
+    (and that ``keeps``), to a fixed point; flow-insensitive."""
+    if not tainted:
+        return tainted
+    changed = True
+    while changed:
+        changed = False
+        for binding in flow:
+            if binding.names & tainted and not binding.targets <= tainted and keeps(binding):
+                tainted |= binding.targets
+                changed = True
+    return tainted
 
 
 def _parts(
@@ -356,13 +436,14 @@ def _parts(
     owner: Optional[str],
     no_grad: bool,
     imports: Mapping[str, str],
-) -> Iterator[tuple[ast.AST, Optional[_Function], Optional[str], bool]]:
-    """The expressions of ``body`` that are not nested blocks, each with the
-    function it runs in, that function's class, and whether grad is off."""
+) -> Iterator[tuple[ast.stmt, ast.AST, Optional[_Function], Optional[str], bool]]:
+    """The expressions of ``body`` that are not nested blocks, each with its
+    statement, the function it runs in, that function's class, and whether
+    grad is off."""
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
-                yield decorator, function, owner, no_grad
+                yield statement, decorator, function, owner, no_grad
             mode = False  # a nested function runs when called, in a mode not known here
             if isinstance(statement, ast.FunctionDef):
                 for decorator in statement.decorator_list:
@@ -395,32 +476,7 @@ def _parts(
             values = value if isinstance(value, list) else [value]
             for part in values:
                 if isinstance(part, ast.AST):
-                    yield part, function, owner, no_grad
-
-
-def _mentions_in(
-    node: ast.AST, resolves: Callable[[ast.expr], bool]
-) -> Iterator[tuple[ast.expr, bool]]:
-    """Calls of the function in an expression (``False``), and mentions that
-    are not calls (``True``). A call inside a lambda runs later: a mention."""
-    callees: set[int] = set()
-    lambdas: list[ast.Lambda] = []
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Lambda):
-            lambdas.append(inner)
-        elif isinstance(inner, ast.Call):
-            callees.add(id(inner.func))
-    deferred = {id(n) for lam in lambdas for n in ast.walk(lam.body)}
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call) and resolves(inner.func):
-            yield inner, id(inner) in deferred
-        elif (
-            isinstance(inner, (ast.Name, ast.Attribute))
-            and isinstance(inner.ctx, ast.Load)
-            and id(inner) not in callees
-            and resolves(inner)
-        ):
-            yield inner, True
+                    yield statement, part, function, owner, no_grad
 
 
 def _bindings_with_mode(
@@ -448,17 +504,23 @@ def _assignments(
                 verdict = grad_mode(item.context_expr, imports)
                 if verdict is not None:
                     inside = verdict
+                if item.optional_vars is not None:
+                    yield item.optional_vars, item.context_expr, no_grad
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
                 yield target, statement.value, no_grad
         elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
             yield statement.target, statement.value, no_grad
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            yield statement.target, statement.iter, no_grad
         for field in ("body", "orelse", "finalbody"):
             block = getattr(statement, field, None)
             if isinstance(block, list):
                 yield from _assignments(block, inside, imports)
         for handler in getattr(statement, "handlers", ()):
             yield from _assignments(handler.body, inside, imports)
+        for case in getattr(statement, "cases", ()):
+            yield from _assignments(case.body, inside, imports)
 
 
 def _forward_pass(node: ast.expr) -> bool:

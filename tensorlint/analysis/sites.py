@@ -103,6 +103,9 @@ class ModuleAnalysis:
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}
         self._external: dict[int, Optional[External]] = {}
+        #: parameter (its id) -> its public function, whose boundary is a guess
+        #: that callers in other files may answer
+        self._guessed: dict[int, syntax.FunctionDef] = {}
         #: the project's other files pass a function here evidence (``_mark_callers``)
         self.called_with_evidence = False
         #: the statements of each calling function where a local function is called
@@ -150,15 +153,42 @@ class ModuleAnalysis:
         elif self._is_called(name):
             return  # called here: its callers decide (function summaries, later)
         else:
-            external = self.external_callers(function)
-            if external is not None:
-                # called from other files of the checked tree: they decide
-                if external.device is None and external.grad is None:
-                    return
-                device, grad = external.device, external.grad
-                note = "a parameter of a function other files of the project call"
+            # the guess stands in for callers in other files: when a finding
+            # rests on it, they are looked for (``resolve_boundary``)
+            for param in _parameters(function, scope):
+                self._guessed[id(param)] = function
         for param in _parameters(function, scope):
             scope.boundary[param.name.value] = Boundary(param, f"{name}()", device, grad, note)
+
+    def resolve_boundary(self, evidence: Evidence) -> Optional[Evidence]:
+        """The API boundary's guess, as the project's other files answer it:
+        unchanged when no file calls the function (or only tests do, or they
+        cannot be known); None when the calls give no evidence of its kind;
+        else the evidence, naming the first call that gives it."""
+        function = self._guessed.get(id(evidence.node))
+        if function is None:
+            return evidence
+        external = self.external_callers(function)
+        if external is None:
+            return evidence
+        clause = external.device if evidence.kind == "api" else external.grad
+        if clause is None or (evidence.kind == "api-grad" and external.no_grad):
+            return None
+        return evidence._replace(
+            through=clause, note="a parameter of a function other files of the project call"
+        )
+
+    def called_without_grad_elsewhere(self, function: Optional[syntax.FunctionDef]) -> bool:
+        """Is ``function`` a public function of library code that this file
+        does not call and every call of which in the project's other files
+        is made with grad disabled? Then its body runs without grad."""
+        if function is None or function.asynchronous or not (self.library and self.boundary_counts):
+            return False
+        scope = self.index.scopes.get(function)
+        if scope is None or not _is_public(function, scope) or self._is_called(function.name.value):
+            return False
+        external = self.external_callers(function)
+        return external is not None and external.no_grad
 
     def _mark_callers(self, function: syntax.FunctionDef) -> None:
         """Where a public function's parameters are no API boundary (tests,
@@ -166,7 +196,13 @@ class ModuleAnalysis:
         other files pass it is still evidence: a value they moved to a device,
         a module's output computed with grad enabled."""
         scope = self.index.scopes.get(function)
-        if scope is None or self._is_called(function.name.value):
+        if (
+            scope is None
+            or scope.parent is None
+            or scope.parent.kind != "module"  # (helpers of scripts are functions)
+            or not _is_public(function, scope)
+            or self._is_called(function.name.value)
+        ):
             return
         external = self.external_callers(function)
         if external is None or not (external.moved or external.grad_output):
@@ -383,11 +419,7 @@ class ModuleAnalysis:
         if self._hook_called_without_grad(function):
             return True
         if self.library and _is_public(function, scope):
-            if function.asynchronous or self._is_called(function.name.value):
-                return False
-            # called from the project's other files only, every time without grad
-            external = self.external_callers(function)
-            return external is not None and external.no_grad
+            return False
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]
         name = function.name.value
@@ -843,7 +875,15 @@ class Site:
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None
-        return self._closest(facts, GRAD)
+        found = self._closest(facts, GRAD)
+        if (
+            found is not None
+            and self.analysis.numpy_checks_grad_mode
+            and isinstance(self.owner, syntax.FunctionDef)
+            and self.analysis.called_without_grad_elsewhere(self.owner)
+        ):
+            return None  # every caller in the project's other files disables grad
+        return found
 
     def _grad_mode_exempts(self, expr: syntax.BaseExpression) -> bool:
         """Does the grad mode here let ``expr.numpy()`` convert whatever
@@ -886,7 +926,13 @@ class Site:
         if not found:
             return None
         shown = [e for e in found if e.kind not in ("api", "api-grad")]
-        found = shown or found
+        if not shown:
+            # only the boundary's guess: the callers in other files answer it
+            resolved = [self.analysis.resolve_boundary(e) for e in found]
+            shown = [e for e in resolved if e is not None]
+            if not shown:
+                return None
+        found = shown
         here = self.analysis.end(self.node)
         placed = sorted(found, key=lambda e: (self.analysis.start(e.node), e.kind))
         before = [e for e in placed if self.analysis.start(e.node) <= here]

@@ -20,6 +20,7 @@ import ast
 import contextlib
 import os
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Optional
@@ -28,7 +29,7 @@ from tensorlint.fix.io import SourceReadError, read_source
 
 if TYPE_CHECKING:
     from tensorlint.analysis.classes import ClassSummary
-    from tensorlint.analysis.project_calls import Call
+    from tensorlint.analysis.project_calls import Call, CallingModule
     from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
 
 #: (path, size, mtime_ns) of a module a result depends on
@@ -54,8 +55,8 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
-#: Parsed calling modules a process keeps.
-_KEPT_TREES = 256
+#: Calling modules a process keeps, read.
+_KEPT_CALLERS = 64
 #: The prefix of the dependency that stands for a whole project's files
 #: (``project_fingerprint``): a result that read callers in other files is
 #: reused only while no file of the project was added, removed or changed.
@@ -86,8 +87,8 @@ class Tree:
         self._projects: dict[str, Optional[_Project]] = {}
         #: per file: (size, mtime, the words of its text), across runs
         self._words: dict[str, tuple[int, int, frozenset[str]]] = {}
-        #: per calling module: (size, mtime, its tree, or None: it does not parse)
-        self._trees: dict[str, tuple[int, int, Optional[ast.Module]]] = {}
+        #: per calling module: (size, mtime, what it calls, or None: it does not parse)
+        self._callers: dict[str, tuple[int, int, Optional[CallingModule]]] = {}
         self._project_roots: dict[str, str] = {}
 
     def refresh(self) -> None:
@@ -307,29 +308,31 @@ class Tree:
                     if size <= _MAX_BYTES:
                         with contextlib.suppress(SourceReadError):
                             text = read_source(Path(path)).text
-                    known = self._words[path] = (size, mtime, frozenset(_WORD.findall(text)))
+                    known = self._words[path] = (size, mtime, _called_or_imported(text))
                 for word in known[2]:
                     words.setdefault(word, []).append(index)
             found = _Project(files, words, _file_hashes(files))
         self._projects[root] = found
         return found
 
-    def module_tree(self, dependency: Dependency) -> Optional[ast.Module]:
-        """The parsed module (None: it cannot be read or parsed)."""
+    def calling_module(self, dependency: Dependency, library: bool) -> Optional[CallingModule]:
+        """The module read as a caller (None: it cannot be read or parsed)."""
+        from tensorlint.analysis.project_calls import CallingModule
+
         path, size, mtime = dependency
-        known = self._trees.get(path)
+        known = self._callers.get(path)
         if known is not None and known[:2] == (size, mtime):
             return known[2]
-        tree = None
+        found = None
         if size <= _MAX_BYTES:
             with contextlib.suppress(
                 SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError
             ):
-                tree = ast.parse(read_source(Path(path)).text)
-        self._trees[path] = (size, mtime, tree)
-        if len(self._trees) > _KEPT_TREES:
-            del self._trees[next(iter(self._trees))]
-        return tree
+                found = CallingModule(ast.parse(read_source(Path(path)).text), library)
+        self._callers[path] = (size, mtime, found)
+        if len(self._callers) > _KEPT_CALLERS:
+            del self._callers[next(iter(self._callers))]
+        return found
 
 
 class FileView:
@@ -536,8 +539,7 @@ class FileView:
         (too large a project, too common a name). An empty list: no other
         file names it. With ``method``: the calls of that method of the class
         ``name`` on the instances other files make."""
-        from tensorlint.analysis.project_calls import calls_of
-        from tensorlint.roles import is_library, is_test
+        from tensorlint.roles import is_test
 
         root = self.tree.project_root(self.folder)
         project = self.tree.project(root)
@@ -546,37 +548,55 @@ class FileView:
         key = project_dependency(root, str(self.path))
         self.deps[key] = (key, *_fingerprint(project.hashes, str(self.path)))
         holders = project.words.get(name, [])
-        if method is not None and method != "forward":
+        if method is not None and method not in ("forward", "__call__", "__init__"):
             having = set(project.words.get(method, ()))
             holders = [i for i in holders if i in having]
-        needles = _module_words(self.path, self.tree.import_root(self.folder))
+        needles = [
+            set(project.words.get(word, ()))
+            for word in _module_words(self.path, self.tree.import_root(self.folder))
+        ]
+        me = str(self.path)
         candidates = [
             project.files[i]
             for i in holders
             # (a method's calls on instances the file itself makes count too)
-            if (project.files[i][0] != str(self.path) or method is not None)
-            and (
-                project.files[i][0] == str(self.path)
-                or any(i in project.words.get(word, ()) for word in needles)
-            )
+            if (project.files[i][0] != me or method is not None)
+            and (project.files[i][0] == me or any(i in needle for needle in needles))
         ]
-        if len(candidates) > _CALLER_FILES:
+        # tests are read only when other files call it too: alone they settle
+        # nothing (see ``analysis/sites.py``), and a library's tests are many
+        base = Path(root)
+        others = [d for d in candidates if not is_test(d[0], base)]
+        if len(others) > _CALLER_FILES:
             return None
+        found = self._calls_in(others, name, method, root, test=False)
+        if found:
+            tests = [d for d in candidates if is_test(d[0], base)][:_CALLER_FILES]
+            found += self._calls_in(tests, name, method, root, test=True)
+        return found
+
+    def _calls_in(
+        self,
+        candidates: list[Dependency],
+        name: str,
+        method: Optional[str],
+        root: str,
+        test: bool,
+    ) -> list[tuple[Call, str]]:
+        from tensorlint.roles import is_library
+
         found: list[tuple[Call, str]] = []
         for dependency in candidates:
-            module = self.tree.module_tree(dependency)
+            path = Path(dependency[0])
+            module = self.tree.calling_module(dependency, is_library(path, Path(root)))
             if module is None:
                 continue
-            path = Path(dependency[0])
             there = FileView(self.tree, path, self.origin or self)
 
             def refers(qual: str, there: FileView = there) -> bool:
                 return there._names(qual, self.path, name)
 
-            library = is_library(path, Path(root))
-            test = is_test(path, Path(root))
-            local = path == self.path
-            for call in calls_of(module, name, refers, library, method, local):
+            for call in module.calls_of(name, refers, method, local=path == self.path):
                 found.append((call._replace(test=test), f"{self._display(path)}:{call.line}"))
         return found
 
@@ -631,7 +651,26 @@ class _Project(NamedTuple):
     hashes: dict[str, int]  #: per file, the digest ``_fingerprint`` combines
 
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
+#: a name followed by ``(`` (a call, a ``def``, a class made), read in the
+#: reversed text: the scan looks for the literal ``(`` (see docs/performance.md)
+_CALLED_REVERSED = re.compile(r"\(\s*(\w+)")
+#: the names an import statement brings, and the modules it reads from
+_IMPORTED = re.compile(r"import[ \t]+([^\n#;]+)")
+_IMPORTED_FROM = re.compile(r"from[ \t]+([\w.]+)[ \t]+import")
+_NAME = re.compile(r"\w+")
+
+
+def _called_or_imported(text: str) -> frozenset[str]:
+    """The names a module calls or imports (and the parts of the modules it
+    imports from): what can make it a caller of a function of the project.
+    (A module that only passes a function on as a value is not found.)"""
+    words = {word[::-1] for word in _CALLED_REVERSED.findall(text[::-1])}
+    if "import" in text:
+        for names in _IMPORTED.findall(text):
+            words.update(_NAME.findall(names))
+        for source in _IMPORTED_FROM.findall(text):
+            words.update(source.split("."))
+    return frozenset(sys.intern(word) for word in words)
 
 
 def project_files(root: str) -> Optional[list[Dependency]]:
