@@ -63,6 +63,15 @@ RULES_FOR: dict[str, frozenset[str]] = {
     "W": frozenset({"TL201", "TL202", "TL204", "TL211", "TL212", "TL213"}),
     "S": frozenset({"TL211", "TL212", "TL213", "TL201", "TL202"}),
 }
+#: Where the fact that made a D case fail lives: in the converting file, in
+#: another file of the repository (the model moved in ``train.py``, a caller,
+#: a base class), or outside it (a public function's users, a library's output).
+FACTS = ("file", "other-file", "outside")
+FACT_ROWS = {
+    "file": "in the file",
+    "other-file": "in another file",
+    "outside": "outside the repository",
+}
 REQUIRED = ("id", "real", "kind", "shape", "commit", "fix", "path", "line", "imports_torch",
             "evidence", "source")  # fmt: skip
 
@@ -83,6 +92,8 @@ class Case:
     imports_torch: bool
     evidence: str
     source: str
+    #: D cases: where the fact that made it fail lives (``FACTS``), or ""
+    facts: str = ""
 
     @property
     def hazard(self) -> str:
@@ -163,12 +174,15 @@ def _case(repo: str, raw: dict[str, object], where: str) -> Case:
         raise SystemExit(f"{where}: a notebook case (and only one) gives `cell`")
     if not isinstance(raw["real"], bool) or not isinstance(raw["imports_torch"], bool):
         raise SystemExit(f"{where}: real and imports_torch are true or false")
+    facts = raw.get("facts", "")
+    if facts not in ("", *FACTS):
+        raise SystemExit(f"{where}: facts {facts!r} not in {FACTS}")
     return Case(
         repo=repo, id=str(raw["id"]), real=raw["real"], kind=str(kind), crash=str(crash or ""),
         shape=str(raw["shape"]), commit=str(raw["commit"]), fix=str(raw["fix"]), path=path,
         line=line, cell=cell if isinstance(cell, int) else None,
         imports_torch=raw["imports_torch"], evidence=str(raw["evidence"]),
-        source=str(raw["source"]),
+        source=str(raw["source"]), facts=str(facts),
     )  # fmt: skip
 
 
@@ -359,6 +373,8 @@ def score(results: Sequence[Result], profile: str) -> dict[str, dict[str, int]]:
              "file imports torch" if case.imports_torch else "file never imports torch", "all real"]
             if case.real else ["negatives (flagged)"]
         )  # fmt: skip
+        if case.real and case.facts:
+            rows.append(f"facts {FACT_ROWS[case.facts]}")
         for row in rows:
             table[row]["cases"] += 1
             table[row]["found"] += found
@@ -390,7 +406,7 @@ def render(results: Sequence[Result], profiles: Sequence[str]) -> str:
 
 
 def _row_order(row: str) -> tuple[int, str]:
-    prefixes = ("all real", "kind", "shape", "file", "negatives")
+    prefixes = ("all real", "kind", "shape", "file", "facts", "negatives")
     return (next(i for i, p in enumerate(prefixes) if row.startswith(p)), row)
 
 

@@ -39,6 +39,28 @@ def test_committed_cases_are_valid_and_not_held_out() -> None:
     assert len({case.id for case in cases}) == len(cases)
 
 
+def test_every_crash_says_where_its_facts_live() -> None:
+    crashes = [case for case in recall.load_cases() if case.kind == "D"]
+    assert crashes and all(case.facts in recall.FACTS for case in crashes)
+    assert {case.facts for case in crashes if case.real} == set(recall.FACTS)
+
+
+def test_the_report_gives_a_row_for_where_the_facts_live() -> None:
+    base = dict(repo="someone/proj", kind="D", crash="device", shape="explicit",
+                commit="a" * 40, fix="a" * 40, path="m.py", line=1, cell=None,
+                imports_torch=True, evidence="", source="")  # fmt: skip
+    near = recall.Case(id="near", real=True, facts="file", **base)  # type: ignore[arg-type]
+    far = recall.Case(id="far", real=True, facts="other-file", **base)  # type: ignore[arg-type]
+    results = [
+        recall.Result(near, found={"default": ["TL101"]}),
+        recall.Result(far, found={"default": []}),
+    ]
+    table = recall.score(results, "default")
+    assert table["facts in the file"] == {"cases": 1, "found": 1}
+    assert table["facts in another file"] == {"cases": 1, "found": 0}
+    assert "| facts in another file | 0/1 (0%) |" in recall.render(results, ["default"])
+
+
 def test_held_out_list_names_the_development_set() -> None:
     assert "openai/clip" in recall.held_out()
     assert "karpathy/nanogpt" in recall.held_out()
@@ -79,6 +101,8 @@ source = "none"
         (CASE.format(real='"yes"', commit="a" * 40, path="m.py", line=7), "true or false"),
         (CASE.replace('kind = "D"', 'kind = "X"').format(real="true", commit="a" * 40,
                                                           path="m.py", line=7), "kind"),
+        (CASE.replace("imports_torch = true", 'imports_torch = true\nfacts = "elsewhere"')
+         .format(real="true", commit="a" * 40, path="m.py", line=7), "facts"),
     ],
 )  # fmt: skip
 def test_malformed_cases_are_refused_with_the_reason(
