@@ -150,3 +150,16 @@ def test_flake8_reads_the_checked_tree_as_tensorlint_check_does(tmp_path: Path) 
     assert findings == expected, output
     assert ("fire_callee_returns_module_output/scoring/report.py", 6, 12, "TL102") in findings
     assert ("fire_helper_returns_from_numpy/vision/show.py", 5, 9, "TL201") in findings
+
+
+def test_flake8_reads_the_callers_in_other_files_as_check_does(tmp_path: Path) -> None:
+    callee = "import torch\n\n\ndef to_host(t):\n    return t.numpy()\n"
+    caller = "from pkg.io import to_host\n\n\ndef _run(x):\n    return to_host(x.cuda())\n"
+    _write(
+        tmp_path,
+        {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/io.py": callee, "run.py": caller},
+    )
+    code, findings, output = _flake8(tmp_path)
+    assert code == 1, output
+    assert findings == _tensorlint(tmp_path) == [("pkg/io.py", 5, 12, "TL101")]
+    assert "from `_run()` at ../run.py:5" in output
