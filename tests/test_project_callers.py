@@ -219,3 +219,14 @@ def test_callers_give_evidence_outside_library_code(tmp_path: Path) -> None:
     (root / "examples" / "train.py").write_text("import torch\n")
     results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
     assert not [d for r in results for d in r.diagnostics]
+
+
+def test_an_attribute_made_on_a_device_in_another_method_is_evidence(tmp_path: Path) -> None:
+    caller = (
+        "import torch\nfrom pkg.convert import to_host\n\n\nclass _Tester:\n"
+        "    def setup(self, n):\n        self.scores = torch.zeros(n, device=self.device)\n\n"
+        "    def report(self):\n        return to_host(self.scores)\n"
+    )
+    assert _fixed_callee(tmp_path, caller) == {"TL101"}
+    on_cpu = caller.replace("device=self.device", 'device="cpu"')
+    assert _fixed_callee(tmp_path / "cpu", on_cpu) == set()

@@ -132,12 +132,19 @@ class CallingModule:
             tree.body, None, None, False, self.imports
         ):
             self._index(part, function, owner, no_grad)
-            if (
-                isinstance(statement, (ast.Assign, ast.AnnAssign))
-                and part is statement.value
-                and isinstance(part, ast.Call)
-            ):
-                self._made(statement, part.func, function, owner)
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
+                if isinstance(part, ast.Call):
+                    self._made(statement, part.func, function, owner)
+                if owner is not None and moves(part) and not _ends_with(part, _ON_CPU):
+                    # ``self.scores = torch.zeros(n, device=self.device)`` in any method
+                    targets = (
+                        statement.targets
+                        if isinstance(statement, ast.Assign)
+                        else [statement.target]
+                    )
+                    self.context.moved_attributes.setdefault(owner, set()).update(
+                        _self_attributes(targets)
+                    )
 
     def _made(
         self,
@@ -288,6 +295,7 @@ class _Binding(NamedTuple):
 
     targets: frozenset[str]
     names: frozenset[str]  #: the names the value mentions
+    attributes: frozenset[str]  #: the ``self.<attr>`` the value mentions
     moves: bool  #: the value moves something to a device
     forward: bool  #: the value holds a module's forward pass
     on_cpu: bool  #: the value ends on the CPU (``.cpu()``, ``.numpy()``, ...)
@@ -311,6 +319,8 @@ class _Context:
             type_ignores=[],
         )
         self._bindings: dict[int, list[_Binding]] = {}
+        #: per class: the ``self.<attr>`` its methods bind to a value moved to a device
+        self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[int, set[str]] = {}
         self._grad: dict[int, set[str]] = {}
         self._params: dict[int, set[str]] = {}
@@ -332,11 +342,17 @@ class _Context:
             return Call(node.lineno, caller, False, False, False, True, True)
         passed = [*node.args, *(k.value for k in node.keywords)]
         scope: _Scope = function if function is not None else self.top
-        moved_names = self._moved_in(scope)
+        moved_attributes = self.moved_attributes.get(owner or "", set())
+        moved_names = self._moved_in(scope, moved_attributes)
         grad_names = self._grad_in(scope)
         params = self._params_of(function, owner) if function is not None else set()
         moved = any(
-            not _ends_with(arg, _ON_CPU) and (moves(arg) or mentions(arg, moved_names))
+            not _ends_with(arg, _ON_CPU)
+            and (
+                moves(arg)
+                or mentions(arg, moved_names)
+                or bool(_self_attributes([arg]) & moved_attributes)
+            )
             for arg in passed
         )
         grad_output = not no_grad and any(
@@ -353,6 +369,7 @@ class _Context:
                 _Binding(
                     frozenset(assigned_names(target)),
                     frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name)),
+                    frozenset(_self_attributes([value])),
                     moves(value),
                     _forward_pass(value),
                     _ends_with(value, _ON_CPU),
@@ -363,13 +380,19 @@ class _Context:
             ]
         return found
 
-    def _moved_in(self, scope: _Scope) -> set[str]:
-        """The names bound to values moved to a device, and to what is
-        computed from them (a module moved in place computes on the device)."""
+    def _moved_in(self, scope: _Scope, attributes: set[str]) -> set[str]:
+        """The names bound to values moved to a device (or read from the
+        ``self.<attr>`` of ``attributes``), and to what is computed from them
+        (a module moved in place computes on the device)."""
         found = self._moved.get(id(scope))
         if found is None:
             flow = self._flow(scope)
-            seeds = {t for b in flow if b.moves and not b.on_cpu for t in b.targets}
+            seeds = {
+                t
+                for b in flow
+                if (b.moves or b.attributes & attributes) and not b.on_cpu
+                for t in b.targets
+            }
             for statement in _statements(scope.body):
                 # ``model.to(device)`` / ``model.cuda()`` as a statement moves a module
                 if isinstance(statement, ast.Expr) and moves(statement.value):
@@ -409,6 +432,18 @@ class _Context:
             }
             found = self._params[id(function)] = _spread(self._flow(function), seeds)
         return found
+
+
+def _self_attributes(nodes: Sequence[ast.AST]) -> set[str]:
+    """The ``self.<attr>`` that ``nodes`` mention (``self.scores[i]`` too)."""
+    return {
+        inner.attr
+        for node in nodes
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Attribute)
+        and isinstance(inner.value, ast.Name)
+        and inner.value.id == "self"
+    }
 
 
 def _spread(
