@@ -60,10 +60,13 @@ class Call(NamedTuple):
     no_grad: bool  #: made with grad disabled
     moved: bool  #: passes a value moved to a device
     grad_output: bool  #: passes a module's output computed with grad enabled
-    passes_parameters: bool  #: passes on its own callers' values
+    #: passes on its own callers' values (not moved to the CPU)
+    passes_parameters: bool
     value: bool = False  #: not a call: the function is passed on as a value
     #: made in a test, which passes what it needs: evidence, never a proof
     test: bool = False
+    #: passes on its own callers' values, not detached (None: as ``passes_parameters``)
+    passes_parameters_with_grad: Optional[bool] = None
 
 
 def module_imports(tree: ast.Module) -> dict[str, str]:
@@ -359,8 +362,12 @@ class _Context:
             not _ends_with(arg, _NO_GRAD) and (_forward_pass(arg) or mentions(arg, grad_names))
             for arg in passed
         )
-        outside = bool(params) and any(mentions(arg, params) for arg in passed)
-        return Call(node.lineno, caller, no_grad, moved, grad_output, outside)
+        passing = [arg for arg in passed if params and mentions(arg, params)]
+        outside = any(not _ends_with(arg, _ON_CPU) for arg in passing)
+        with_grad = not no_grad and any(not _ends_with(arg, _NO_GRAD) for arg in passing)
+        return Call(
+            node.lineno, caller, no_grad, moved, grad_output, outside, False, False, with_grad
+        )
 
     def _flow(self, scope: _Scope) -> list[_Binding]:
         found = self._bindings.get(id(scope))
@@ -419,7 +426,9 @@ class _Context:
     def _params_of(self, function: _Function, owner: Optional[str]) -> set[str]:
         """The names holding what the function's own callers pass, when those
         callers are outside the module (a public function of library code)."""
-        if not self.library or function.name.startswith("_") or function.name == "main":
+        name = function.name
+        dunder = name.startswith("__") and name.endswith("__")  # ``__new__``, ``__call__``
+        if not self.library or (name.startswith("_") and not dunder) or name == "main":
             return set()
         found = self._params.get(id(function))
         if found is None:
@@ -623,9 +632,11 @@ class External(NamedTuple):
                 device = both if device is None else device
                 grad = both if grad is None else grad
                 continue
-            if call.passes_parameters:
-                device = f"{where}, {PASSES_ON}" if device is None else device
-                grad = f"{where}, {PASSES_ON}" if grad is None else grad
+            with_grad = call.passes_parameters_with_grad
+            if call.passes_parameters and device is None:
+                device = f"{where}, {PASSES_ON}"
+            if (call.passes_parameters if with_grad is None else with_grad) and grad is None:
+                grad = f"{where}, {PASSES_ON}"
             if call.moved and moved is None:
                 moved = f"{where}, which passes a value moved to a device that may be CUDA"
             if call.grad_output and grad_output is None:
