@@ -98,7 +98,7 @@ def record(
     note: str = "",
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
-    prefix = DEV if kind in ("move", "device", "api") else GRAD
+    prefix = DEV if kind in ("move", "device", "api", "callee-device") else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
@@ -575,6 +575,9 @@ class FactEvaluator:
         if summary.returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
+        if summary.device_output and CPU not in facts:
+            # it returns a value it moved to a device (``return x.to(self.device)``)
+            facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
         if summary.grad_output and NOGRAD not in facts:
             # it returns a module's output computed with grad enabled (here,
             # grad mode is the caller's: a no-grad context settles it as usual)

@@ -38,6 +38,7 @@ from tensorlint.analysis.classes import (
     all_imports,
     assigned_names,
     grad_mode,
+    moves,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
 from tensorlint.analysis.pytree import parse
@@ -78,6 +79,9 @@ class FunctionSummary(NamedTuple):
     #: it may return a module's output computed with grad enabled (``return
     #: net(x)``, ``return self.encoder(h).softmax(-1)``), not detached
     grad_output: bool = False
+    #: it may return a value it moved to a device or made on one (``return
+    #: x.to(self.device)``, ``return model(batch.cuda())``), not moved back
+    device_output: bool = False
 
     @property
     def names(self) -> frozenset[str]:
@@ -95,6 +99,7 @@ class FunctionSummary(NamedTuple):
             "returns": sorted(self.returns),
             "carries": list(self.carries),
             "grad_output": self.grad_output,
+            "device_output": self.device_output,
         }
 
     @classmethod
@@ -117,6 +122,7 @@ class FunctionSummary(NamedTuple):
             frozenset(_text(r) for r in data["returns"]),
             tuple(_text(c) for c in data["carries"]),
             _bool(data.get("grad_output", False)),
+            _bool(data.get("device_output", False)),
         )
 
 
@@ -410,6 +416,9 @@ class _Summarizer:
         #: grad mode is off here (a ``with torch.no_grad():`` block, a decorator)
         self.no_grad = False
         self.grad_output = False
+        #: local names holding a value moved to a device or made on one
+        self.on_device: set[str] = set()
+        self.device_output = False
 
     # -- the walk ------------------------------------------------------------
 
@@ -448,6 +457,7 @@ class _Summarizer:
             self.returns or frozenset(),
             tuple(p for p in (*positional, *kwonly) if p in self.carries),
             self.grad_output,
+            self.device_output,
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -464,12 +474,15 @@ class _Summarizer:
             proofs = self.prove(node.value)
             optimizer = self._is_optimizer_ctor(node.value)
             made = self.module_output(node.value)
+            moved = self.device_value(node.value)
             for target in node.targets:
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
+                self.mark_device(target, moved)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
             self.mark(node.target, self.module_output(node.value))
+            self.mark_device(node.target, self.device_value(node.value))
         elif isinstance(node, ast.AugAssign):
             if self.module_output(node.value):
                 self.mark(node.target, True)
@@ -700,6 +713,8 @@ class _Summarizer:
         self.carries |= self.flow(value)
         if "nograd" not in proofs and self.module_output(value):
             self.grad_output = True
+        if "cpu" not in proofs and self.device_value(value):
+            self.device_output = True
 
     # -- module outputs --------------------------------------------------------
 
@@ -709,6 +724,63 @@ class _Summarizer:
                 self.made.add(name)
             else:
                 self.made.discard(name)
+
+    def mark_device(self, target: ast.expr, moved: bool) -> None:
+        for name in assigned_names(target):
+            if moved:
+                self.on_device.add(name)
+            else:
+                self.on_device.discard(name)
+
+    def device_value(self, node: ast.expr) -> bool:
+        """Is ``node`` a value this function moved to a device or made on one
+        (``x.to(self.device)``, ``torch.zeros(n, device=d)``), or computed from
+        one, not moved back (``.cpu()``, ``.numpy()``, ``.item()``)?"""
+        if "cpu" in self.prove(node):
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.on_device
+        if self._moves_away(node):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and self.device_value(func.value):
+                return True  # ``x.cuda().float()``
+            return self._is_module_call(func) and any(
+                self.device_value(a) for a in (*node.args, *(k.value for k in node.keywords))
+            )
+        if isinstance(node, ast.Attribute):
+            return node.attr not in ops.METADATA_ATTRS and self.device_value(node.value)
+        if isinstance(node, ast.Subscript):
+            return self.device_value(node.value)
+        if isinstance(node, ast.BinOp):
+            return self.device_value(node.left) or self.device_value(node.right)
+        return False
+
+    def _moves_away(self, node: ast.expr) -> bool:
+        """Does ``node`` move a value to a device the function chooses itself
+        (``.cuda()``, ``.to(self.device)``, ``device=DEVICE``)? A device its
+        caller passes (``.to(device)`` of a parameter) is the caller's: it may
+        be the CPU (a test's ``torch.device("cpu")``)."""
+        if not moves(node):
+            return False
+        for inner in ast.walk(node):
+            if not isinstance(inner, ast.Call):
+                continue
+            func = inner.func
+            chosen = False
+            if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
+                target = inner.args[0] if inner.args else None
+                chosen = func.attr != "to" or (target is not None and not self._passed_in(target))
+            chosen = chosen or any(
+                k.arg == "device" and not self._passed_in(k.value) for k in inner.keywords
+            )
+            if chosen and moves(inner):
+                return True
+        return False
+
+    def _passed_in(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.params
 
     def module_output(self, node: ast.expr) -> bool:
         """Does ``node`` compute (here, with grad enabled) from a module's

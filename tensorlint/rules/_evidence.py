@@ -77,6 +77,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"it comes from `{code}` at line {line}, a trainable parameter",
             (node, "a trainable parameter: requires grad"),
         )
+    if kind == "callee-device":
+        return (
+            f"it comes from `{code}` at line {line}: {evidence.name} returns a value it "
+            "moved to a device that may be CUDA",
+            (node, "returns a value moved to a device that may be CUDA"),
+        )
     if kind == "callee-output":
         return (
             f"it comes from `{code}` at line {line}: {evidence.name} returns a module's "
