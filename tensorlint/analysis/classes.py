@@ -447,7 +447,7 @@ def moves(node: ast.expr) -> bool:
         func = inner.func
         if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
             target = inner.args[0] if inner.args else None
-            if func.attr != "to" or (target is not None and not _cpu_or_dtype(target)):
+            if func.attr != "to" or (target is not None and not cpu_or_dtype(target)):
                 return True
         for keyword in inner.keywords:
             value = keyword.value
@@ -458,7 +458,7 @@ def moves(node: ast.expr) -> bool:
     return False
 
 
-def _cpu_or_dtype(node: ast.expr) -> bool:
+def cpu_or_dtype(node: ast.expr) -> bool:
     """``"cpu"``, ``torch.float32``, ``x.dtype``: not a move to an accelerator."""
     if isinstance(node, ast.Constant):
         return node.value == "cpu" or node.value in ops.DTYPE_NAMES

@@ -37,8 +37,8 @@ from tensorlint.analysis.classes import (
     SelfCall,
     all_imports,
     assigned_names,
+    cpu_or_dtype,
     grad_mode,
-    moves,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
 from tensorlint.analysis.pytree import parse
@@ -733,17 +733,30 @@ class _Summarizer:
                 self.on_device.discard(name)
 
     def device_value(self, node: ast.expr) -> bool:
-        """Is ``node`` a value this function moved to a device or made on one
-        (``x.to(self.device)``, ``torch.zeros(n, device=d)``), or computed from
-        one, not moved back (``.cpu()``, ``.numpy()``, ``.item()``)?"""
+        """Is ``node`` a value this function moved to a device it chose
+        (``x.to(self.device)``, ``x.cuda()``, ``torch.zeros(n, device=DEVICE)``),
+        or computed from one, not moved elsewhere since (``.cpu()``,
+        ``.to(source)``, ``.numpy()``, ``.item()``)?"""
         if "cpu" in self.prove(node):
             return False
         if isinstance(node, ast.Name):
             return node.id in self.on_device
-        if self._moves_away(node):
-            return True
+        if isinstance(node, ast.IfExp):
+            return self.device_value(node.body) or self.device_value(node.orelse)
         if isinstance(node, ast.Call):
             func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
+                # this call decides where the value is
+                target = node.args[0] if node.args else None
+                if func.attr != "to":
+                    return True  # ``.cuda()``
+                if target is None:
+                    return self._chosen_device(node) or self.device_value(func.value)
+                if cpu_or_dtype(target):
+                    return not _is_const(target, "cpu") and self.device_value(func.value)
+                return self._chosen(target)
+            if self._chosen_device(node):
+                return True  # ``torch.zeros(n, device=DEVICE)``
             if isinstance(func, ast.Attribute) and self.device_value(func.value):
                 return True  # ``x.cuda().float()``
             return self._is_module_call(func) and any(
@@ -757,30 +770,25 @@ class _Summarizer:
             return self.device_value(node.left) or self.device_value(node.right)
         return False
 
-    def _moves_away(self, node: ast.expr) -> bool:
-        """Does ``node`` move a value to a device the function chooses itself
-        (``.cuda()``, ``.to(self.device)``, ``device=DEVICE``)? A device its
-        caller passes (``.to(device)`` of a parameter) is the caller's: it may
-        be the CPU (a test's ``torch.device("cpu")``)."""
-        if not moves(node):
-            return False
-        for inner in ast.walk(node):
-            if not isinstance(inner, ast.Call):
-                continue
-            func = inner.func
-            chosen = False
-            if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
-                target = inner.args[0] if inner.args else None
-                chosen = func.attr != "to" or (target is not None and not self._passed_in(target))
-            chosen = chosen or any(
-                k.arg == "device" and not self._passed_in(k.value) for k in inner.keywords
-            )
-            if chosen and moves(inner):
-                return True
-        return False
+    def _chosen_device(self, call: ast.Call) -> bool:
+        return any(k.arg == "device" and self._chosen(k.value) for k in call.keywords)
+
+    def _chosen(self, device: ast.expr) -> bool:
+        """Is ``device`` one the function chose itself, not the CPU?"""
+        if isinstance(device, ast.Constant):
+            return isinstance(device.value, str) and device.value != "cpu"
+        if isinstance(device, ast.Call):  # ``torch.device("cuda")``
+            return any(self._chosen(a) for a in device.args)
+        return not self._passed_in(device)
 
     def _passed_in(self, node: ast.expr) -> bool:
-        return isinstance(node, ast.Name) and node.id in self.params
+        """Is the device ``node`` names not the function's own choice: a
+        parameter, or a local name (``input_device = get_device(wav)``, which
+        may be where the value came from)? Chosen: an attribute
+        (``self.device``), a module constant (``DEVICE``), a literal."""
+        if isinstance(node, ast.Name):
+            return node.id in self.params or not node.id.isupper()
+        return False
 
     def module_output(self, node: ast.expr) -> bool:
         """Does ``node`` compute (here, with grad enabled) from a module's
