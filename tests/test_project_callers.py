@@ -230,3 +230,16 @@ def test_an_attribute_made_on_a_device_in_another_method_is_evidence(tmp_path: P
     assert _fixed_callee(tmp_path, caller) == {"TL101"}
     on_cpu = caller.replace("device=self.device", 'device="cpu"')
     assert _fixed_callee(tmp_path / "cpu", on_cpu) == set()
+
+
+def test_a_parameter_named_for_a_device_or_a_size_is_no_boundary(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "shapes.py").write_text(
+        "import torch\n\n\ndef sizes(batch_size, x):\n    return batch_size.numpy(), x.numpy()\n"
+    )
+    results = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    found = {(d.start.column, d.code) for r in results for d in r.diagnostics}
+    # ``x`` may be anything a caller passes; ``batch_size`` is a number by name
+    assert found == {(31, "TL101"), (31, "TL102")}

@@ -514,6 +514,7 @@ class FactEvaluator:
             boundary is not None
             and not facts & {NDARRAY, OTHER}
             and not is_plain_annotation(self.scope.params[name])
+            and name not in ops.NOT_TENSOR_PARAMETER_NAMES
         ):
             where = (boundary.node, boundary.function)
             if boundary.device is not None:

@@ -265,6 +265,13 @@ DATA_PARAMETER_NAMES = frozenset(
     {"label", "labels", "target", "targets", "y_true", "index", "indices", "idx", "ids",
      "mask", "masks", "edge_index", "batch_index"}
 )  # fmt: skip
+#: Parameter names that, by convention, never hold a tensor (a device, a
+#: dtype, a size, a path): a public function's parameter so named gives no
+#: boundary evidence, device or grad.
+NOT_TENSOR_PARAMETER_NAMES = frozenset(
+    {"device", "dtype", "dim", "axis", "batch_size", "num_workers", "seed", "verbose",
+     "path", "filename"}
+)  # fmt: skip
 #: Last words of parameter names that hold integer data (``train_labels``,
 #: ``token_ids``, ``gt_idx``): named for data too. Not ``_mask`` (a
 #: ``pred_mask`` may be a model's soft output) nor ``_target`` (an RL
