@@ -310,6 +310,44 @@ class _LazyCalls(Mapping[str, SelfCall]):
 _Method = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
+def blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists nested in ``statement``: its body, ``else`` and
+    ``finally`` blocks, its handlers' and ``match`` cases' bodies."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(statement, field, None)
+        if isinstance(block, list):
+            yield block
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+
+
+def mode_inside(statement: ast.stmt, no_grad: bool, imports: Mapping[str, str]) -> bool:
+    """Is grad off in the blocks of ``statement`` (a ``with torch.no_grad():``
+    turns it off, a ``with torch.enable_grad():`` on), given ``no_grad`` outside?"""
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        for item in statement.items:
+            verdict = grad_mode(item.context_expr, imports)
+            if verdict is not None:
+                no_grad = verdict
+    return no_grad
+
+
+def decorated_mode(
+    function: Union[ast.FunctionDef, ast.AsyncFunctionDef], imports: Mapping[str, str]
+) -> bool:
+    """Is grad off in the body of ``function`` by its decorators (not for an
+    ``async def``, whose body runs when awaited)?"""
+    mode = False
+    if isinstance(function, ast.FunctionDef):
+        for decorator in function.decorator_list:
+            verdict = grad_mode(decorator, imports)
+            if verdict is not None:
+                mode = verdict
+    return mode
+
+
 def _self_calls(
     body: list[ast.stmt], me: str, no_grad: bool, imports: Mapping[str, str]
 ) -> Iterator[tuple[ast.Call, bool]]:
@@ -319,20 +357,9 @@ def _self_calls(
             # a nested def runs when it is called, in a grad mode not known here
             yield from _calls_in(statement, me, False)
             continue
-        inside = no_grad
-        if isinstance(statement, (ast.With, ast.AsyncWith)):
-            for item in statement.items:
-                verdict = grad_mode(item.context_expr, imports)
-                if verdict is not None:
-                    inside = verdict
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(statement, field, None)
-            if isinstance(block, list):
-                yield from _self_calls(block, me, inside, imports)
-        for handler in getattr(statement, "handlers", ()):
-            yield from _self_calls(handler.body, me, inside, imports)
-        for case in getattr(statement, "cases", ()):
-            yield from _self_calls(case.body, me, inside, imports)
+        inside = mode_inside(statement, no_grad, imports)
+        for block in blocks(statement):
+            yield from _self_calls(block, me, inside, imports)
         for part in _own_parts(statement):
             yield from _calls_in(part, me, no_grad)
 

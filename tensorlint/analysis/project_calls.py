@@ -36,9 +36,11 @@ from typing import NamedTuple, Optional, Union
 from tensorlint.analysis import ops
 from tensorlint.analysis.classes import (
     assigned_names,
+    blocks,
+    decorated_mode,
     dotted_name_of,
-    grad_mode,
     mentions,
+    mode_inside,
     moves,
 )
 
@@ -95,14 +97,8 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement in ``body`` and in the blocks nested in it."""
     for statement in body:
         yield statement
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(statement, field, None)
-            if isinstance(block, list):
-                yield from _statements(block)
-        for handler in getattr(statement, "handlers", ()):
-            yield from _statements(handler.body)
-        for case in getattr(statement, "cases", ()):
-            yield from _statements(case.body)
+        for block in blocks(statement):
+            yield from _statements(block)
 
 
 class _Ref(NamedTuple):
@@ -488,32 +484,17 @@ def _parts(
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 yield statement, decorator, function, owner, no_grad
-            mode = False  # a nested function runs when called, in a mode not known here
-            if isinstance(statement, ast.FunctionDef):
-                for decorator in statement.decorator_list:
-                    verdict = grad_mode(decorator, imports)
-                    if verdict is not None:
-                        mode = verdict
+            # (a nested function runs when called, in a mode not known here)
+            mode = decorated_mode(statement, imports)
             inner_owner = owner if function is None else None
             yield from _parts(statement.body, statement, inner_owner, mode, imports)
             continue
         if isinstance(statement, ast.ClassDef):
             yield from _parts(statement.body, None, statement.name, False, imports)
             continue
-        inside = no_grad
-        if isinstance(statement, (ast.With, ast.AsyncWith)):
-            for item in statement.items:
-                verdict = grad_mode(item.context_expr, imports)
-                if verdict is not None:
-                    inside = verdict
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(statement, field, None)
-            if isinstance(block, list):
-                yield from _parts(block, function, owner, inside, imports)
-        for handler in getattr(statement, "handlers", ()):
-            yield from _parts(handler.body, function, owner, inside, imports)
-        for case in getattr(statement, "cases", ()):
-            yield from _parts(case.body, function, owner, inside, imports)
+        inside = mode_inside(statement, no_grad, imports)
+        for block in blocks(statement):
+            yield from _parts(block, function, owner, inside, imports)
         for name, value in ast.iter_fields(statement):
             if name in ("body", "orelse", "handlers", "finalbody", "cases"):
                 continue
@@ -527,12 +508,7 @@ def _bindings_with_mode(
     function: _Scope, imports: Mapping[str, str]
 ) -> Iterator[tuple[ast.expr, ast.expr, bool]]:
     """The function's assignments, each with whether grad is off where it runs."""
-    mode = False
-    if isinstance(function, ast.FunctionDef):
-        for decorator in function.decorator_list:
-            verdict = grad_mode(decorator, imports)
-            if verdict is not None:
-                mode = verdict
+    mode = False if isinstance(function, ast.Module) else decorated_mode(function, imports)
     yield from _assignments(function.body, mode, imports)
 
 
@@ -542,12 +518,9 @@ def _assignments(
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        inside = no_grad
+        inside = mode_inside(statement, no_grad, imports)
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
-                verdict = grad_mode(item.context_expr, imports)
-                if verdict is not None:
-                    inside = verdict
                 if item.optional_vars is not None:
                     yield item.optional_vars, item.context_expr, no_grad
         if isinstance(statement, ast.Assign):
@@ -557,14 +530,8 @@ def _assignments(
             yield statement.target, statement.value, no_grad
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
             yield statement.target, statement.iter, no_grad
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(statement, field, None)
-            if isinstance(block, list):
-                yield from _assignments(block, inside, imports)
-        for handler in getattr(statement, "handlers", ()):
-            yield from _assignments(handler.body, inside, imports)
-        for case in getattr(statement, "cases", ()):
-            yield from _assignments(case.body, inside, imports)
+        for block in blocks(statement):
+            yield from _assignments(block, inside, imports)
 
 
 def _forward_pass(node: ast.expr) -> bool:

@@ -21,7 +21,7 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
@@ -226,11 +226,9 @@ class Tree:
         root = self._roots.get(folder)
         if root is None:
             root = folder
-            while os.path.isfile(os.path.join(root, "__init__.py")):
-                parent = os.path.dirname(root)
-                if parent == root:
+            for root in _folders_up(folder):
+                if not os.path.isfile(os.path.join(root, "__init__.py")):
                     break
-                root = parent
             self._roots[folder] = root
         return root
 
@@ -280,16 +278,14 @@ class Tree:
         if found is None:
             from tensorlint.roles import PROJECT_MARKERS
 
-            found = self.import_root(folder)
-            current = folder
-            while True:
-                if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
-                    found = current
-                    break
-                parent = os.path.dirname(current)
-                if parent == current:
-                    break
-                current = parent
+            found = next(
+                (
+                    current
+                    for current in _folders_up(folder)
+                    if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS)
+                ),
+                self.import_root(folder),
+            )
             self._project_roots[folder] = found
         return found
 
@@ -756,6 +752,16 @@ def tree_view(path: Optional[Path]) -> Optional[FileView]:
     if _SHARED is None:
         _SHARED = Tree()
     return _SHARED.view(path)
+
+
+def _folders_up(folder: str) -> Iterator[str]:
+    """``folder`` and every folder above it, up to the file system's root."""
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def _stat(path: str) -> Optional[Dependency]:
