@@ -504,6 +504,12 @@ def show_settings(
         print(f"  role: {role[effective.library]}")
         print(f"  exclude: {[shown_pattern(p) for p in chosen.exclude]}")
         print(f"  force-exclude: {str(chosen.force_exclude).lower()}")
+        print(f"  respect-gitignore: {str(chosen.respect_gitignore).lower()}")
+        version = effective.target_version
+        print(f"  target-version: {'.'.join(map(str, version)) if version else '(any)'}")
+        print(f"  unfixable: {sorted(effective.unfixable)}")
+        print(f"  extend-converting-calls: {list(effective.converting_calls)}")
+        print(f"  ignore-noqa: {str(effective.ignore_noqa).lower()}")
     return EXIT_OK
 
 

@@ -383,6 +383,30 @@ def test_show_settings_names_the_configuration_a_file_gets(
     assert "rules: TL201, TL202, TL204" in out
 
 
+def test_show_settings_prints_every_setting_a_file_gets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.tensorlint]\nunfixable = ["TL102"]\nrespect-gitignore = false\n'
+        'target-version = "1.5"\nextend-converting-calls = ["pkg.plots.show:0"]\n',
+    )
+    write(tmp_path / "m.py", GRAD)
+    code, out, _ = run(["check", "--show-settings", "--ignore-noqa", "m.py"], capsys)
+    assert code == 0
+    for line in (
+        "  respect-gitignore: false\n",
+        "  target-version: 1.5\n",
+        "  unfixable: ['TL102']\n",
+        "  extend-converting-calls: ['pkg.plots.show:0']\n",
+        "  ignore-noqa: true\n",
+    ):
+        assert line in out
+    code, out, _ = run(["check", "--show-settings", "m.py"], capsys)
+    assert "  ignore-noqa: false\n" in out
+
+
 def test_cache_dir_option_and_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
