@@ -7,8 +7,10 @@ are opened, changed and saved; offers each finding's fix as a code action
 quick fix (``check --add-noqa``'s comment) and a ``source.fixAll.tensorlint``
 action (``check --fix``'s engine); and shows the rule's documentation on
 hover. The client's settings (``initializationOptions``,
-``workspace/didChangeConfiguration``: ``select``, ``extendSelect``,
-``ignore``, ``strict``, ``unsafeFixes``) override the files' configuration.
+``workspace/didChangeConfiguration``, or asked for with
+``workspace/configuration`` when the client keeps them there: ``select``,
+``extendSelect``, ``ignore``, ``strict``, ``unsafeFixes``) override the
+files' configuration.
 Each file gets the same settings as in
 ``tensorlint check``: its nearest ``pyproject.toml``, its
 ``per-file-ignores``, and its ``exclude`` (an excluded file gets no
@@ -650,6 +652,7 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
     shut_down = False
     watching: list[asyncio.Future[None]] = []
     resolves = False  #: the client resolves code actions (``codeAction/resolve``) for their edit
+    pulls = False  #: the client answers ``workspace/configuration`` (``initialize`` says)
 
     def send(uri: str, diagnostics: list[lsp.Diagnostic], version: Optional[int]) -> None:
         server.text_document_publish_diagnostics(
@@ -700,7 +703,7 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
 
     @server.feature(lsp.INITIALIZE)
     def initialize(params: lsp.InitializeParams) -> None:
-        nonlocal resolves
+        nonlocal resolves, pulls
         # (a process not running now is not watched: a client in another
         # container or on another machine would stop the server at once)
         if params.process_id is not None and _alive(params.process_id):
@@ -708,12 +711,40 @@ def build_server(worker: Optional[_Worker] = None) -> LanguageServer:
         text = params.capabilities.text_document
         support = text.code_action.resolve_support if text and text.code_action else None
         resolves = support is not None and "edit" in support.properties
+        workspace = params.capabilities.workspace
+        pulls = bool(workspace is not None and workspace.configuration)
         configure(params.initialization_options)
 
+    async def pull() -> None:
+        """Ask the client for the ``tensorlint`` section of its settings
+        (``workspace/configuration``: clients such as VS Code and neovim keep
+        settings there and send no ``initializationOptions``)."""
+        try:
+            answer = await server.workspace_configuration_async(
+                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="tensorlint")])
+            )
+        except Exception as error:  # (a client that fails the request: its settings stay)
+            server.window_log_message(
+                lsp.LogMessageParams(
+                    type=lsp.MessageType.Warning,
+                    message=f"tensorlint: workspace/configuration failed: {error}",
+                )
+            )
+            return
+        if answer and isinstance(answer[0], dict):
+            configure(answer[0])
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(params: lsp.InitializedParams) -> None:
+        if pulls:
+            await pull()
+
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
+    async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
         if isinstance(params.settings, dict) and "tensorlint" in params.settings:
             configure(params.settings)
+        elif pulls:
+            await pull()  # (the pull model: the notification only says "ask again")
 
     async def watch(pid: int) -> None:
         while _alive(pid):

@@ -35,6 +35,8 @@ class Session:
         self.initialized: Any = None  #: the server's answer to ``initialize``
         self.sent: dict[str, int] = {}  #: the last version sent, per URI
         self.arrived = asyncio.Event()
+        self.pulled: dict[str, Any] = {}  #: the settings ``workspace/configuration`` answers
+        self.asked: list[list[Optional[str]]] = []  #: the sections the server asked for
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: Any) -> None:
@@ -48,8 +50,17 @@ class Session:
         encodings: Optional[list[str]] = None,
         options: Any = None,
         resolve: bool = False,
+        pulled: Any = None,
         **environment: str,
     ) -> Any:
+        if pulled is not None:  # the client keeps its settings for ``workspace/configuration``
+            self.pulled = pulled
+
+            @self.client.feature(lsp.WORKSPACE_CONFIGURATION)
+            def configuration(params: lsp.ConfigurationParams) -> list[Any]:
+                self.asked.append([item.section for item in params.items])
+                return [self.pulled.get(item.section) for item in params.items]
+
         await self.client.start_io(
             sys.executable, "-m", "tensorlint", "server", env={**os.environ, **environment}
         )
@@ -68,6 +79,7 @@ class Session:
                     capabilities=lsp.ClientCapabilities(
                         general=general,
                         text_document=text,
+                        workspace=lsp.WorkspaceClientCapabilities(configuration=pulled is not None),
                         notebook_document=lsp.NotebookDocumentClientCapabilities(
                             synchronization=lsp.NotebookDocumentSyncClientCapabilities()
                         ),
@@ -132,6 +144,7 @@ async def started(
     encodings: Optional[list[str]] = None,
     options: Any = None,
     resolve: bool = False,
+    pulled: Any = None,
     **environment: str,
 ) -> AsyncIterator[Session]:
     """A session with a server started on ``root`` (``initialized`` holds its
@@ -139,7 +152,7 @@ async def started(
     on the way out."""
     session = Session()
     session.initialized = await session.start(
-        root, process_id, encodings, options, resolve, **environment
+        root, process_id, encodings, options, resolve, pulled, **environment
     )
     try:
         yield session
@@ -835,6 +848,39 @@ def test_disable_a_rule_for_a_line(tmp_path: Path) -> None:
             assert text == GRAD.replace(".numpy()\n", ".numpy()  # noqa: TL101, TL102\n")
             _change(session, uri, text, 3)
             assert await session.diagnostics(uri) == []
+
+    asyncio.run(scenario())
+
+
+def test_the_server_asks_a_client_that_keeps_settings_for_workspace_configuration(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        pulled = {"tensorlint": {"select": ["TL101"]}}
+        async with started(tmp_path, pulled=pulled) as session:
+            uri = uris.from_fs_path(str(tmp_path / "model.py"))
+            _open(session, uri, GRAD)
+            # (the answer may come after a first check with the files' settings:
+            # that check is published again with the client's)
+            await session.diagnostics(uri)
+
+            async def settled() -> None:
+                while True:
+                    latest = [found for where, _, found in session.published if where == uri]
+                    if [d.code for d in latest[-1]] == ["TL101"]:
+                        return
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(settled(), timeout=60)
+            assert session.asked and session.asked[0] == ["tensorlint"]
+            # the pull model: a change notification without settings means "ask again"
+            before = len(session.published)
+            session.pulled = {"tensorlint": {"select": ["TL102"]}}
+            session.client.workspace_did_change_configuration(
+                lsp.DidChangeConfigurationParams(settings=None)
+            )
+            assert [d.code for d in await session.republished(uri, before)] == ["TL102"]
+            assert len(session.asked) == 2
 
     asyncio.run(scenario())
 
