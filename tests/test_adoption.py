@@ -8,23 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import GRAD, run, write
 
 from tensorlint.cli import main
 
-GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
 PLAIN = "def f(x):\n    return x + 1\n"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # -- 1: what is parsed, and the summary says so ---------------------------------

@@ -8,20 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tensorlint.cli import main
-
-WRITE_THROUGH = """import numpy as np
-import torch
-
-
-def f(a):
-    t = torch.from_numpy(a)
-    t += 1
-    return a
-"""
-GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
-CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
+from cli_helpers import CLEAN, GRAD, WRITE_THROUGH, run
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -29,12 +16,6 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8"))
     return path
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_clean_code_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,36 +22,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
+from cli_helpers import CLEAN, GRAD, WRITE_THROUGH, run, write
 
 from tensorlint.cli import main
 from tensorlint.config import KNOWN_KEYS
 from tensorlint.registry import ALL_RULES
-
-WRITE_THROUGH = """import numpy as np
-import torch
-
-
-def f(a):
-    t = torch.from_numpy(a)
-    t += 1
-    return a
-"""
-#: TL101 and TL102 on line 5, both fixed by one safe fix: nothing is left after --fix
-GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
-CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
-    return path
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
 
 # --------------------------------------------------------------------------- -o
 

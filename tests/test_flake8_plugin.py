@@ -12,21 +12,11 @@ import pytest
 
 pytest.importorskip("flake8", reason="flake8 is in the test extra")
 
-GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
-WRITE_THROUGH = """import numpy as np
-import torch
+from cli_helpers import CLEAN, GRAD, WRITE_THROUGH
 
-
-def f(a):
-    t = torch.from_numpy(a)
-    t += 1
-    return a
-"""
 # non-ASCII before the finding: columns count characters in both tools
 WIDE = 'import torch\n\n\ndef f(model, x):\n    label = "é→ü"; return model(x).numpy()\n'
 STRICT_ONLY = "import torch\n\n\ndef f(src):\n    t = torch.from_numpy(src)\n    return t\n"
-CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
-
 Finding = tuple[str, int, int, str]
 
 

@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_helpers import CLEAN, GRAD
 
 ROOT = Path(__file__).resolve().parent.parent
 
-GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()\n"
 #: a notebook that names no accelerator runs as written on the CPU: no evidence
 NOTEBOOK_GRAD = GRAD.replace("\n\n\ndef", "\nuse_gpu = torch.cuda.is_available()\n\ndef")
-CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "tensorlint tests",
