@@ -10,6 +10,7 @@ callee's file alone, from a warm cache.
 from __future__ import annotations
 
 import itertools
+import warnings
 import os
 from pathlib import Path
 
@@ -243,3 +244,13 @@ def test_a_parameter_named_for_a_device_or_a_size_is_no_boundary(tmp_path: Path)
     found = {(d.start.column, d.code) for r in results for d in r.diagnostics}
     # ``x`` may be anything a caller passes; ``batch_size`` is a number by name
     assert found == {(31, "TL101"), (31, "TL102")}
+
+
+def test_reading_a_caller_emits_no_warning_about_its_code(tmp_path: Path) -> None:
+    # (an invalid escape: CPython warns when it parses it, 3.12 with a SyntaxWarning)
+    caller = 'import re\nfrom pkg.convert import to_host\n\nPATTERN = re.compile("\\d+")\n\n\n'
+    caller += "def _run(x):\n    return to_host(x.cuda())\n"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _fixed_callee(tmp_path, caller) == {"TL101"}
+    assert not [w for w in caught if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]

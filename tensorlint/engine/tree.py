@@ -16,14 +16,13 @@ while none of them changed.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional, TypeVar
 
 from tensorlint.fix.io import SourceReadError, read_source
 
@@ -125,21 +124,15 @@ class Tree:
         from tensorlint.analysis.pytree import parse
         from tensorlint.analysis.summaries import EMPTY_SUMMARY, summarize
 
-        key, size, mtime = dependency
-        known = self._summaries.get(key)
-        if known is not None and known[:2] == (size, mtime):
-            return known[2]
-        summary = EMPTY_SUMMARY
-        if size <= _MAX_BYTES:
+        def read() -> ModuleSummary:
             try:
-                text = read_source(path).text if text is None else text
-                summary = summarize(parse(text), text)
+                source = read_source(path).text if text is None else text
+                return summarize(parse(source), source)
             except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
-                pass
-        self._summaries[key] = (size, mtime, summary)
-        if len(self._summaries) > _KEPT:  # summaries hold their module's tree
-            del self._summaries[next(iter(self._summaries))]
-        return summary
+                return EMPTY_SUMMARY
+
+        # (summaries hold their module's tree: a few are kept)
+        return _kept(self._summaries, dependency, _KEPT, read, EMPTY_SUMMARY)
 
     def alias_functions(
         self, path: Path, text: Optional[str] = None
@@ -314,21 +307,15 @@ class Tree:
     def calling_module(self, dependency: Dependency, library: bool) -> Optional[CallingModule]:
         """The module read as a caller (None: it cannot be read or parsed)."""
         from tensorlint.analysis.project_calls import CallingModule
+        from tensorlint.analysis.pytree import parse
 
-        path, size, mtime = dependency
-        known = self._callers.get(path)
-        if known is not None and known[:2] == (size, mtime):
-            return known[2]
-        found = None
-        if size <= _MAX_BYTES:
-            with contextlib.suppress(
-                SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError
-            ):
-                found = CallingModule(ast.parse(read_source(Path(path)).text), library)
-        self._callers[path] = (size, mtime, found)
-        if len(self._callers) > _KEPT_CALLERS:
-            del self._callers[next(iter(self._callers))]
-        return found
+        def read() -> Optional[CallingModule]:
+            try:
+                return CallingModule(parse(read_source(Path(dependency[0])).text), library)
+            except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+
+        return _kept(self._callers, dependency, _KEPT_CALLERS, read, None)
 
 
 class FileView:
@@ -752,6 +739,30 @@ def tree_view(path: Optional[Path]) -> Optional[FileView]:
     if _SHARED is None:
         _SHARED = Tree()
     return _SHARED.view(path)
+
+
+_T = TypeVar("_T")
+
+
+def _kept(
+    cache: dict[str, tuple[int, int, _T]],
+    dependency: Dependency,
+    limit: int,
+    read: Callable[[], _T],
+    too_big: _T,
+) -> _T:
+    """What ``read`` makes of a module, kept in ``cache`` by size and
+    modification time (``limit`` entries, the oldest dropped first);
+    ``too_big`` for a module over ``_MAX_BYTES``, which is not read."""
+    key, size, mtime = dependency
+    known = cache.get(key)
+    if known is not None and known[:2] == (size, mtime):
+        return known[2]
+    found = read() if size <= _MAX_BYTES else too_big
+    cache[key] = (size, mtime, found)
+    if len(cache) > limit:
+        del cache[next(iter(cache))]
+    return found
 
 
 def _folders_up(folder: str) -> Iterator[str]:
