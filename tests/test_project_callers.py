@@ -10,8 +10,8 @@ callee's file alone, from a warm cache.
 from __future__ import annotations
 
 import itertools
-import warnings
 import os
+import warnings
 from pathlib import Path
 
 import pytest
