@@ -123,6 +123,24 @@ def _chars(line: str, units: int, encoding: str) -> int:
     return len(line)
 
 
+def changed_middle(old: str, new: str) -> tuple[int, int, int]:
+    """(start, end in ``old``, end in ``new``) of the one span that differs
+    between ``old`` and ``new``, widened so that it never splits a CR LF."""
+    start = 0
+    most = min(len(old), len(new))
+    while start < most and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < most - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    old_end, new_end = len(old) - end, len(new) - end
+    if start > 0 and old[start - 1 : start + 1] == "\r\n":
+        start -= 1
+    if old[old_end - 1 : old_end + 1] == "\r\n":
+        old_end, new_end = old_end + 1, new_end + 1
+    return start, old_end, new_end
+
+
 class _Text:
     """A document's text, and positions in it as the client counts them.
 
@@ -175,19 +193,7 @@ class _Text:
         splitting a CR LF)."""
         from lsprotocol import types as lsp
 
-        old = self.text
-        start = 0
-        most = min(len(old), len(new))
-        while start < most and old[start] == new[start]:
-            start += 1
-        end = 0
-        while end < most - start and old[-1 - end] == new[-1 - end]:
-            end += 1
-        old_end, new_end = len(old) - end, len(new) - end
-        if start > 0 and old[start - 1 : start + 1] == "\r\n":
-            start -= 1
-        if old[old_end - 1 : old_end + 1] == "\r\n":
-            old_end, new_end = old_end + 1, new_end + 1
+        start, old_end, new_end = changed_middle(self.text, new)
         return lsp.TextEdit(
             range=lsp.Range(start=self.at(start), end=self.at(old_end)),
             new_text=new[start:new_end],

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import pytest
 
-from tensorlint.server import MAX_BUFFER_CHARS
+from tensorlint.server import MAX_BUFFER_CHARS, changed_middle
 
 lsp = pytest.importorskip("lsprotocol.types", reason="pygls is in the test extra")
 client_module = pytest.importorskip("pygls.lsp.client", reason="pygls is in the test extra")
@@ -472,17 +472,7 @@ class _Buffer:
 
 def _diff(old: str, new: str) -> Any:
     """The one change that makes ``new`` of ``old`` (never splitting a CR LF)."""
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
-        end += 1
-    old_end, new_end = len(old) - end, len(new) - end
-    if start > 0 and old[start - 1 : start + 1] == "\r\n":
-        start -= 1
-    if old[old_end - 1 : old_end + 1] == "\r\n":
-        old_end, new_end = old_end + 1, new_end + 1
+    start, old_end, new_end = changed_middle(old, new)
     change = lsp.TextDocumentContentChangePartial(
         range=_range(old, start, old_end), text=new[start:new_end]
     )
