@@ -24,7 +24,7 @@ imported or run.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple, Optional, Protocol, Union
 
 from tensorlint.analysis import ops
@@ -279,12 +279,7 @@ class _LazyCalls(Mapping[str, SelfCall]):
     def _summarize(self, wanted: str) -> SelfCall:
         found: Optional[SelfCall] = None
         for item, me in self.callers()[wanted]:
-            mode = False
-            if not isinstance(item, ast.AsyncFunctionDef):  # (the body runs when awaited)
-                for decorator in item.decorator_list:
-                    verdict = grad_mode(decorator, self.imports)
-                    if verdict is not None:
-                        mode = verdict
+            mode = decorated_mode(item, self.imports)
             for call, no_grad in _self_calls(item.body, me, mode, self.imports):
                 assert isinstance(call.func, ast.Attribute)
                 if call.func.attr != wanted:
@@ -400,39 +395,21 @@ def from_parameters(function: Union[ast.FunctionDef, ast.AsyncFunctionDef], me: 
         for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
         if a is not None and a.arg != me
     }
-    return spread(bindings(function), tainted)
-
-
-Binding = tuple[ast.expr, ast.expr]
-
-
-def bindings(node: ast.AST) -> list[Binding]:
-    """(target, value) of every assignment, loop and ``with ... as`` in ``node``."""
-    found: list[Binding] = []
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Assign):
-            found += [(target, inner.value) for target in inner.targets]
-        elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)) and inner.value is not None:
-            found.append((inner.target, inner.value))
-        elif isinstance(inner, (ast.For, ast.AsyncFor, ast.comprehension)):
-            found.append((inner.target, inner.iter))
-        elif isinstance(inner, ast.withitem) and inner.optional_vars is not None:
-            found.append((inner.optional_vars, inner.context_expr))
-    return found
-
-
-def spread(
-    found: list[Binding],
-    tainted: set[str],
-    keeps: Callable[[ast.expr], bool] = lambda value: True,
-) -> set[str]:
-    """``tainted`` and the names bound from a value that mentions one of them
-    (and that ``keeps``), to a fixed point; ``tainted`` is updated."""
+    found: list[tuple[ast.expr, ast.expr]] = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            found += [(target, node.value) for target in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            found.append((node.target, node.value))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            found.append((node.target, node.iter))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            found.append((node.optional_vars, node.context_expr))
     changed = True
     while changed:
         changed = False
         for target, value in found:
-            if mentions(value, tainted) and keeps(value):
+            if mentions(value, tainted):
                 for name in assigned_names(target):
                     if name not in tainted:
                         tainted.add(name)

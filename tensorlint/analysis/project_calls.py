@@ -338,7 +338,9 @@ class _Context:
             else (f"{owner}.{function.name}()" if owner else f"{function.name}()")
         )
         if value or not isinstance(node, ast.Call):
-            return Call(node.lineno, caller, False, False, False, True, True)
+            return Call(
+                node.lineno, caller, False, False, False, passes_parameters=True, value=True
+            )
         passed = [*node.args, *(k.value for k in node.keywords)]
         scope: _Scope = function if function is not None else self.top
         moved_attributes = self.moved_attributes.get(owner or "", set())
@@ -362,7 +364,13 @@ class _Context:
         outside = any(not _ends_with(arg, _ON_CPU) for arg in passing)
         with_grad = not no_grad and any(not _ends_with(arg, _NO_GRAD) for arg in passing)
         return Call(
-            node.lineno, caller, no_grad, moved, grad_output, outside, False, False, with_grad
+            node.lineno,
+            caller,
+            no_grad,
+            moved,
+            grad_output,
+            outside,
+            passes_parameters_with_grad=with_grad,
         )
 
     def _flow(self, scope: _Scope) -> list[_Binding]:

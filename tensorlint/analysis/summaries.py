@@ -38,6 +38,7 @@ from tensorlint.analysis.classes import (
     all_imports,
     assigned_names,
     cpu_or_dtype,
+    decorated_mode,
     grad_mode,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
@@ -433,11 +434,7 @@ class _Summarizer:
             positional = positional[1:]
         kwonly = [a.arg for a in args.kwonlyargs]
         self.params = {*positional, *kwonly}
-        if not isinstance(node, ast.AsyncFunctionDef):  # (the body runs when awaited)
-            for decorator in node.decorator_list:
-                verdict = grad_mode(decorator, self.imports)
-                if verdict is not None:
-                    self.no_grad = verdict
+        self.no_grad = decorated_mode(node, self.imports)
         for param in (*positional, *kwonly):
             self.env[param] = {(param, "view")}
             self.flows[param] = {param}

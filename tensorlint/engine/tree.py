@@ -719,11 +719,11 @@ def _module_words(path: Path, root: str) -> list[str]:
     """Words an import of the module at ``path`` must use: its name, or one of
     its packages' (an ``__init__.py`` re-exports)."""
     words = [] if path.name == "__init__.py" else [path.stem]
-    folder = path.parent
-    while str(folder).startswith(root) and folder != Path(root) and folder != folder.parent:
-        words.append(folder.name)
-        folder = folder.parent
-    return words or [path.stem]
+    try:
+        packages = path.parent.relative_to(root).parts
+    except ValueError:  # (not below ``root``)
+        packages = ()
+    return words + list(packages) or [path.stem]
 
 
 _SHARED: Optional[Tree] = None
