@@ -549,13 +549,15 @@ class FileView:
         # tests are read only when other files call it too: alone they settle
         # nothing (see ``analysis/sites.py``), and a library's tests are many
         base = Path(root)
-        others = [d for d in candidates if not is_test(d[0], base)]
+        others: list[Dependency] = []
+        tests: list[Dependency] = []
+        for dependency in candidates:
+            (tests if is_test(dependency[0], base) else others).append(dependency)
         if len(others) > _CALLER_FILES:
             return None
         found = self._calls_in(others, name, method, root, test=False)
         if found:
-            tests = [d for d in candidates if is_test(d[0], base)][:_CALLER_FILES]
-            found += self._calls_in(tests, name, method, root, test=True)
+            found += self._calls_in(tests[:_CALLER_FILES], name, method, root, test=True)
         return found
 
     def _calls_in(
