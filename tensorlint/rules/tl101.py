@@ -24,11 +24,15 @@ class NumpyOnAcceleratorTensor(Rule):
     The rule reports on evidence, not on the absence of proof. Evidence is a
     value that is, or is computed from, something moved or created on a
     device that is not known to be the CPU (`.cuda()`, `.to(device)`,
-    `device=dev`, a module moved that way), or a parameter of a public
-    library function that no code in the file calls (its callers may pass a
-    CUDA tensor). A function called in its own file takes what those calls
-    pass: a caller's `.cuda()` is evidence in the helper, and the message
-    names the call. A `.cpu()` earlier in the chain, `torch.from_numpy` or a
+    `device=dev`, a module moved that way), the result of a function that
+    moves it to a device of its own choosing (`return x.to(self.device)`),
+    or a parameter of a public library function that no code in the file
+    calls (its callers may pass a CUDA tensor). A function called in its own
+    file takes what those calls pass: a caller's `.cuda()` is evidence in
+    the helper, and the message names the call. When the project's other
+    files call it, they decide the same way, and one that no file calls
+    keeps the guess. A parameter named `device`, `dtype` or `batch_size` is
+    never a tensor. A `.cpu()` earlier in the chain, `torch.from_numpy` or a
     factory without `device=` prove the CPU and silence it. In tests,
     examples, scripts and notebooks that never name an accelerator, nothing
     is evidence. Conversions of unknown origin are reported by the strict

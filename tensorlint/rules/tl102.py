@@ -23,7 +23,8 @@ class NumpyOnGradTensor(Rule):
     or anything computed from one with grad enabled (parameter-free modules
     such as `nn.ReLU()` or a loss add none), a parameter of a public library
     function no code in the file calls (unless named for data: `labels`,
-    `targets`, `indices`, `mask`), what a caller in the file passes, or the
+    `targets`, `indices`, `mask`; when the project's other files call it,
+    what they pass instead), what a caller in the file passes, or the
     result of a function (in the file or imported from the checked tree)
     that returns a module's output computed with grad enabled. A method a
     base class calls on `self` runs in the grad mode of those calls.
