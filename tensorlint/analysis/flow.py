@@ -1277,14 +1277,20 @@ def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.Base
     return None
 
 
-def is_view_call(call: syntax.Call, method: str) -> bool:
-    """Does ``x.method(...)`` return (a view of) ``x``?"""
-    if method == "to" and is_true(keyword(call, "copy") or syntax.Name("False")):
-        return False
+def is_view_call(call: syntax.Call, method: str, array: Optional[bool] = None) -> bool:
+    """Does ``x.method(...)`` return (a view of) ``x``? ``array`` says what
+    ``x`` is, where known: an ndarray (True) or a tensor (False). The same
+    name can differ: ``a.flatten()`` always copies, ``t.flatten()`` may not."""
     if method == "astype":
         copy = keyword(call, "copy")
-        return copy is not None and is_false(copy)
-    if method in ops.TORCH_VIEW_METHODS or method in ops.NUMPY_VIEW_METHODS:
+        return array is not False and copy is not None and is_false(copy)
+    if array is not False and method in ops.NUMPY_VIEW_METHODS:
+        return True
+    if array is True:
+        return False
+    if method == "to" and is_true(keyword(call, "copy") or syntax.Name("False")):
+        return False
+    if method in ops.TORCH_VIEW_METHODS:
         return True
     return method.endswith("_") and not method.startswith("_")
 

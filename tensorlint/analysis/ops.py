@@ -62,7 +62,7 @@ TORCH_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 NUMPY_VIEW_METHODS = frozenset(
     {
         "reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "diagonal",
-        "__array__",
+        "__array__", "getfield", "newbyteorder",
     }
 )  # fmt: skip
 NUMPY_VIEW_ATTRS = frozenset({"T", "real", "imag", "mT"})
@@ -100,7 +100,9 @@ TORCH_UNDERSCORE_NON_WRITES = (
     | TORCH_SHAPE_ONLY_IN_PLACE
 )
 #: ndarray methods that write to their receiver.
-NUMPY_INPLACE_METHODS = frozenset({"sort", "fill", "put", "partition", "resize", "itemset"})
+NUMPY_INPLACE_METHODS = frozenset(
+    {"sort", "fill", "put", "partition", "resize", "itemset", "setfield"}
+)
 
 
 def in_place_method(method: str) -> str | None:

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Optional, Union
 
-from tensorlint.analysis import callers, library_table, ops, syntax
+from tensorlint.analysis import callers, dtypes, escape, library_table, ops, syntax
 from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.classes import Inherited, inherited_calls
 from tensorlint.analysis.facts import (
@@ -1045,14 +1045,43 @@ class Site:
     def retained(self) -> bool:
         """Does the conversion's result outlive the expression (is it bound,
         stored, returned or yielded)?"""
-        return _retention(self.node, self.candidate.ancestors, self.scope)
+        conversion = self.conversion
+        dtype = None
+        if conversion is not None:
+            dtype = self.function.log.storages[conversion.result].dtype
+        return _retention(
+            self.node, self.candidate.ancestors, self.scope, self.result_is_array(), dtype
+        )
+
+    def result_is_array(self) -> Optional[bool]:
+        """Is the conversion's result an ndarray (True) or a tensor (False)?"""
+        if self.kind in ("numpy", "helper_numpy"):
+            return True
+        if self.kind in ("from_numpy", "as_tensor", "helper_from_numpy"):
+            return False
+        return None
+
+    def stays_in_function(self) -> bool:
+        """Is the kept result only read in its function, or collated by a
+        DataLoader (``escape.py``)?"""
+        return escape.stays_in_function(
+            self.node, self.candidate.ancestors, self.scope, self.result_is_array()
+        )
 
     def written_through_directly(self) -> bool:
         """``torch.from_numpy(a).fill_(0)``: the write is the point."""
         return not self.retained() and _directly_written(self.node, self.candidate.ancestors)
 
 
-def _retention(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode], scope: Scope) -> bool:
+def _retention(
+    node: syntax.CSTNode,
+    ancestors: Sequence[syntax.CSTNode],
+    scope: Scope,
+    array: Optional[bool],
+    dtype: Optional[str],
+) -> bool:
+    """``array``: the result is an ndarray (``.numpy()``), not a tensor;
+    ``dtype``: its element type, where known (a cast to another is a copy)."""
     child: syntax.CSTNode = node
     i = len(ancestors) - 1
     while i >= 0:
@@ -1063,7 +1092,15 @@ def _retention(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode], scope:
                 child, i = parent, i - 1
                 continue
             call = ancestors[i - 1] if i >= 1 else None
-            if isinstance(call, syntax.Call) and call.func is parent and is_view_call(call, attr):
+            if (
+                isinstance(call, syntax.Call)
+                and call.func is parent
+                and is_view_call(call, attr, array)
+            ):
+                step = dtypes.step_type(call, scope)
+                if dtype is not None and step not in (None, dtypes.CHANGED) and step != dtype:
+                    return False  # ``torch.from_numpy(float64).float()`` copies
+                dtype = None if step == dtypes.CHANGED else (step or dtype)
                 child, i = call, i - 2
                 continue
             return False
@@ -1072,6 +1109,8 @@ def _retention(node: syntax.CSTNode, ancestors: Sequence[syntax.CSTNode], scope:
                 child, i = parent, i - 1
                 continue
             return False
+        if isinstance(parent, syntax.Assign) and escape.copied_into(parent, scope):
+            return False  # ``buf[i] = t.numpy()``: the elements are copied into ``buf``
         if isinstance(parent, (syntax.Assign, syntax.AnnAssign, syntax.NamedExpr, syntax.Return)):
             return True
         if isinstance(parent, (syntax.Yield,)):

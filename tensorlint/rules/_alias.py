@@ -50,4 +50,6 @@ def latent_alias(site: Site) -> bool:
         return False  # TL201/TL202 say it more precisely
     if function.filled_through(conversion):
         return False  # the sharing is the point: a copy would lose the fill
+    if site.stays_in_function():
+        return False  # nothing outside the function can see the alias
     return function.source_persists(conversion)
