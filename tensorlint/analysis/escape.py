@@ -92,7 +92,10 @@ def _collated(scope: Scope) -> bool:
     if owner is None or not isinstance(owner.node, syntax.ClassDef):
         return False
     for base in owner.node.bases:
-        dotted = dotted_name(base.value)
+        value = base.value
+        if isinstance(value, syntax.Subscript):  # ``Dataset[Sample]``
+            value = value.value
+        dotted = dotted_name(value)
         if dotted is not None and dotted.rsplit(".", 1)[-1].endswith("Dataset"):
             return True
     return False

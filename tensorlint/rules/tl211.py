@@ -25,6 +25,18 @@ class FromNumpySharedMemory(Rule):
     A fresh source (`np.stack(...)`, `a.copy()`) or a local that is never
     used again is never reported.
 
+    Nor is a tensor that cannot leave its function, where a copy costs and
+    buys nothing: a local that is only read (operands, comparisons, `t.shape`,
+    reductions such as `t.sum()`, and NumPy, torch and builtin functions that
+    neither write their argument nor return a view of it, as in an inference
+    `forward` that adds a table to its output), what a Dataset's
+    `__getitem__` returns (a DataLoader's collate stacks each batch into new
+    memory), a value cast to another element type
+    (`torch.from_numpy(float64_array).float()` copies), and a value assigned
+    into an element of a tensor made in the function (`m[:, i] = ...`
+    copies). A local that is returned, stored, passed to any other callable,
+    bound to another name or captured by a closure is still reported.
+
     ## Example
     ```python
     import torch

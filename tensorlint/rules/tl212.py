@@ -16,6 +16,18 @@ class NumpySharedMemory(Rule):
     parameter, an attribute such as a model weight, a global, or a local used
     again later. Off by default; on with `strict = true`.
 
+    Not reported where the array cannot leave its function, where a copy
+    costs and buys nothing: a local that is only read (operands,
+    comparisons, `a.shape`, ndarray methods that make new arrays such as
+    `a.flatten()` or `a.mean()`, and NumPy, torch and builtin functions that
+    neither write their argument nor return a view of it: `np.outer(a, b)`,
+    `print(a)`), what a Dataset's `__getitem__` returns (a DataLoader's
+    collate copies each batch into new memory), and an array assigned into
+    the elements of an array made in the function (`buf[i] = t.numpy()`
+    copies). An array that is returned, stored, passed to any other callable
+    (a metric, a plotting call), bound to another name or captured by a
+    closure is still reported.
+
     ## Why is this bad?
     On a CPU tensor the array is a view of the tensor's memory. A "snapshot"
     such as `w = model.weight.detach().cpu().numpy()` taken before
