@@ -199,6 +199,26 @@ def build_parser() -> argparse.ArgumentParser:
     harness.add_argument("--report", type=Path, help="write a JSON report here")
     harness.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, default="cpu-detach")
 
+    migrate = commands.add_parser(
+        "migrate",
+        help="apply the fixes that keep your tests' results (runs your test command)",
+        allow_abbrev=False,
+    )
+    migrate.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
+    migrate.add_argument(
+        "--verify",
+        metavar="COMMAND",
+        required=True,
+        help='the command whose results the fixes must keep, e.g. "pytest -x tests/"',
+    )
+    migrate.add_argument("--strict", action="store_true", help="the strict profile's fixes too")
+    migrate.add_argument(
+        "--unsafe-fixes", action="store_true", help="the unsafe fixes too (each one is verified)"
+    )
+    migrate.add_argument(
+        "--batch-size", type=int, default=8, metavar="N", help="fixes tried at once (default 8)"
+    )
+
     commands.add_parser(
         "server",
         help="run the editor server (Language Server Protocol over stdio; needs pygls)",
@@ -313,8 +333,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from tensorlint.harness.cli import run_harness  # imports torch: only here
 
         return run_harness(args.paths, args.report, args.numpy_idiom)
+    if args.command == "migrate":
+        return run_migrate(args)
     args.add_noqa_reason = reason
     return run_check(args)
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    """``migrate --verify``: 0 when every fix was kept, 1 when some were left
+    out, 2 when the command's results are not stable or a file failed."""
+    from tensorlint import migrate
+
+    if args.batch_size < 1:
+        print("error: --batch-size must be at least 1", file=sys.stderr)
+        return EXIT_ERROR
+    errors: list[str] = []
+    units = migrate.collect(
+        args.paths or [Path(".")], strict=args.strict, unsafe=args.unsafe_fixes, errors=errors
+    )
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    try:
+        result = migrate.verify(units, args.verify, batch_size=args.batch_size)
+    except migrate.Unstable as error:
+        print(f"error: the command's results differ between two runs: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except (OSError, ValueError) as error:  # a command that cannot run, a file
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    for line in migrate.report(result):
+        print(line)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if result.left_out else EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -149,18 +149,17 @@ class Watcher:
         self._restore: list[Callable[[], None]] = []
         self._busy = False  #: inside a patched call (``.numpy()`` calling ``__array__``)
         self._frames: dict[int, Any] = {}
+        self._paths: dict[str, str] = {}
 
     # -- where a call comes from ---------------------------------------------
 
-    def _site(self) -> Optional[tuple[str, int]]:
-        """The innermost frame of the user's code (not torch, numpy, this module)."""
-        frame = sys._getframe(2)
-        while frame is not None:
-            filename = frame.f_code.co_filename
-            if not _is_library(filename):
-                return os.path.relpath(filename, self.root), frame.f_lineno
-            frame = frame.f_back  # type: ignore[assignment]
-        return None
+    def _site(self, frame: Any) -> tuple[str, int]:
+        """The file (relative to the folder pytest runs in) and line of ``frame``."""
+        filename = frame.f_code.co_filename
+        relative = self._paths.get(filename)
+        if relative is None:
+            relative = self._paths[filename] = os.path.relpath(filename, self.root)
+        return relative, frame.f_lineno
 
     # -- patching --------------------------------------------------------------
 
@@ -178,9 +177,12 @@ class Watcher:
         def from_numpy(original: Any) -> Any:
             def wrapper(array: Any) -> Any:
                 __tracebackhide__ = True
+                caller = sys._getframe(1)
+                if _is_library(caller.f_code.co_filename):
+                    return original(array)
                 held = sys.getrefcount(array) > _TEMPORARY or _base_held(array)
                 tensor = original(array)
-                self._converted("from_numpy", array, tensor, held)
+                self._converted(caller, "from_numpy", array, tensor, held)
                 return tensor
 
             return wrapper
@@ -189,10 +191,13 @@ class Watcher:
             def make(original: Any) -> Any:
                 def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
                     __tracebackhide__ = True
+                    caller = sys._getframe(1)
+                    if _is_library(caller.f_code.co_filename):
+                        return original(data, *args, **kwargs)
                     held = sys.getrefcount(data) > _TEMPORARY or _base_held(data)
                     tensor = original(data, *args, **kwargs)
                     if isinstance(data, np.ndarray) and _shares(tensor, data):
-                        self._converted(kind, data, tensor, held)
+                        self._converted(caller, kind, data, tensor, held)
                     return tensor
 
                 return wrapper
@@ -202,19 +207,20 @@ class Watcher:
         def numpy_method(original: Any) -> Any:
             def numpy(tensor: Any, *args: Any, **kwargs: Any) -> Any:
                 __tracebackhide__ = True
-                if self._busy:
+                caller = sys._getframe(1)
+                if self._busy or _is_library(caller.f_code.co_filename):
                     return original(tensor, *args, **kwargs)
                 held = sys.getrefcount(tensor) > _TEMPORARY or _storage_shared(tensor)
                 self._busy = True
                 try:
                     array = original(tensor, *args, **kwargs)
                 except (TypeError, RuntimeError) as error:
-                    self._crashed(tensor, error)
+                    self._crashed(caller, tensor, error)
                     raise
                 finally:
                     self._busy = False
                 if _shares(tensor, array):
-                    self._converted("numpy", tensor, array, held)
+                    self._converted(caller, "numpy", tensor, array, held)
                 return array
 
             return numpy
@@ -222,18 +228,19 @@ class Watcher:
         def array_method(original: Any) -> Any:
             def __array__(tensor: Any, *args: Any, **kwargs: Any) -> Any:
                 __tracebackhide__ = True
-                if self._busy:
+                caller = sys._getframe(1)
+                if self._busy or _is_library(caller.f_code.co_filename):
                     return original(tensor, *args, **kwargs)
                 self._busy = True
                 try:
                     array = original(tensor, *args, **kwargs)
                 except (TypeError, RuntimeError) as error:
-                    self._crashed(tensor, error)
+                    self._crashed(caller, tensor, error)
                     raise
                 finally:
                     self._busy = False
                 if isinstance(array, np.ndarray) and _shares(tensor, array):
-                    self._converted("__array__", tensor, array, True)  # (NumPy holds it)
+                    self._converted(caller, "__array__", tensor, array, True)  # (NumPy holds it)
                 return array
 
             return __array__
@@ -251,12 +258,10 @@ class Watcher:
 
     # -- what a conversion did -------------------------------------------------
 
-    def _converted(self, kind: str, source: Any, result: Any, held: bool) -> None:
+    def _converted(self, caller: Any, kind: str, source: Any, result: Any, held: bool) -> None:
         """``result`` shares memory with ``source``; ``held``: the caller
         holds ``source`` (or memory it views), so a write may surprise it."""
-        site = self._site()
-        if site is None:
-            return
+        site = self._site(caller)
         counts = self.record.ran.setdefault(site, {})
         counts[kind] = counts.get(kind, 0) + 1
         if not held:
@@ -274,21 +279,21 @@ class Watcher:
                    weakref.ref(tensor), weakref.ref(array), tensor._version,
                    _checksum(array))
         )  # fmt: skip
-        self._keep_frames()
+        self._keep_frames(caller)
 
-    def _keep_frames(self) -> None:
+    def _keep_frames(self, frame: Any) -> None:
         """Keep the user's frames on the stack until the test ends: a local
         variable of a function that has returned still counts."""
-        frame = sys._getframe(2)
+        frames = self._frames
         while frame is not None:
+            if id(frame) in frames:
+                break  # kept with its callers before
             if not _is_library(frame.f_code.co_filename):
-                self._frames[id(frame)] = frame
-            frame = frame.f_back  # type: ignore[assignment]
+                frames[id(frame)] = frame
+            frame = frame.f_back
 
-    def _crashed(self, tensor: Any, error: BaseException) -> None:
-        site = self._site()
-        if site is None:
-            return
+    def _crashed(self, caller: Any, tensor: Any, error: BaseException) -> None:
+        site = self._site(caller)
         text = str(error)
         if "requires grad" in text:
             kind = "grad"
@@ -335,7 +340,9 @@ _CONVERSIONS = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_library(filename: str) -> bool:
+    """Is ``filename`` torch's, NumPy's, an installed package's or this module's?"""
     if filename.startswith("<") and filename != "<string>":
         return True
     if filename.startswith(_HERE):

@@ -1,0 +1,254 @@
+"""``tensorlint migrate --verify CMD``: apply the fixes only where the
+project's own tests keep their results.
+
+1. The fixes are the fixable findings of one lint pass over the Python files
+   under the given paths (notebooks are left out), one unit per finding.
+2. ``CMD`` runs twice on the untouched tree; the two outcomes must agree (a
+   flaky suite cannot verify anything). An outcome is the exit status and,
+   for a pytest command, each test's result (``--junitxml`` is added).
+3. The fixes are applied in batches on top of those already kept; ``CMD``
+   runs after each batch. A batch whose outcome matches the baseline is
+   kept. One that does not is bisected (halves applied and run in turn) down
+   to the fixes that change the outcome: those are left out and named.
+4. The files end holding the kept fixes, written atomically with their
+   encoding, newlines and mode kept; on an interruption or an error they are
+   written back as they were.
+
+The command is the user's own: it runs as given (split like a shell line,
+never through a shell), in the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, TextIO
+
+from tensorlint.diagnostics import Diagnostic
+from tensorlint.engine.discovery import discover
+from tensorlint.engine.lint import LintError, lint_source
+from tensorlint.engine.tree import tree_view
+from tensorlint.file_settings import settings_for_file
+from tensorlint.fix.apply import applicable, apply_edits
+from tensorlint.fix.io import SourceFile, SourceReadError, read_source, write_atomic
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One fix: the findings of one file whose fixes make the same edits
+    (TL101 and TL102 on one ``.numpy()`` are one fix)."""
+
+    path: Path
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        return self.diagnostics[0]
+
+    def describe(self) -> str:
+        d = self.diagnostic
+        codes = ", ".join(x.code for x in self.diagnostics)
+        return f"{self.path}:{d.start.line}:{d.start.column + 1}: {codes} {d.message}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the command gave: its exit status and, for pytest, each test's result."""
+
+    status: int
+    tests: tuple[tuple[str, str], ...] = ()
+
+    def differences(self, other: Outcome) -> list[str]:
+        found = []
+        if self.status != other.status:
+            found.append(f"exit status {self.status} -> {other.status}")
+        mine, theirs = dict(self.tests), dict(other.tests)
+        for test in sorted(mine.keys() | theirs.keys()):
+            before, after = mine.get(test, "absent"), theirs.get(test, "absent")
+            if before != after:
+                found.append(f"{test}: {before} -> {after}")
+        return found
+
+
+@dataclass
+class Result:
+    units: list[Unit] = field(default_factory=list)
+    kept: list[Unit] = field(default_factory=list)
+    left_out: list[tuple[Unit, list[str]]] = field(default_factory=list)
+    runs: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Unstable(Exception):
+    """The command gives different outcomes on the same tree."""
+
+
+def collect(paths: Sequence[Path], *, strict: bool, unsafe: bool, errors: list[str]) -> list[Unit]:
+    units: list[Unit] = []
+    for path in discover(paths):
+        if path.suffix != ".py":
+            continue  # notebooks are left out
+        try:
+            source = read_source(path)
+            settings = settings_for_file(path, strict=strict)
+            diagnostics = lint_source(source.text, settings, tree_view(path))
+        except (SourceReadError, OSError, LintError) as error:
+            errors.append(f"{path}: {error}")
+            continue
+        fixes: dict[tuple[object, ...], list[Diagnostic]] = {}
+        for diagnostic in diagnostics:
+            if applicable(diagnostic, unsafe) and diagnostic.fix is not None:
+                fixes.setdefault(tuple(diagnostic.fix.edits), []).append(diagnostic)
+        units += [Unit(path, tuple(found)) for found in fixes.values()]
+    return units
+
+
+def pytest_command(argv: Sequence[str]) -> bool:
+    """Does ``argv`` run pytest (``pytest ...``, ``python -m pytest ...``)?"""
+    if not argv:
+        return False
+    if os.path.basename(argv[0]) in ("pytest", "py.test"):
+        return True
+    return len(argv) >= 3 and argv[1] == "-m" and argv[2] == "pytest"
+
+
+def run_command(command: str) -> Outcome:
+    argv = shlex.split(command)
+    with tempfile.TemporaryDirectory(prefix="tensorlint-migrate-") as folder:
+        report = Path(folder) / "junit.xml"
+        if pytest_command(argv):
+            argv = [*argv, f"--junitxml={report}"]
+        done = subprocess.run(argv, capture_output=True, check=False)
+        tests = _junit(report) if report.exists() else ()
+    return Outcome(done.returncode, tests)
+
+
+_JUNIT_RESULTS = {"failure": "failed", "error": "error", "skipped": "skipped"}
+
+
+def _junit(path: Path) -> tuple[tuple[str, str], ...]:
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError:
+        return ()
+    found: dict[str, str] = {}
+    for case in root.iter("testcase"):
+        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        result = "passed"
+        for child in case:
+            if child.tag in _JUNIT_RESULTS:
+                result = _JUNIT_RESULTS[child.tag]
+                break
+        found[name] = result
+    return tuple(sorted(found.items()))
+
+
+class Tree:
+    """The files the fixes touch: their text as read, and writing a set of
+    fixes onto them."""
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        self.original: dict[Path, SourceFile] = {}
+        for unit in units:
+            if unit.path not in self.original:
+                self.original[unit.path] = read_source(unit.path)
+
+    def write(self, units: Sequence[Unit]) -> list[Unit]:
+        """The files hold the original text with ``units`` applied; returns
+        the units that applied (conflicting ones do not)."""
+        by_path: dict[Path, list[Diagnostic]] = {p: [] for p in self.original}
+        for unit in units:
+            by_path[unit.path].append(unit.diagnostic)
+        applied: set[tuple[Path, Diagnostic]] = set()
+        for path, diagnostics in by_path.items():
+            text, done = apply_edits(self.original[path].text, diagnostics)
+            applied.update((path, d) for d in done)
+            current = read_source(path)
+            write_atomic(path, current, text)
+        return [u for u in units if (u.path, u.diagnostic) in applied]
+
+    def restore(self) -> None:
+        for path, source in self.original.items():
+            current = read_source(path)
+            write_atomic(path, current, source.text)
+
+
+def verify(
+    units: Sequence[Unit],
+    command: str,
+    *,
+    batch_size: int = 8,
+    run: Callable[[str], Outcome] = run_command,
+    log: Optional[TextIO] = None,
+) -> Result:
+    """Keep the fixes under which ``command`` gives the baseline's outcome."""
+    result = Result(units=list(units))
+    out = log or sys.stderr
+
+    def outcome() -> Outcome:
+        result.runs += 1
+        return run(command)
+
+    baseline = outcome()
+    again = outcome()
+    if baseline.differences(again):
+        raise Unstable("; ".join(baseline.differences(again)[:5]))
+    if not units:
+        return result
+    tree = Tree(units)
+    done = False
+    try:
+        for start in range(0, len(units), batch_size):
+            batch = list(units[start : start + batch_size])
+            print(f"tensorlint migrate: fixes {start + 1}-{start + len(batch)} of {len(units)}",
+                  file=out)  # fmt: skip
+            _settle(tree, result, batch, baseline, outcome)
+        tree.write(result.kept)
+        done = True
+    finally:
+        if not done:
+            tree.restore()
+    return result
+
+
+def _settle(
+    tree: Tree,
+    result: Result,
+    batch: list[Unit],
+    baseline: Outcome,
+    outcome: Callable[[], Outcome],
+) -> None:
+    """Keep what of ``batch`` keeps the baseline's outcome, bisecting."""
+    applied = tree.write([*result.kept, *batch])
+    batch = [u for u in batch if u in applied]
+    if not batch:
+        return
+    changes = baseline.differences(outcome())
+    if not changes:
+        result.kept += batch
+        return
+    if len(batch) == 1:
+        result.left_out.append((batch[0], changes))
+        return
+    half = len(batch) // 2
+    _settle(tree, result, batch[:half], baseline, outcome)
+    _settle(tree, result, batch[half:], baseline, outcome)
+
+
+def report(result: Result) -> Iterator[str]:
+    for unit, changes in result.left_out:
+        yield f"left out: {unit.describe()}"
+        for change in changes[:5]:
+            yield f"  {change}"
+    files = len({u.path for u in result.kept})
+    yield (
+        f"Applied {len(result.kept)} of {len(result.units)} fixes in {files} file(s); "
+        f"{len(result.left_out)} left out; {result.runs} runs of the command."
+    )
