@@ -22,7 +22,8 @@ SHOP = Path(__file__).resolve().parent.parent / "fixtures" / "sanitize" / "shop"
 
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(project)}
+    path = [str(project), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "--rootdir", str(project), *args, str(project / "tests")]  # fmt: skip
     return subprocess.run(
