@@ -5,7 +5,12 @@ project's own tests keep their results.
    under the given paths (notebooks are left out), one unit per finding.
 2. ``CMD`` runs twice on the untouched tree; the two outcomes must agree (a
    flaky suite cannot verify anything). An outcome is the exit status and,
-   for a pytest command, each test's result (``--junitxml`` is added).
+   for a pytest command, each test's result (``--junitxml`` is added) and a
+   digest of the values each test compares (``assert_close``,
+   ``np.testing.assert_allclose``, ``np.allclose``, ...: the
+   ``tensorlint.sanitize`` plugin's ``--tensorlint-values``). A test whose
+   values differ between the two untouched runs (unseeded randomness) has
+   its values left out of the comparison.
 3. The fixes are applied in batches on top of those already kept; ``CMD``
    runs after each batch. A batch whose outcome matches the baseline is
    kept. One that does not is bisected (halves applied and run in turn) down
@@ -20,6 +25,7 @@ never through a shell), in the current directory.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -60,12 +66,18 @@ class Unit:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the command gave: its exit status and, for pytest, each test's result."""
+    """What the command gave: its exit status and, for pytest, each test's
+    result and a digest of the values it compared (``tensorlint.sanitize``'s
+    ``--tensorlint-values``)."""
 
     status: int
     tests: tuple[tuple[str, str], ...] = ()
+    values: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
-    def differences(self, other: Outcome) -> list[str]:
+    def differences(self, other: Outcome, unsteady: frozenset[str] = frozenset()) -> list[str]:
+        """What changed from this outcome to ``other``; the values of the
+        ``unsteady`` tests (which differ between two runs of one tree) are
+        not compared."""
         found = []
         if self.status != other.status:
             found.append(f"exit status {self.status} -> {other.status}")
@@ -74,7 +86,16 @@ class Outcome:
             before, after = mine.get(test, "absent"), theirs.get(test, "absent")
             if before != after:
                 found.append(f"{test}: {before} -> {after}")
+        compared, now = dict(self.values), dict(other.values)
+        for test in sorted(compared.keys() | now.keys()):
+            if test not in unsteady and compared.get(test) != now.get(test):
+                found.append(f"{test}: the values it compares changed")
         return found
+
+    def unsteady(self, other: Outcome) -> frozenset[str]:
+        """The tests whose compared values differ between this run and ``other``."""
+        mine, theirs = dict(self.values), dict(other.values)
+        return frozenset(t for t in mine.keys() | theirs.keys() if mine.get(t) != theirs.get(t))
 
 
 @dataclass
@@ -123,11 +144,29 @@ def run_command(command: str) -> Outcome:
     argv = shlex.split(command)
     with tempfile.TemporaryDirectory(prefix="tensorlint-migrate-") as folder:
         report = Path(folder) / "junit.xml"
+        values = Path(folder) / "values.json"
         if pytest_command(argv):
-            argv = [*argv, f"--junitxml={report}"]
+            watched = "tensorlint.sanitize" in argv
+            argv = [
+                *argv,
+                f"--junitxml={report}",
+                *([] if watched else ["-p", "tensorlint.sanitize", "--tensorlint-no-static"]),
+                f"--tensorlint-values={values}",
+            ]
         done = subprocess.run(argv, capture_output=True, check=False)
         tests = _junit(report) if report.exists() else ()
-    return Outcome(done.returncode, tests)
+        compared = _values(values) if values.exists() else ()
+    return Outcome(done.returncode, tests, compared)
+
+
+def _values(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return ()
+    if not isinstance(found, dict):
+        return ()
+    return tuple(sorted((str(k), tuple(map(str, v))) for k, v in found.items()))
 
 
 _JUNIT_RESULTS = {"failure": "failed", "error": "error", "skipped": "skipped"}
@@ -198,8 +237,9 @@ def verify(
 
     baseline = outcome()
     again = outcome()
-    if baseline.differences(again):
-        raise Unstable("; ".join(baseline.differences(again)[:5]))
+    unsteady = baseline.unsteady(again)  # (unseeded randomness: not compared)
+    if baseline.differences(again, unsteady):
+        raise Unstable("; ".join(baseline.differences(again, unsteady)[:5]))
     if not units:
         return result
     tree = Tree(units)
@@ -209,7 +249,7 @@ def verify(
             batch = list(units[start : start + batch_size])
             print(f"tensorlint migrate: fixes {start + 1}-{start + len(batch)} of {len(units)}",
                   file=out)  # fmt: skip
-            _settle(tree, result, batch, baseline, outcome)
+            _settle(tree, result, batch, lambda: baseline.differences(outcome(), unsteady))
         tree.write(result.kept)
         done = True
     finally:
@@ -219,18 +259,15 @@ def verify(
 
 
 def _settle(
-    tree: Tree,
-    result: Result,
-    batch: list[Unit],
-    baseline: Outcome,
-    outcome: Callable[[], Outcome],
+    tree: Tree, result: Result, batch: list[Unit], changes_now: Callable[[], list[str]]
 ) -> None:
-    """Keep what of ``batch`` keeps the baseline's outcome, bisecting."""
+    """Keep what of ``batch`` keeps the baseline's outcome, bisecting;
+    ``changes_now`` runs the command and says what differs from the baseline."""
     applied = tree.write([*result.kept, *batch])
     batch = [u for u in batch if u in applied]
     if not batch:
         return
-    changes = baseline.differences(outcome())
+    changes = changes_now()
     if not changes:
         result.kept += batch
         return
@@ -238,8 +275,8 @@ def _settle(
         result.left_out.append((batch[0], changes))
         return
     half = len(batch) // 2
-    _settle(tree, result, batch[:half], baseline, outcome)
-    _settle(tree, result, batch[half:], baseline, outcome)
+    _settle(tree, result, batch[:half], changes_now)
+    _settle(tree, result, batch[half:], changes_now)
 
 
 def report(result: Result) -> Iterator[str]:

@@ -150,6 +150,8 @@ class Watcher:
         self._busy = False  #: inside a patched call (``.numpy()`` calling ``__array__``)
         self._frames: dict[int, Any] = {}
         self._paths: dict[str, str] = {}
+        #: test -> a digest of the values of each comparison it made, in order
+        self.compared: dict[str, list[str]] = {}
 
     # -- where a call comes from ---------------------------------------------
 
@@ -252,6 +254,37 @@ class Watcher:
         patch(tensor_cls, "numpy", numpy_method)
         patch(tensor_cls, "__array__", array_method)
 
+    def install_comparisons(self) -> None:
+        """Record what the tests compare: the two values given to each of
+        ``COMPARISONS`` (``migrate --verify`` checks that fixes keep them)."""
+        import importlib
+
+        for dotted in COMPARISONS:
+            module_name, _, name = dotted.rpartition(".")
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:
+                continue
+            original = getattr(module, name, None)
+            if original is None:
+                continue
+            setattr(module, name, self._comparison(original))
+            self._restore.append(functools.partial(setattr, module, name, original))
+
+    def _comparison(self, original: Any) -> Any:
+        def compare(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+            if not self._busy and len(args) >= 2:
+                self._busy = True
+                try:
+                    digest = f"{_digest(args[0])}/{_digest(args[1])}"
+                finally:
+                    self._busy = False
+                self.compared.setdefault(self.test, []).append(digest)
+            return original(*args, **kwargs)
+
+        return compare
+
     def uninstall(self) -> None:
         while self._restore:
             self._restore.pop()()
@@ -328,6 +361,34 @@ class Watcher:
                 self._check(live.popleft())
         self._live.clear()
         self._frames.clear()
+
+
+#: the comparisons whose two values ``--tensorlint-values`` records
+COMPARISONS = (
+    "torch.testing.assert_close", "torch.allclose", "torch.equal",
+    "numpy.testing.assert_allclose", "numpy.testing.assert_array_equal",
+    "numpy.testing.assert_array_almost_equal", "numpy.testing.assert_equal",
+    "numpy.allclose", "numpy.array_equal",
+)  # fmt: skip
+
+
+def _digest(value: Any) -> str:
+    """A digest of a value's type, shape and bytes (a tensor's on the CPU)."""
+    import numpy as np
+
+    detach = getattr(value, "detach", None)
+    if callable(detach) and hasattr(value, "device"):
+        try:
+            value = value.detach().cpu().resolve_conj().resolve_neg().numpy()
+        except (RuntimeError, TypeError):
+            return f"tensor:{tuple(value.shape)}"
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return f"object:{value.shape}"
+        data = np.ascontiguousarray(value)
+        return f"{data.dtype}:{data.shape}:{zlib.crc32(data.tobytes()):08x}"
+    text = repr(value)
+    return f"{type(value).__name__}:{zlib.crc32(text.encode('utf-8', 'replace')):08x}"
 
 
 _TO_TENSOR = frozenset({"from_numpy", "as_tensor", "asarray"})
@@ -464,6 +525,8 @@ def pytest_addoption(parser: Any) -> None:
                     help="write what the conversions did, as JSON")  # fmt: skip
     group.addoption("--tensorlint-no-static", action="store_true", default=False,
                     help="do not match what ran with tensorlint check's findings")  # fmt: skip
+    group.addoption("--tensorlint-values", metavar="PATH", default=None,
+                    help="write a digest of the values each test compares, as JSON")  # fmt: skip
 
 
 def pytest_configure(config: Any) -> None:
@@ -477,6 +540,8 @@ def pytest_configure(config: Any) -> None:
         return
     watcher = Watcher(str(config.invocation_params.dir))
     watcher.install()
+    if config.getoption("tensorlint_values"):
+        watcher.install_comparisons()
     setattr(config, _KEY, watcher)
 
 
@@ -515,6 +580,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
         matched = match(record, static_findings(watcher.root, files))
     for line in summary_lines(record, matched):
         terminalreporter.write_line(line)
+    values = config.getoption("tensorlint_values")
+    if values:
+        Path(values).write_text(json.dumps(watcher.compared, indent=1) + "\n", encoding="utf-8")
     path = config.getoption("tensorlint_report")
     if path:
         report = record.as_dict()

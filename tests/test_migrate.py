@@ -58,6 +58,38 @@ def test_the_fix_that_breaks_a_test_is_named_and_left_out(tmp_path: Path) -> Non
     assert after.returncode == 0, after.stdout
 
 
+def test_a_fix_that_changes_compared_values_is_left_out(tmp_path: Path) -> None:
+    """A test whose assertion tolerates the change still passes; the values it
+    compares changed, and that is enough to leave the fix out."""
+    project = tmp_path / "running"
+    (project / "running").mkdir(parents=True)
+    (project / "tests").mkdir()
+    shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
+    (project / "running" / "__init__.py").write_text("")
+    (project / "running" / "buffer.py").write_text(
+        "import numpy as np\nimport torch\n\n\n"
+        "class Running:\n"
+        "    def __init__(self, n):\n"
+        "        self.values = np.zeros(n, dtype=np.float32)\n"
+        "        self.tensor = torch.from_numpy(self.values)\n\n"
+        "    def push(self, x):\n"
+        "        self.values[:-1] = self.values[1:]\n"
+        "        self.values[-1] = x\n"
+    )
+    (project / "tests" / "test_buffer.py").write_text(
+        "import numpy as np\n\nfrom running.buffer import Running\n\n\n"
+        "def test_running():\n"
+        "    r = Running(3)\n"
+        "    r.push(2.0)\n"
+        "    np.testing.assert_allclose(r.tensor.sum(), 2.0, atol=3)\n"
+    )
+    done = _tensorlint(project, "--verify", PYTEST, "--strict")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "left out: running/buffer.py:8:23: TL211" in done.stdout
+    assert "test_buffer.py::test_running: the values it compares changed" in done.stdout
+    assert "passed -> failed" not in done.stdout
+
+
 def test_every_fix_kept_exits_0(tmp_path: Path) -> None:
     project = _project(tmp_path)
     done = _tensorlint(project, "--verify", PYTEST)  # the default profile: TL101/TL102 only

@@ -172,3 +172,29 @@ def test_the_readme_example_runs_as_written() -> None:
     for line in shown:
         if line != "...":
             assert line in printed, line
+
+
+def test_values_the_tests_compare_are_recorded(tmp_path: Path) -> None:
+    project = tmp_path / "values"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_close.py").write_text(
+        "import numpy as np\nimport torch\n\n\n"
+        "def test_close():\n"
+        "    np.testing.assert_allclose(np.ones(2), [1.0, 1.0])\n"
+        "    torch.testing.assert_close(torch.zeros(3), torch.zeros(3))\n"
+        "    assert np.allclose(np.arange(3), [0, 1, 2])\n"
+    )
+    values = tmp_path / "values.json"
+    done = _pytest(project, "-p", "tensorlint.sanitize", "--tensorlint-no-static",
+                   f"--tensorlint-values={values}")  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    compared = json.loads(values.read_text(encoding="utf-8"))
+    (digests,) = compared.values()
+    assert list(compared) == ["tests/test_close.py::test_close"]
+    assert len(digests) >= 3  # (a comparison may call another: both are kept)
+    assert digests[0].startswith("float64:(2,):") and "/list:" in digests[0]
+    assert any(d.startswith("float32:(3,):") for d in digests)
+    again = tmp_path / "again.json"
+    _pytest(project, "-p", "tensorlint.sanitize", "--tensorlint-no-static",
+            f"--tensorlint-values={again}")  # fmt: skip
+    assert json.loads(again.read_text(encoding="utf-8")) == compared  # the same each run
