@@ -12,9 +12,11 @@ project's own tests keep their results.
    values differ between the two untouched runs (unseeded randomness) has
    its values left out of the comparison.
 3. The fixes are applied in batches on top of those already kept; ``CMD``
-   runs after each batch. A batch whose outcome matches the baseline is
-   kept. One that does not is bisected (halves applied and run in turn) down
-   to the fixes that change the outcome: those are left out and named.
+   runs after each batch. A batch whose outcome is no worse than the last
+   kept state's is kept (a failing test that passes is a repair, reported;
+   it must stay repaired). One that is worse is bisected (halves applied and
+   run in turn) down to the fixes that make it so: those are left out and
+   named.
 4. The files end holding the kept fixes, written atomically with their
    encoding, newlines and mode kept; on an interruption or an error they are
    written back as they were.
@@ -75,22 +77,34 @@ class Outcome:
     values: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def differences(self, other: Outcome, unsteady: frozenset[str] = frozenset()) -> list[str]:
-        """What changed from this outcome to ``other``; the values of the
+        """What got worse from this outcome to ``other``; the values of the
         ``unsteady`` tests (which differ between two runs of one tree) are
-        not compared."""
+        not compared. A test that failed and now passes, and an exit status
+        that becomes 0, are not differences but repairs (``repaired``)."""
         found = []
-        if self.status != other.status:
+        if self.status != other.status and other.status != 0:
             found.append(f"exit status {self.status} -> {other.status}")
         mine, theirs = dict(self.tests), dict(other.tests)
+        repaired = self.repaired(other)
         for test in sorted(mine.keys() | theirs.keys()):
             before, after = mine.get(test, "absent"), theirs.get(test, "absent")
-            if before != after:
+            if before != after and test not in repaired:
                 found.append(f"{test}: {before} -> {after}")
         compared, now = dict(self.values), dict(other.values)
         for test in sorted(compared.keys() | now.keys()):
-            if test not in unsteady and compared.get(test) != now.get(test):
+            if test in unsteady or test in repaired:
+                continue
+            if compared.get(test) != now.get(test):
                 found.append(f"{test}: the values it compares changed")
         return found
+
+    def repaired(self, other: Outcome) -> frozenset[str]:
+        """The tests that failed (or errored) here and pass in ``other``."""
+        mine, theirs = dict(self.tests), dict(other.tests)
+        return frozenset(
+            t for t, result in mine.items()
+            if result in ("failed", "error") and theirs.get(t) == "passed"
+        )  # fmt: skip
 
     def unsteady(self, other: Outcome) -> frozenset[str]:
         """The tests whose compared values differ between this run and ``other``."""
@@ -105,6 +119,8 @@ class Result:
     left_out: list[tuple[Unit, list[str]]] = field(default_factory=list)
     runs: int = 0
     errors: list[str] = field(default_factory=list)
+    #: tests that failed before and pass with the kept fixes
+    repaired: list[str] = field(default_factory=list)
 
 
 class Unstable(Exception):
@@ -227,7 +243,7 @@ def verify(
     run: Callable[[str], Outcome] = run_command,
     log: Optional[TextIO] = None,
 ) -> Result:
-    """Keep the fixes under which ``command`` gives the baseline's outcome."""
+    """Keep the fixes under which ``command``'s outcome gets no worse."""
     result = Result(units=list(units))
     out = log or sys.stderr
 
@@ -242,41 +258,59 @@ def verify(
         raise Unstable("; ".join(baseline.differences(again, unsteady)[:5]))
     if not units:
         return result
-    tree = Tree(units)
+    settle = _Settle(Tree(units), result, baseline, unsteady, outcome)
     done = False
     try:
         for start in range(0, len(units), batch_size):
             batch = list(units[start : start + batch_size])
             print(f"tensorlint migrate: fixes {start + 1}-{start + len(batch)} of {len(units)}",
                   file=out)  # fmt: skip
-            _settle(tree, result, batch, lambda: baseline.differences(outcome(), unsteady))
-        tree.write(result.kept)
+            settle(batch)
+        settle.tree.write(result.kept)
         done = True
     finally:
         if not done:
-            tree.restore()
+            settle.tree.restore()
+    result.repaired = sorted(baseline.repaired(settle.reference))
     return result
 
 
-def _settle(
-    tree: Tree, result: Result, batch: list[Unit], changes_now: Callable[[], list[str]]
-) -> None:
-    """Keep what of ``batch`` keeps the baseline's outcome, bisecting;
-    ``changes_now`` runs the command and says what differs from the baseline."""
-    applied = tree.write([*result.kept, *batch])
-    batch = [u for u in batch if u in applied]
-    if not batch:
-        return
-    changes = changes_now()
-    if not changes:
-        result.kept += batch
-        return
-    if len(batch) == 1:
-        result.left_out.append((batch[0], changes))
-        return
-    half = len(batch) // 2
-    _settle(tree, result, batch[:half], changes_now)
-    _settle(tree, result, batch[half:], changes_now)
+class _Settle:
+    """Keeps what of a batch leaves the outcome no worse than the last kept
+    state's (``reference``: a repaired test must stay repaired), bisecting."""
+
+    def __init__(
+        self,
+        tree: Tree,
+        result: Result,
+        reference: Outcome,
+        unsteady: frozenset[str],
+        outcome: Callable[[], Outcome],
+    ) -> None:
+        self.tree = tree
+        self.result = result
+        self.reference = reference
+        self.unsteady = unsteady
+        self.outcome = outcome
+
+    def __call__(self, batch: list[Unit]) -> None:
+        result = self.result
+        applied = self.tree.write([*result.kept, *batch])
+        batch = [u for u in batch if u in applied]
+        if not batch:
+            return
+        now = self.outcome()
+        changes = self.reference.differences(now, self.unsteady)
+        if not changes:
+            result.kept += batch
+            self.reference = now
+            return
+        if len(batch) == 1:
+            result.left_out.append((batch[0], changes))
+            return
+        half = len(batch) // 2
+        self(batch[:half])
+        self(batch[half:])
 
 
 def report(result: Result) -> Iterator[str]:
@@ -284,6 +318,8 @@ def report(result: Result) -> Iterator[str]:
         yield f"left out: {unit.describe()}"
         for change in changes[:5]:
             yield f"  {change}"
+    for test in result.repaired:
+        yield f"repaired: {test}: failed -> passed"
     files = len({u.path for u in result.kept})
     yield (
         f"Applied {len(result.kept)} of {len(result.units)} fixes in {files} file(s); "

@@ -166,3 +166,50 @@ def test_an_interruption_restores_the_files(tmp_path: Path) -> None:
         migrate.verify(units, "cmd", run=run)
     assert calls[2] != original  # the fixes were on disk during the run
     assert source.read_text() == original
+
+
+def test_a_repair_is_kept_and_must_stay_repaired(tmp_path: Path) -> None:
+    """A fix under which a failing test passes is kept (and reported); a later
+    fix that breaks it again is left out, though the baseline had it failing."""
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import torch\n\n\n"
+        + "".join(f"def f{i}(t):\n    return t.numpy()\n\n\n" for i in range(2))
+    )
+    units = migrate.collect([source], strict=False, unsafe=False, errors=[])
+
+    def run(command: str) -> migrate.Outcome:
+        lines = source.read_text().splitlines()
+        first, second = ("cpu()" in lines[n - 1] for n in (5, 9))
+        result = "passed" if first and not second else "failed"
+        return migrate.Outcome(0 if result == "passed" else 1, (("t::gpu", result),))
+
+    result = migrate.verify(units, "cmd", batch_size=1, run=run)
+    assert [u.diagnostic.start.line for u in result.kept] == [5]
+    assert [(u.diagnostic.start.line, c) for u, c in result.left_out] == [
+        (9, ["exit status 0 -> 1", "t::gpu: passed -> failed"])
+    ]
+    assert result.repaired == ["t::gpu"]
+    assert "repaired: t::gpu: failed -> passed" in list(migrate.report(result))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA device")
+def test_on_cuda_the_fix_repairs_the_crash(tmp_path: Path) -> None:
+    """On a GPU the user's test crashes on ``.numpy()`` of a CUDA tensor; the
+    TL101 fix repairs it, and migrate keeps it and says so."""
+    project = tmp_path / "gpu"
+    (project / "gpu").mkdir(parents=True)
+    (project / "tests").mkdir()
+    shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
+    (project / "gpu" / "__init__.py").write_text("")
+    (project / "gpu" / "convert.py").write_text("def to_host(t):\n    return t.numpy()\n")
+    (project / "tests" / "test_convert.py").write_text(
+        "import torch\n\nfrom gpu.convert import to_host\n\n\n"
+        "def test_host_on_the_gpu():\n"
+        "    assert to_host(torch.ones(2, device='cuda')).tolist() == [1.0, 1.0]\n"
+    )
+    done = _tensorlint(project, "--verify", PYTEST)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "repaired: tests.test_convert::test_host_on_the_gpu: failed -> passed" in done.stdout
+    assert "t.cpu().detach().numpy()" in (project / "gpu" / "convert.py").read_text()

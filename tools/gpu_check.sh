@@ -41,5 +41,5 @@ python3 -c "import xdist" 2>/dev/null && parallel=(-n 8)
 python3 -m tensorlint harness --report "$OUT/harness.json" 2>&1 | tee "$OUT/harness.txt" || status=1
 python3 -m pytest -q -p no:cacheprovider -rs "${parallel[@]}" --junitxml="$OUT/junit.xml" \
     tests/test_harness.py tests/test_motivating.py tests/test_numpy_table.py \
-    tests/test_library_calls.py tests/test_sanitize.py 2>&1 | tee "$OUT/pytest.txt" || status=1
+    tests/test_library_calls.py tests/test_sanitize.py tests/test_migrate.py 2>&1 | tee "$OUT/pytest.txt" || status=1
 exit $status
