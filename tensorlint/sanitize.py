@@ -206,53 +206,40 @@ class Watcher:
 
             return make
 
-        def numpy_method(original: Any) -> Any:
-            def numpy(tensor: Any, *args: Any, **kwargs: Any) -> Any:
-                __tracebackhide__ = True
-                caller = sys._getframe(1)
-                if self._busy or _is_library(caller.f_code.co_filename):
-                    return original(tensor, *args, **kwargs)
-                held = sys.getrefcount(tensor) > _TEMPORARY or _storage_shared(tensor)
-                self._busy = True
-                try:
-                    array = original(tensor, *args, **kwargs)
-                except (TypeError, RuntimeError) as error:
-                    self._crashed(caller, tensor, error)
-                    raise
-                finally:
-                    self._busy = False
-                if _shares(tensor, array):
-                    self._converted(caller, "numpy", tensor, array, held)
-                return array
+        def to_array(kind: str) -> Callable[[Any], Any]:
+            def make(original: Any) -> Any:
+                def convert(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+                    __tracebackhide__ = True
+                    caller = sys._getframe(1)
+                    if self._busy or _is_library(caller.f_code.co_filename):
+                        return original(tensor, *args, **kwargs)
+                    held = (
+                        kind == "__array__"  # (NumPy holds what it converts)
+                        or sys.getrefcount(tensor) > _TEMPORARY
+                        or _storage_shared(tensor)
+                    )
+                    self._busy = True
+                    try:
+                        array = original(tensor, *args, **kwargs)
+                    except (TypeError, RuntimeError) as error:
+                        self._crashed(caller, tensor, error)
+                        raise
+                    finally:
+                        self._busy = False
+                    if isinstance(array, np.ndarray) and _shares(tensor, array):
+                        self._converted(caller, kind, tensor, array, held)
+                    return array
 
-            return numpy
+                return convert
 
-        def array_method(original: Any) -> Any:
-            def __array__(tensor: Any, *args: Any, **kwargs: Any) -> Any:
-                __tracebackhide__ = True
-                caller = sys._getframe(1)
-                if self._busy or _is_library(caller.f_code.co_filename):
-                    return original(tensor, *args, **kwargs)
-                self._busy = True
-                try:
-                    array = original(tensor, *args, **kwargs)
-                except (TypeError, RuntimeError) as error:
-                    self._crashed(caller, tensor, error)
-                    raise
-                finally:
-                    self._busy = False
-                if isinstance(array, np.ndarray) and _shares(tensor, array):
-                    self._converted(caller, "__array__", tensor, array, True)  # (NumPy holds it)
-                return array
-
-            return __array__
+            return make
 
         patch(torch, "from_numpy", from_numpy)
         patch(torch, "as_tensor", as_tensor("as_tensor"))
         if hasattr(torch, "asarray"):
             patch(torch, "asarray", as_tensor("asarray"))
-        patch(tensor_cls, "numpy", numpy_method)
-        patch(tensor_cls, "__array__", array_method)
+        patch(tensor_cls, "numpy", to_array("numpy"))
+        patch(tensor_cls, "__array__", to_array("__array__"))
 
     def install_comparisons(self) -> None:
         """Record what the tests compare: the two values given to each of

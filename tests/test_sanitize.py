@@ -38,6 +38,14 @@ def _report(project: Path, tmp_path: Path, *args: str) -> tuple[dict[str, Any], 
     return json.loads(path.read_text(encoding="utf-8")), done.stdout
 
 
+def _tests(tmp_path: Path, name: str, source: str) -> Path:
+    """A project of one test file, ``tests/test_<name>.py``."""
+    project = tmp_path / name
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / f"test_{name}.py").write_text(source)
+    return project
+
+
 def _outcomes(stdout: str) -> str:
     return stdout.strip().splitlines()[-1].split(" in ")[0]
 
@@ -79,25 +87,23 @@ def test_the_plugin_changes_no_outcome(tmp_path: Path) -> None:
 
 
 def test_a_suite_that_never_converts(tmp_path: Path) -> None:
-    project = tmp_path / "plain"
-    (project / "tests").mkdir(parents=True)
-    (project / "tests" / "test_sum.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
+    project = _tests(tmp_path, "sum", "def test_sum():\n    assert 1 + 1 == 2\n")
     report, stdout = _report(project, tmp_path)
     assert report["conversions"] == [] and report["events"] == []
     assert "0 conversion(s) at 0 site(s)" in stdout
 
 
 def test_numpy_writes_through_an_array_view(tmp_path: Path) -> None:
-    project = tmp_path / "view"
-    (project / "tests").mkdir(parents=True)
-    (project / "tests" / "test_view.py").write_text(
+    project = _tests(
+        tmp_path,
+        "view",
         "import numpy as np\nimport torch\n\n\n"
         "def test_view():\n"
         "    t = torch.zeros(3)\n"
         "    a = np.asarray(t)\n"
         "    a[0] = 1\n"
         "    b = t.numpy()\n"
-        "    assert b[0] == 1\n"
+        "    assert b[0] == 1\n",
     )
     report, _ = _report(project, tmp_path, "--tensorlint-no-static")
     assert [(e["line"], e["kind"]) for e in report["events"]] == [(7, "write-through")]
@@ -107,14 +113,14 @@ def test_numpy_writes_through_an_array_view(tmp_path: Path) -> None:
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_a_cuda_tensor_converted_is_a_device_event(tmp_path: Path) -> None:
-    project = tmp_path / "cuda"
-    (project / "tests").mkdir(parents=True)
-    (project / "tests" / "test_gpu.py").write_text(
+    project = _tests(
+        tmp_path,
+        "gpu",
         "import pytest\nimport torch\n\n\n"
         "def test_gpu():\n"
         "    t = torch.ones(2, device='cuda')\n"
         "    with pytest.raises(TypeError):\n"
-        "        t.numpy()\n"
+        "        t.numpy()\n",
     )
     report, _ = _report(project, tmp_path, "--tensorlint-no-static")
     assert [(e["line"], e["kind"]) for e in report["events"]] == [(8, "device")]
@@ -175,14 +181,14 @@ def test_the_readme_example_runs_as_written() -> None:
 
 
 def test_values_the_tests_compare_are_recorded(tmp_path: Path) -> None:
-    project = tmp_path / "values"
-    (project / "tests").mkdir(parents=True)
-    (project / "tests" / "test_close.py").write_text(
+    project = _tests(
+        tmp_path,
+        "close",
         "import numpy as np\nimport torch\n\n\n"
         "def test_close():\n"
         "    np.testing.assert_allclose(np.ones(2), [1.0, 1.0])\n"
         "    torch.testing.assert_close(torch.zeros(3), torch.zeros(3))\n"
-        "    assert np.allclose(np.arange(3), [0, 1, 2])\n"
+        "    assert np.allclose(np.arange(3), [0, 1, 2])\n",
     )
     values = tmp_path / "values.json"
     done = _pytest(project, "-p", "tensorlint.sanitize", "--tensorlint-no-static",
