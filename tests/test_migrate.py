@@ -203,7 +203,9 @@ def test_on_cuda_the_fix_repairs_the_crash(tmp_path: Path) -> None:
     (project / "tests").mkdir()
     shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
     (project / "gpu" / "__init__.py").write_text("")
-    (project / "gpu" / "convert.py").write_text("def to_host(t):\n    return t.numpy()\n")
+    (project / "gpu" / "convert.py").write_text(
+        "import torch\n\n\ndef to_host(t):\n    return t.numpy()\n"
+    )
     (project / "tests" / "test_convert.py").write_text(
         "import torch\n\nfrom gpu.convert import to_host\n\n\n"
         "def test_host_on_the_gpu():\n"
