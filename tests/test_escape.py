@@ -74,3 +74,12 @@ def test_getitem_of_a_dataset_is_collated(base: str, collated: bool) -> None:
         + "        return {'x': x, 'i': i}\n"
     )
     assert site(code, "torch.from_numpy(self.frames[i])").stays_in_function() is collated
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["np.frombuffer(a)", "np.ma.masked_array(a)", "np.broadcast_arrays(a, a)",
+     "np.rollaxis(a, 1)", "np.trim_zeros(a)"],
+)  # fmt: skip
+def test_numpy_functions_that_keep_its_memory_let_it_leave(call: str) -> None:
+    assert not _kept(f"    g({call})\n")

@@ -52,11 +52,16 @@ FRESH_RESULT_METHODS = ops.PLAIN_RESULT_METHODS | frozenset(
 READ_ONLY_BUILTINS = ops.METADATA_BUILTINS | frozenset(
     {"float", "int", "bool", "str", "repr", "print", "format", "round", "hash"}
 )
-#: NumPy functions that return views of their argument's pieces.
-_NUMPY_VIEW_PIECES = frozenset(
+#: NumPy functions that return views of their argument's pieces, or an
+#: object over its memory (``np.frombuffer(a)``, ``np.broadcast_arrays``).
+_NUMPY_SHARING = frozenset(
     {"numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit",
-     "numpy.unstack"}
+     "numpy.unstack", "numpy.broadcast_arrays", "numpy.frombuffer", "numpy.ndarray",
+     "numpy.matrix", "numpy.memmap", "numpy.nditer"}
 )  # fmt: skip
+#: NumPy namespaces whose constructors keep their argument's memory
+#: (``np.ma.masked_array(a)`` does not copy by default)
+_NUMPY_SHARING_MODULES = ("numpy.ma.", "numpy.rec.", "numpy.char.", "numpy.lib.")
 _TORCH_VIEWS = frozenset(
     f"torch.{m}" for m in ops.TORCH_VIEW_METHODS | ops.TORCH_VIEW_TUPLE_METHODS
 ) | frozenset({"torch.real", "torch.imag", "torch.view_as_complex"})
@@ -251,12 +256,14 @@ def _reads_only(call: syntax.Call, arg: syntax.Arg, scope: Scope) -> bool:
     if head == "numpy":
         if qual in ops.NUMPY_VIEW_FUNCS or qual in ops.NUMPY_INPLACE_FUNCS:
             return False
-        if qual in ops.FILL_FUNCS or qual in _NUMPY_VIEW_PIECES:
+        if qual in ops.FILL_FUNCS or qual in _NUMPY_SHARING:
+            return False
+        if qual.startswith(_NUMPY_SHARING_MODULES):
             return False
         if qual in ops.NUMPY_COPYING_CTORS:
             copy = keyword(call, "copy")
             return copy is None
-        return not rest.startswith("lib.")
+        return True
     if head == "torch" and rest and "." not in rest:
         if qual in ops.ARRAY_TO_TENSOR_FUNCS or qual in _TORCH_VIEWS:
             return False

@@ -75,6 +75,8 @@ NUMPY_VIEW_FUNCS = frozenset(
         "numpy.expand_dims", "numpy.broadcast_to", "numpy.atleast_1d",
         "numpy.atleast_2d", "numpy.atleast_3d", "numpy.flip", "numpy.flipud",
         "numpy.fliplr", "numpy.rot90", "numpy.diagonal", "numpy.real", "numpy.imag",
+        "numpy.rollaxis", "numpy.permute_dims", "numpy.matrix_transpose",
+        "numpy.trim_zeros", "numpy.asmatrix",
         "numpy.lib.stride_tricks.as_strided",
         "numpy.lib.stride_tricks.sliding_window_view",
     }
