@@ -138,6 +138,20 @@ def _checksum(array: Any) -> Optional[int]:
         return zlib.crc32(array.tobytes()) if array.dtype != object else None
 
 
+def _never_raises(method: Callable[..., None]) -> Callable[..., None]:
+    """The plugin must change no test's outcome: an error of its own while
+    recording is counted (and reported at the end), never raised."""
+
+    @functools.wraps(method)
+    def guarded(self: Watcher, *args: Any) -> None:
+        try:
+            method(self, *args)
+        except Exception:  # (any error of ours: count it, go on)
+            self.internal_errors += 1
+
+    return guarded
+
+
 class Watcher:
     """Patches the conversions and keeps what they did."""
 
@@ -152,6 +166,7 @@ class Watcher:
         self._paths: dict[str, str] = {}
         #: test -> a digest of the values of each comparison it made, in order
         self.compared: dict[str, list[str]] = {}
+        self.internal_errors = 0
 
     # -- where a call comes from ---------------------------------------------
 
@@ -262,15 +277,19 @@ class Watcher:
         def compare(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
             if not self._busy and len(args) >= 2:
-                self._busy = True
-                try:
-                    digest = f"{_digest(args[0])}/{_digest(args[1])}"
-                finally:
-                    self._busy = False
-                self.compared.setdefault(self.test, []).append(digest)
+                self._record_comparison(args[0], args[1])
             return original(*args, **kwargs)
 
         return compare
+
+    @_never_raises
+    def _record_comparison(self, expected: Any, actual: Any) -> None:
+        self._busy = True
+        try:
+            digest = f"{_digest(expected)}/{_digest(actual)}"
+        finally:
+            self._busy = False
+        self.compared.setdefault(self.test, []).append(digest)
 
     def uninstall(self) -> None:
         while self._restore:
@@ -278,6 +297,7 @@ class Watcher:
 
     # -- what a conversion did -------------------------------------------------
 
+    @_never_raises
     def _converted(self, caller: Any, kind: str, source: Any, result: Any, held: bool) -> None:
         """``result`` shares memory with ``source``; ``held``: the caller
         holds ``source`` (or memory it views), so a write may surprise it."""
@@ -312,6 +332,7 @@ class Watcher:
                 frames[id(frame)] = frame
             frame = frame.f_back
 
+    @_never_raises
     def _crashed(self, caller: Any, tensor: Any, error: BaseException) -> None:
         site = self._site(caller)
         text = str(error)
@@ -324,6 +345,7 @@ class Watcher:
         first = text.splitlines()[0] if text else type(error).__name__
         self.record.events.append(Event(kind, site[0], site[1], self.test, first))
 
+    @_never_raises
     def _check(self, alias: _Alias) -> None:
         tensor = alias.tensor()
         array = alias.array()
@@ -567,6 +589,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
         matched = match(record, static_findings(watcher.root, files))
     for line in summary_lines(record, matched):
         terminalreporter.write_line(line)
+    if watcher.internal_errors:
+        terminalreporter.write_line(
+            f"tensorlint: {watcher.internal_errors} error(s) of the plugin's own while "
+            "recording (no test was affected); please report them"
+        )
     values = config.getoption("tensorlint_values")
     if values:
         Path(values).write_text(json.dumps(watcher.compared, indent=1) + "\n", encoding="utf-8")

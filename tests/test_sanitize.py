@@ -204,3 +204,21 @@ def test_values_the_tests_compare_are_recorded(tmp_path: Path) -> None:
     _pytest(project, "-p", "tensorlint.sanitize", "--tensorlint-no-static",
             f"--tensorlint-values={again}")  # fmt: skip
     assert json.loads(again.read_text(encoding="utf-8")) == compared  # the same each run
+
+
+def test_an_error_of_the_plugin_changes_no_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error while recording is counted, never raised into the test."""
+    watcher = sanitize.Watcher(os.getcwd())
+
+    def broken(*args: Any) -> None:
+        raise ZeroDivisionError("a bug of ours")
+
+    monkeypatch.setattr(sanitize, "_checksum", broken)
+    watcher.install()
+    try:
+        a = np.zeros(2, dtype=np.float32)
+        t = torch.from_numpy(a)  # (a held here: recorded, and the checksum fails)
+        assert t.sum() == 0
+    finally:
+        watcher.uninstall()
+    assert watcher.internal_errors == 1
