@@ -118,7 +118,6 @@ class Result:
     kept: list[Unit] = field(default_factory=list)
     left_out: list[tuple[Unit, list[str]]] = field(default_factory=list)
     runs: int = 0
-    errors: list[str] = field(default_factory=list)
     #: tests that failed before and pass with the kept fixes
     repaired: list[str] = field(default_factory=list)
 

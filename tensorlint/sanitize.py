@@ -191,20 +191,7 @@ class Watcher:
             setattr(owner, name, make(original))
             self._restore.append(lambda: setattr(owner, name, original))
 
-        def from_numpy(original: Any) -> Any:
-            def wrapper(array: Any) -> Any:
-                __tracebackhide__ = True
-                caller = sys._getframe(1)
-                if _is_library(caller.f_code.co_filename):
-                    return original(array)
-                held = sys.getrefcount(array) > _TEMPORARY or _base_held(array)
-                tensor = original(array)
-                self._converted(caller, "from_numpy", array, tensor, held)
-                return tensor
-
-            return wrapper
-
-        def as_tensor(kind: str) -> Callable[[Any], Any]:
+        def to_tensor(kind: str) -> Callable[[Any], Any]:
             def make(original: Any) -> Any:
                 def wrapper(data: Any, *args: Any, **kwargs: Any) -> Any:
                     __tracebackhide__ = True
@@ -213,7 +200,11 @@ class Watcher:
                         return original(data, *args, **kwargs)
                     held = sys.getrefcount(data) > _TEMPORARY or _base_held(data)
                     tensor = original(data, *args, **kwargs)
-                    if isinstance(data, np.ndarray) and _shares(tensor, data):
+                    # (``as_tensor``/``asarray`` share only an array of the
+                    # tensor's type on its device; ``from_numpy`` always does)
+                    if kind == "from_numpy" or (
+                        isinstance(data, np.ndarray) and _shares(tensor, data)
+                    ):
                         self._converted(caller, kind, data, tensor, held)
                     return tensor
 
@@ -249,10 +240,10 @@ class Watcher:
 
             return make
 
-        patch(torch, "from_numpy", from_numpy)
-        patch(torch, "as_tensor", as_tensor("as_tensor"))
+        patch(torch, "from_numpy", to_tensor("from_numpy"))
+        patch(torch, "as_tensor", to_tensor("as_tensor"))
         if hasattr(torch, "asarray"):
-            patch(torch, "asarray", as_tensor("asarray"))
+            patch(torch, "asarray", to_tensor("asarray"))
         patch(tensor_cls, "numpy", to_array("numpy"))
         patch(tensor_cls, "__array__", to_array("__array__"))
 

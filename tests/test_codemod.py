@@ -12,19 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import CLEAN, WRITE_THROUGH
 
 GRAD = "import torch\n\n\ndef f(model, x):\n    return model(x).numpy()  # keep me\n"
-WRITE_THROUGH = """import numpy as np
-import torch
-
-
-def f(a):
-    t = torch.from_numpy(a)
-    t += 1
-    return a
-"""
 CRLF = "import torch\r\n\r\n\r\ndef g(t):\r\n    # a comment\r\n    return t.numpy()\r\n"
-CLEAN = "import torch\n\n\ndef f(a):\n    return torch.from_numpy(a.copy())\n"
 NOT_TORCH = "def f(x):\n    return x.numpy()\n"
 LATIN1 = "# -*- coding: latin-1 -*-\nimport torch\n\n\ndef h(t):\n    return t.numpy()  # café\n"
 

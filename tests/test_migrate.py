@@ -58,15 +58,27 @@ def test_the_fix_that_breaks_a_test_is_named_and_left_out(tmp_path: Path) -> Non
     assert after.returncode == 0, after.stdout
 
 
+def _package(tmp_path: Path, name: str, module: str, source: str, test: str) -> Path:
+    """A project: package ``name`` with ``module`` holding ``source``, one test
+    file ``tests/test_<module>.py`` holding ``test``, and the staging project's
+    pytest settings."""
+    project = tmp_path / name
+    (project / name).mkdir(parents=True)
+    (project / "tests").mkdir()
+    shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
+    (project / name / "__init__.py").write_text("")
+    (project / name / f"{module}.py").write_text(source)
+    (project / "tests" / f"test_{module}.py").write_text(test)
+    return project
+
+
 def test_a_fix_that_changes_compared_values_is_left_out(tmp_path: Path) -> None:
     """A test whose assertion tolerates the change still passes; the values it
     compares changed, and that is enough to leave the fix out."""
-    project = tmp_path / "running"
-    (project / "running").mkdir(parents=True)
-    (project / "tests").mkdir()
-    shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
-    (project / "running" / "__init__.py").write_text("")
-    (project / "running" / "buffer.py").write_text(
+    project = _package(
+        tmp_path,
+        "running",
+        "buffer",
         "import numpy as np\nimport torch\n\n\n"
         "class Running:\n"
         "    def __init__(self, n):\n"
@@ -74,14 +86,12 @@ def test_a_fix_that_changes_compared_values_is_left_out(tmp_path: Path) -> None:
         "        self.tensor = torch.from_numpy(self.values)\n\n"
         "    def push(self, x):\n"
         "        self.values[:-1] = self.values[1:]\n"
-        "        self.values[-1] = x\n"
-    )
-    (project / "tests" / "test_buffer.py").write_text(
+        "        self.values[-1] = x\n",
         "import numpy as np\n\nfrom running.buffer import Running\n\n\n"
         "def test_running():\n"
         "    r = Running(3)\n"
         "    r.push(2.0)\n"
-        "    np.testing.assert_allclose(r.tensor.sum(), 2.0, atol=3)\n"
+        "    np.testing.assert_allclose(r.tensor.sum(), 2.0, atol=3)\n",
     )
     done = _tensorlint(project, "--verify", PYTEST, "--strict")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -198,18 +208,14 @@ def test_a_repair_is_kept_and_must_stay_repaired(tmp_path: Path) -> None:
 def test_on_cuda_the_fix_repairs_the_crash(tmp_path: Path) -> None:
     """On a GPU the user's test crashes on ``.numpy()`` of a CUDA tensor; the
     TL101 fix repairs it, and migrate keeps it and says so."""
-    project = tmp_path / "gpu"
-    (project / "gpu").mkdir(parents=True)
-    (project / "tests").mkdir()
-    shutil.copy(STAGING / "pyproject.toml", project / "pyproject.toml")
-    (project / "gpu" / "__init__.py").write_text("")
-    (project / "gpu" / "convert.py").write_text(
-        "import torch\n\n\ndef to_host(t):\n    return t.numpy()\n"
-    )
-    (project / "tests" / "test_convert.py").write_text(
+    project = _package(
+        tmp_path,
+        "gpu",
+        "convert",
+        "import torch\n\n\ndef to_host(t):\n    return t.numpy()\n",
         "import torch\n\nfrom gpu.convert import to_host\n\n\n"
         "def test_host_on_the_gpu():\n"
-        "    assert to_host(torch.ones(2, device='cuda')).tolist() == [1.0, 1.0]\n"
+        "    assert to_host(torch.ones(2, device='cuda')).tolist() == [1.0, 1.0]\n",
     )
     done = _tensorlint(project, "--verify", PYTEST)
     assert done.returncode == 0, done.stdout + done.stderr
