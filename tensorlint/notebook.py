@@ -23,7 +23,7 @@ import json
 import re
 import textwrap
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 _MASK = "# tensorlint: ipython "
@@ -43,6 +43,8 @@ class Cell:
     first_line: int  #: 1-based line of the cell in the joined text
     lines: tuple[str, ...]  #: the cell's original lines, newline-terminated
     masked: tuple[bool, ...]
+    #: a cell that does not parse, masked whole so that the others are checked
+    skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,12 @@ class Notebook:
         for number, cell in enumerate(self.cells):
             if number:
                 parts.append(_BOUNDARY)
+            if cell.skipped:  # every line a comment, the first a ``pass``
+                for i, line in enumerate(cell.lines):
+                    body = line.rstrip("\r\n")
+                    lead = "" if i else _STATEMENT
+                    parts.append(lead + _MASK + body.lstrip() + line[len(body) :])
+                continue
             previous = False
             for line, masked in zip(cell.lines, cell.masked):
                 # the first line of a run of IPython lines becomes ``pass``, so a
@@ -64,6 +72,15 @@ class Notebook:
                 parts.append(_mask(line, statement=not previous) if masked else line)
                 previous = masked
         return "".join(parts)
+
+    def skipping(self, number: int) -> Notebook:
+        """This notebook with code cell ``number`` masked whole (it does not
+        parse); its source is kept as it is when fixes are written back."""
+        cells = tuple(
+            replace(c, masked=(True,) * len(c.lines), skipped=True) if c.number == number else c
+            for c in self.cells
+        )
+        return replace(self, cells=cells)
 
     def locate(self, line: int) -> tuple[int, int]:
         """(code cell number, line within that cell) of a line of the joined text."""

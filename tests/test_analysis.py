@@ -109,7 +109,12 @@ PROVENANCE = [
     ("t = x.to(torch.int64)", {NOGRAD}),
     ("t = model(x)", set()),
     ("t = torch.zeros(3) * 2", {CPU, NOGRAD, TENSOR}),
-    ("t = torch.zeros(3) + y", set()),
+    # a tensor whatever ``y`` is (or the addition raises); its device is ``y``'s too
+    ("t = torch.zeros(3) + y", {TENSOR}),
+    ("total = 0\nfor y in ys:\n    total += torch.zeros(3) * y\nt = total", {TENSOR}),
+    ("t = (torch.zeros(3) != y)", {TENSOR, NOGRAD}),
+    ("t = (y in torch.zeros(3))", {NOGRAD}),
+    ("t = '%s' % torch.zeros(3)", set()),
     ("t = np.zeros(3)", {NDARRAY}),
     ("t = torch.zeros(3)\nt = model(t)", set()),
     ("t = torch.zeros(3)\nt = t.view(-1)", {CPU, NOGRAD, TENSOR}),

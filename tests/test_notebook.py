@@ -359,3 +359,53 @@ def test_reading_a_hostile_cell_stops_at_the_time_limit_per_file(
     errors = [line for line in out.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "quotes.ipynb: not checked: it took longer than 0.5 s" in errors[0]
     assert "ok.py:5:12: TL101" in out
+
+
+def test_a_cell_that_does_not_parse_is_skipped_and_the_others_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an exercise notebook: blanks left for the student do not parse
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import numpy as np\nimport torch\ndevice = 'cuda'"),
+        nbformat.v4.new_code_cell("batch_size = \n    lr = ???"),
+        nbformat.v4.new_code_cell("x = torch.ones(3, device=device)\nx.numpy()"),
+        nbformat.v4.new_code_cell("def step(:\n    pass"),
+    ]
+    path = tmp_path / "exercise.ipynb"
+    nbformat.write(nb, str(path))
+    before = path.read_text()
+    assert main(["check", str(path)]) == 2  # the file is not wholly checked: an error
+    out = capsys.readouterr().out
+    assert f"{path}:cell 3:2:1: TL101" in out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert "cell 2: syntax error at line 1" in errors[0]
+    assert "cell 4: syntax error at line 1" in errors[0]
+    assert "the other cells were checked" in errors[0]
+    # the fix goes into the cell that parses; the skipped cells are kept byte for byte
+    assert main(["check", "--fix", str(path)]) == 2
+    fixed = nbformat.read(str(path), as_version=4)
+    assert fixed.cells[2].source == "x = torch.ones(3, device=device)\nx.cpu().numpy()"
+    assert fixed.cells[1].source == "batch_size = \n    lr = ???"
+    assert fixed.cells[3].source == "def step(:\n    pass"
+    assert sum(a != b for a, b in zip(before.splitlines(), path.read_text().splitlines())) == 1
+
+
+def test_a_notebook_whose_every_cell_is_broken_names_each_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import torch\nt = torch.ones(1).numpy(("),
+        nbformat.v4.new_code_cell("x = (\n"),
+    ]
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nb, str(path))
+    assert main(["check", str(path)]) == 2
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert f"{path}: cell " in errors[0]
+    assert "cell 1: syntax error at line 2" in errors[0]
+    assert "cell 2: syntax error at line 1" in errors[0]

@@ -52,6 +52,10 @@ ELEMS = "elems"
 #: a list known to be empty (``[]``): adding elements gives it their facts
 LIST0 = "list0"
 
+#: a value that is a plain number on some path (a running total still at its
+#: ``0``): a may-fact, kept like evidence (it has a colon), that no table names
+MAY_NUMBER = "number:"
+
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
 CARRY: Facts = frozenset(
@@ -136,6 +140,14 @@ def meet(a: Facts, b: Facts) -> Facts:
     """Where two values (or paths) meet: proofs both agree on, evidence of either."""
     if a == b:
         return a
+    # a running total that is still ``0`` on one path and a tensor on the
+    # other (``total = 0``, then ``total += loss`` in a loop): converting a
+    # number cannot fail, so the tensor's facts decide
+    # (``MAY_NUMBER`` remembers the number, for the fixes' safety)
+    if a == NUMBER:
+        return b | {MAY_NUMBER}
+    if b == NUMBER:
+        return a | {MAY_NUMBER}
     # an empty list meets a list that was filled: it holds what was added
     if LIST0 in a and b & {ELEMS, LIST0}:
         return b
@@ -157,6 +169,13 @@ def element_facts(iterated: Facts) -> Facts:
         return EMPTY
     found = carry(iterated) - {MODULE, FROZEN}
     return found | {TENSOR} if ELEMS in iterated else found
+
+
+def dict_lists_key(node: syntax.BaseExpression) -> Optional[str]:
+    """The key under which the lists of the dict ``node`` are tracked together
+    (``history.[]``; rebinding ``history`` drops it with its other sub-keys)."""
+    key = dotted_name(node)
+    return None if key is None else f"{key}.[]"
 
 
 def bind_target(env: dict[str, Facts], target: syntax.BaseExpression, facts: Facts) -> None:
@@ -329,6 +348,9 @@ def _is_literal_data(node: syntax.BaseExpression) -> bool:
     )
 
 
+_IDENTITY_OR_MEMBERSHIP = (syntax.Is, syntax.IsNot, syntax.In, syntax.NotIn)
+
+
 def _combine(a: Facts, b: Facts) -> Facts:
     """An operator's operands: a number, or a NumPy value next to a tensor, is neutral."""
     if _NUMBER in a or (NDARRAY in a and TENSOR in b):
@@ -446,6 +468,9 @@ class FactEvaluator:
         if isinstance(node, syntax.Attribute):
             return self._attribute(node, env)
         if isinstance(node, syntax.Subscript):
+            lists = dict_lists_key(node.value)
+            if lists is not None and lists in env:  # ``history[phase]``
+                return env[lists]
             base = self.expr(node.value, env)
             if _index_of_pair(node, self.scope):
                 return carry(base) | {NOGRAD}
@@ -453,13 +478,23 @@ class FactEvaluator:
         if isinstance(node, syntax.Call):
             return self.call(node, env)
         if isinstance(node, syntax.BinaryOperation):
-            return _combine(self.expr(node.left, env), self.expr(node.right, env)) - {_NUMBER}
+            if isinstance(node.left, syntax.BaseString):  # ``"%s" % t`` formats
+                return EMPTY
+            return self.operation(self.expr(node.left, env), self.expr(node.right, env))
         if isinstance(node, syntax.UnaryOperation):
             return self.expr(node.expression, env)
         if isinstance(node, syntax.Comparison):
             facts = self.expr(node.left, env)
+            tensor = TENSOR in facts
             for target in node.comparisons:
-                facts = _combine(facts, self.expr(target.comparator, env))
+                right = self.expr(target.comparator, env)
+                tensor = tensor or TENSOR in right
+                facts = _combine(facts, right)
+            # ``hyp != ref`` is a tensor when either side is; ``t is None`` and
+            # ``x in t`` are bools
+            if tensor and not any(isinstance(c.operator, _IDENTITY_OR_MEMBERSHIP)
+                                  for c in node.comparisons):  # fmt: skip
+                facts = facts | {TENSOR}
             return (facts - {_NUMBER, NDARRAY}) | {NOGRAD}
         if isinstance(node, syntax.IfExp):
             body = self.expr(node.body, env)
@@ -503,6 +538,13 @@ class FactEvaluator:
         inner = comprehension_env(self, node, env)
         found = self.elements([self.expr(node.elt, inner)], exact=True)
         return found if ELEMS in found else EMPTY  # (other values: nothing is known)
+
+    @staticmethod
+    def operation(left: Facts, right: Facts) -> Facts:
+        """The facts of an arithmetic operator's result (``a + b``, ``x += v``):
+        a tensor when either side is one (``t / len(xs)``), whatever the other."""
+        found = _combine(left, right) - {_NUMBER}
+        return found | {TENSOR} if TENSOR in left or TENSOR in right else found
 
     def _param(self, name: str) -> Facts:
         facts = annotation_facts(self.scope.params[name], self.scope)

@@ -42,6 +42,7 @@ from tensorlint.analysis.facts import (
     computed_without_grad,
     cpu_device_test,
     cuda_test,
+    dict_lists_key,
     evidence,
     frozen,
     grad_mode,
@@ -146,6 +147,7 @@ class FactsWalker:
                     self._set_requires_grad(env, target.target, node.value)
                 else:
                     bind_target(env, target.target, facts)
+                    _bind_dict_of_lists(env, target.target, node.value, self.scope)
             return env
         if isinstance(node, syntax.Expr):
             value = node.value
@@ -157,10 +159,13 @@ class FactsWalker:
             registered = self._register_buffer(value, env)
             if registered is not None:
                 return registered
+            backpropagated = self._backward(value, env)
+            if backpropagated is not None:
+                return backpropagated
             filled = self._list_call(value, env)
             return filled if filled is not None else self._in_place_call(value, env)
         if isinstance(node, syntax.AugAssign):
-            return self._list_extended(node, env)
+            return self._augmented(node, env)
         if isinstance(node, syntax.AnnAssign):
             if node.value is None:
                 return env
@@ -246,6 +251,21 @@ class FactsWalker:
         elif is_true(value):
             env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
 
+    def _backward(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
+        """``loss.backward()`` (also ``scaler.scale(loss).backward()``,
+        ``torch.autograd.backward(loss)``, ``self.manual_backward(loss)``,
+        ``accelerator.backward(loss)``): ``loss`` is a tensor that requires
+        grad, or the call would have raised."""
+        loss = backpropagated(value, self.scope, env)
+        key = dotted_name(loss) if loss is not None else None
+        if loss is None or key is None:
+            return None
+        assert isinstance(value, syntax.Call)
+        facts = self.evaluator.expr(loss, env) - {NOGRAD, FROZEN}
+        env = dict(env)
+        env[key] = facts | {TENSOR, record(self.scope, "backward", value)}
+        return env
+
     def _register_buffer(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
         """``self.register_buffer("name", t)`` binds ``self.name``: a buffer,
         which moves with its module (no device proof) and does not require
@@ -282,13 +302,26 @@ class FactsWalker:
         env[key] = meet(env[key], added)
         return env
 
-    def _list_extended(self, node: syntax.AugAssign, env: Env) -> Env:
-        """``xs += [v]`` on a list known to be empty or to hold tensors."""
+    def _augmented(self, node: syntax.AugAssign, env: Env) -> Env:
+        """``xs += [v]`` on a list known to be empty or to hold tensors: it holds
+        what was added too. Any other ``x op= v`` binds ``x op v`` (a running
+        total that starts at ``0`` and adds losses is a tensor after the loop)."""
         key = _tracked_list(node.target, env)
-        if key is None or not isinstance(node.operator, syntax.AddAssign):
+        if key is not None:
+            if not isinstance(node.operator, syntax.AddAssign):
+                return env
+            env = dict(env)
+            env[key] = meet(env[key], self.evaluator.expr(node.value, env))
             return env
+        key = dotted_name(node.target)
+        if key is None:
+            return env
+        before = self.evaluator.expr(node.target, env)
+        facts = self.evaluator.operation(before, self.evaluator.expr(node.value, env))
+        if self.no_grad and TENSOR not in before:  # a new value, computed without grad
+            facts = settle(facts | {NOGRAD})
         env = dict(env)
-        env[key] = meet(env[key], self.evaluator.expr(node.value, env))
+        env[key] = facts
         return env
 
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
@@ -370,11 +403,78 @@ class FactsWalker:
 
 
 def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
-    """The key of ``target`` when it is a list known to be empty or to hold tensors."""
+    """The key of ``target`` when it is a list known to be empty or to hold
+    tensors (``d[k]`` of a dict of lists: the key of all its lists)."""
     key = dotted_name(target)
+    if key is None and isinstance(target, syntax.Subscript):
+        key = dict_lists_key(target.value)
     if key is None or not env.get(key, EMPTY) & {ELEMS, LIST0}:
         return None
     return key
+
+
+#: receivers whose ``backward(loss)`` backpropagates ``loss`` (Accelerate, Fabric)
+_BACKWARD_OWNERS = ("accelerator", "fabric")
+
+
+def backpropagated(
+    value: syntax.BaseExpression, scope: Scope, env: Env
+) -> Optional[syntax.BaseExpression]:
+    """The tensor a statement's call backpropagates from, if it is one."""
+    if not isinstance(value, syntax.Call):
+        return None
+    positional = [a.value for a in value.args if a.keyword is None and not a.star]
+    func = value.func
+    if qualified_name(func, scope) == "torch.autograd.backward":
+        return positional[0] if positional else None
+    if not isinstance(func, syntax.Attribute):
+        return None
+    method = func.attr.value
+    receiver = func.value
+    if method == "manual_backward":  # Lightning
+        return positional[0] if positional else None
+    if method != "backward":
+        return None
+    owner = (dotted_name(receiver) or "").rpartition(".")[2].lower()
+    if len(positional) == 1 and owner.endswith(_BACKWARD_OWNERS):
+        return positional[0]
+    if (
+        isinstance(receiver, syntax.Call)  # ``scaler.scale(loss).backward()``
+        and isinstance(receiver.func, syntax.Attribute)
+        and receiver.func.attr.value == "scale"
+        and len(receiver.args) == 1
+    ):
+        return receiver.args[0].value
+    if positional and TENSOR not in env.get(dotted_name(receiver) or "", EMPTY):
+        return None  # ``y.backward(g)`` on a value not known to be a tensor
+    return receiver
+
+
+def _bind_dict_of_lists(
+    env: Env, target: syntax.BaseExpression, value: syntax.BaseExpression, scope: Scope
+) -> None:
+    """``history = {"train": [], "val": []}`` or ``defaultdict(list)``: a dict
+    whose lists are tracked together (``history[phase].append(loss)``)."""
+    key = dict_lists_key(target)
+    if key is None:
+        return
+    if isinstance(value, syntax.Dict):
+        lists = bool(value.elements) and all(
+            isinstance(e, syntax.DictElement)
+            and isinstance(e.value, syntax.List)
+            and not e.value.elements
+            for e in value.elements
+        )
+    else:
+        lists = (
+            isinstance(value, syntax.Call)
+            and qualified_name(value.func, scope) == "collections.defaultdict"
+            and len(value.args) == 1
+            and isinstance(value.args[0].value, syntax.Name)
+            and value.args[0].value.value == "list"
+        )
+    if lists:
+        env[key] = frozenset({LIST0})
 
 
 #: list methods that add elements, and how many arguments they take

@@ -49,6 +49,8 @@ class LibraryFunction(NamedTuple):
 
 
 _PYPLOT = "matplotlib.pyplot"
+#: modules that re-export pyplot's functions
+_PYPLOT_ALIASES = ("matplotlib.pylab", "pylab")
 _AXES = "matplotlib.axes.Axes"
 
 #: matplotlib's plotting functions, on ``pyplot`` and as methods of an Axes:
@@ -258,6 +260,11 @@ class CallTable(NamedTuple):
 def table_with(configured: tuple[str, ...] = ()) -> CallTable:
     """The measured table, with ``configured`` entries added (they win)."""
     by_name = dict(BY_NAME)
+    for row in FUNCTIONS:  # ``matplotlib.pylab`` and ``pylab`` re-export pyplot
+        if row.name.startswith(f"{_PYPLOT}."):
+            attr = row.name[len(_PYPLOT) + 1 :]
+            for alias in _PYPLOT_ALIASES:
+                by_name[f"{alias}.{attr}"] = row._replace(name=f"{alias}.{attr}")
     for text in configured:
         entry = parse_entry(text)
         if entry is not None:
@@ -291,7 +298,7 @@ AXES_FUNCTIONS = frozenset(
     {f"{_PYPLOT}.gca", f"{_PYPLOT}.subplot", f"{_PYPLOT}.axes", f"{_PYPLOT}.subplot2grid"}
 )
 #: methods that return an Axes whatever their receiver's name (a Figure's)
-AXES_MAKING_METHODS = frozenset({"add_subplot", "add_axes", "gca"})
+AXES_MAKING_METHODS = frozenset({"add_subplot", "add_axes", "gca", "subplots"})
 #: ``plt.subplots()``: (figure, axes)
 SUBPLOTS = f"{_PYPLOT}.subplots"
 #: annotations that make a parameter an Axes

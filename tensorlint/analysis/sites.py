@@ -17,6 +17,7 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
+    MAY_NUMBER,
     NDARRAY,
     NOGRAD,
     OTHER,
@@ -904,6 +905,11 @@ class Site:
         if isinstance(node, syntax.Lambda):
             return self.analysis.lambda_inputs(node)
         return None, {}
+
+    def may_be_number(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` a plain number on some path (``total = 0``, then
+        ``total += loss`` in a loop that may not run)?"""
+        return MAY_NUMBER in self.facts(expr)
 
     def tensor_only_by_annotation(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a parameter known to be a tensor only from its annotation?"""

@@ -103,12 +103,33 @@ def _check_source(
         text = notebook.python
     try:
         result = check_text(name, text, settings, options, view)
+        skipped: list[str] = []
+        while notebook is not None and result.how == "failed" and len(skipped) < _MAX_SKIPPED:
+            # a cell that does not parse (an exercise left blank): skip it, check the others
+            broken = _SYNTAX_ERROR.search(result.error or "")
+            if broken is None:
+                break
+            cell, line = notebook.locate(int(broken.group(1)))
+            if any(c.number == cell and c.skipped for c in notebook.cells):
+                break
+            skipped.append(f"cell {cell}: syntax error at line {line}, {broken.group(2)}")
+            notebook = notebook.skipping(cell)
+            text = notebook.python
+            result = check_text(name, text, settings, options, view)
         result = result._replace(deps=view.dependencies())
         if notebook is not None:
             try:
                 result = _notebook_result(result, notebook, source.text)
             except NotebookError as error:  # fixes that do not map back: write nothing
                 return FileResult(name, error=f"{name}: {error}")
+        if skipped and result.how != "failed":
+            told = "; ".join(skipped)
+            more = f"; {result.error}" if result.error else ""
+            result = result._replace(
+                error=f"{name}: {told} (skipped; the other cells were checked){more}"
+            )
+        elif skipped:  # no cell parses: the first error, as a cell's line
+            result = result._replace(error=f"{name}: {skipped[0]}")
         if result.fixed_source is not None and options.fix and not options.diff:
             if _PARENT is not None and os.getppid() != _PARENT:
                 return FileResult(name, error=f"{name}: not written: tensorlint was stopped")
@@ -240,6 +261,12 @@ def time_budget(seconds: float) -> Iterator[None]:
 
 #: "line 12" in a message: a line of the joined cells, told as a line of a cell
 _LINE_MENTION = re.compile(r"\bline (\d+)\b")
+
+
+#: "syntax error at line 12, column 3: ..." (a line of the joined cells)
+_SYNTAX_ERROR = re.compile(r"syntax error at line (\d+), (column \d+: .*)$")
+#: cells that do not parse, skipped one by one before the notebook is given up
+_MAX_SKIPPED = 16
 
 
 def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> FileResult:

@@ -89,6 +89,11 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             "output computed with grad enabled",
             (node, "returns a module's output, computed with grad enabled"),
         )
+    if kind == "backward":
+        return (
+            f"`{code}` at line {line} backpropagates through it, so it requires grad",
+            (node, "backpropagates: the tensor requires grad"),
+        )
     if kind == "requires-grad":
         return (
             f"it comes from `{code}` at line {line}, which requires grad",

@@ -223,7 +223,8 @@ def convert(
         action = "convert each tensor where it is added to the list"
     unsafe = (
         any(
-            site.tensor_only_by_annotation(v) or not site.is_tensor(v)  # a module's output
+            # a module's output; a running total that may still be ``0``
+            site.tensor_only_by_annotation(v) or not site.is_tensor(v) or site.may_be_number(v)
             for v in found.targets
         )
         or not found.same
