@@ -77,7 +77,8 @@ class Evidence(NamedTuple):
     (``device=dev``), ``api`` / ``api-grad`` (a parameter of a public library
     function: callers may pass a CUDA tensor / one that requires grad),
     ``parameter`` (a trainable parameter), ``requires-grad``
-    (``requires_grad=True``) or ``module-output`` (a forward pass with grad
+    (``requires_grad=True``), ``backward`` (``loss.backward()``: what it is
+    called on requires grad) or ``module-output`` (a forward pass with grad
     enabled).
     """
 
@@ -144,9 +145,9 @@ def meet(a: Facts, b: Facts) -> Facts:
     # other (``total = 0``, then ``total += loss`` in a loop): converting a
     # number cannot fail, so the tensor's facts decide
     # (``MAY_NUMBER`` remembers the number, for the fixes' safety)
-    if a == NUMBER:
+    if a == NUMBER and TENSOR in b:
         return b | {MAY_NUMBER}
-    if b == NUMBER:
+    if b == NUMBER and TENSOR in a:
         return a | {MAY_NUMBER}
     # an empty list meets a list that was filled: it holds what was added
     if LIST0 in a and b & {ELEMS, LIST0}:

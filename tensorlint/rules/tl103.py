@@ -31,7 +31,11 @@ class ImplicitTensorToArray(Rule):
     annotated `torch.Tensor`), or a list or tuple of them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
     list filled with `append`, `extend`, `insert` or `+=` (`losses.append(loss)`,
-    then `np.mean(losses)`); a module's output counts as a tensor there. It
+    then `np.mean(losses)`), also the lists of a dict of lists
+    (`curves[phase].append(loss)`, then `plt.plot(curves[phase])`); a
+    module's output counts as a tensor there, and so does a running total
+    (`wrong += (pred != y).sum()`) and a value the code called `.backward()`
+    on (it requires grad, too). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
@@ -94,7 +98,9 @@ class ImplicitTensorToArray(Rule):
     annotation (callers may pass an ndarray anyway, and `.cpu()` does not
     exist there) or a module's output (it may be a tuple), and when the
     call returned a tensor on a CPU tensor (`np.argmax`, ufuncs such as
-    `np.isnan`: `__array_wrap__`), since the fixed call returns an array.
+    `np.isnan`: `__array_wrap__`), since the fixed call returns an array,
+    and when the value may still be a plain number (`total = 0`, then
+    `total += loss` in a loop that may not run: `.cpu()` does not exist there).
     """
 
     CODE = "TL103"
