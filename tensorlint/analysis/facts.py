@@ -622,6 +622,12 @@ class FactEvaluator:
         if summary.device_output and CPU not in facts:
             # it returns a value it moved to a device (``return x.to(self.device)``)
             facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
+        if summary.grad_made:
+            # it returns a tensor it set to require grad: no grad mode undoes that
+            facts = (facts - {NOGRAD}) | {
+                TENSOR,
+                record(self.scope, "callee-requires-grad", node, callee.describe()),
+            }
         if summary.grad_output and NOGRAD not in facts:
             # it returns a module's output computed with grad enabled (here,
             # grad mode is the caller's: a no-grad context settles it as usual)

@@ -83,6 +83,9 @@ class FunctionSummary(NamedTuple):
     #: it may return a value it moved to a device or made on one (``return
     #: x.to(self.device)``, ``return model(batch.cuda())``), not moved back
     device_output: bool = False
+    #: every ``return`` gives a tensor it set to require grad (``return
+    #: torch.tensor(a, requires_grad=True)``, ``return w.requires_grad_()``)
+    grad_made: bool = False
 
     @property
     def names(self) -> frozenset[str]:
@@ -101,6 +104,7 @@ class FunctionSummary(NamedTuple):
             "carries": list(self.carries),
             "grad_output": self.grad_output,
             "device_output": self.device_output,
+            "grad_made": self.grad_made,
         }
 
     @classmethod
@@ -124,6 +128,7 @@ class FunctionSummary(NamedTuple):
             tuple(_text(c) for c in data["carries"]),
             _bool(data.get("grad_output", False)),
             _bool(data.get("device_output", False)),
+            _bool(data.get("grad_made", False)),
         )
 
 
@@ -284,6 +289,8 @@ class _Lazy(Mapping[str, FunctionSummary]):
             or summary.returns
             or summary.carries
             or summary.grad_output
+            or summary.device_output
+            or summary.grad_made
         ):
             self.done[name] = summary
             return summary
@@ -420,6 +427,10 @@ class _Summarizer:
         #: local names holding a value moved to a device or made on one
         self.on_device: set[str] = set()
         self.device_output = False
+        #: local names holding a tensor set to require grad here
+        self.set_grad: set[str] = set()
+        #: every ``return`` so far gives a tensor set to require grad
+        self.grad_made: Optional[bool] = None
 
     # -- the walk ------------------------------------------------------------
 
@@ -455,6 +466,7 @@ class _Summarizer:
             tuple(p for p in (*positional, *kwonly) if p in self.carries),
             self.grad_output,
             self.device_output,
+            bool(self.grad_made),
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -472,10 +484,13 @@ class _Summarizer:
             optimizer = self._is_optimizer_ctor(node.value)
             made = self.module_output(node.value)
             moved = self.device_value(node.value)
+            grad = self.requires_grad_value(node.value)
             for target in node.targets:
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
                 self.mark_device(target, moved)
+                for name in assigned_names(target):
+                    (self.set_grad.add if grad else self.set_grad.discard)(name)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
             self.mark(node.target, self.module_output(node.value))
@@ -699,6 +714,7 @@ class _Summarizer:
     def on_return(self, node: ast.Return) -> None:
         value = node.value
         if value is None or _is_const(value, None):
+            self.grad_made = False  # (a path that returns ``None``)
             return
         for param, kind in sorted(self.alias(value)):
             if kind in CONVERSIONS:
@@ -712,6 +728,29 @@ class _Summarizer:
             self.grad_output = True
         if "cpu" not in proofs and self.device_value(value):
             self.device_output = True
+        made = "nograd" not in proofs and self.requires_grad_value(value)
+        self.grad_made = made if self.grad_made is None else self.grad_made and made
+
+    def requires_grad_value(self, node: ast.expr) -> bool:
+        """Is ``node`` a tensor set to require grad here (``torch.tensor(a,
+        requires_grad=True)``, ``w.requires_grad_()``, a name bound to one)?"""
+        if self.no_grad and not isinstance(node, ast.Name):
+            return any(
+                k.arg == "requires_grad" and _is_const(k.value, True)
+                for k in getattr(node, "keywords", ())
+            )  # a factory's flag holds under no-grad; a computed value has none
+        if isinstance(node, ast.Name):
+            return node.id in self.set_grad
+        if not isinstance(node, ast.Call):
+            return False
+        if any(k.arg == "requires_grad" and _is_const(k.value, True) for k in node.keywords):
+            return True
+        func = node.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "requires_grad_"
+            and (not node.args or _is_const(node.args[0], True))
+        )
 
     # -- module outputs --------------------------------------------------------
 

@@ -89,6 +89,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             "output computed with grad enabled",
             (node, "returns a module's output, computed with grad enabled"),
         )
+    if kind == "callee-requires-grad":
+        return (
+            f"it comes from `{code}` at line {line}: {evidence.name} returns a tensor it "
+            "set to require grad",
+            (node, "returns a tensor set to require grad"),
+        )
     if kind == "backward":
         return (
             f"`{code}` at line {line} backpropagates through it, so it requires grad",
