@@ -51,6 +51,10 @@ INFERENCE = "inference"
 ELEMS = "elems"
 #: a list known to be empty (``[]``): adding elements gives it their facts
 LIST0 = "list0"
+#: a list display of values not known to be tensors nor anything else
+#: (``[embedding]``): adding a tensor makes it a list that holds tensors
+#: (``ELEMS``), without the proofs, which its first values may not share
+LISTANY = "listany"
 
 #: a value that is a plain number on some path (a running total still at its
 #: ``0``): a may-fact, kept like evidence (it has a colon), that no table names
@@ -150,10 +154,15 @@ def meet(a: Facts, b: Facts) -> Facts:
     if b == NUMBER and TENSOR in a:
         return a | {MAY_NUMBER}
     # an empty list meets a list that was filled: it holds what was added
-    if LIST0 in a and b & {ELEMS, LIST0}:
+    if LIST0 in a and b & {ELEMS, LIST0, LISTANY}:
         return b
-    if LIST0 in b and a & {ELEMS, LIST0}:
+    if LIST0 in b and a & {ELEMS, LIST0, LISTANY}:
         return a
+    # a list of unknown values that a tensor was added to holds tensors
+    if LISTANY in a and ELEMS in b:
+        return b - {CPU, NOGRAD}
+    if LISTANY in b and ELEMS in a:
+        return a - {CPU, NOGRAD}
     return (a & b) | evidence(a) | evidence(b)
 
 
@@ -305,7 +314,7 @@ Env = dict[str, Facts]
 _PROOFS = {"cpu": CPU, "nograd": NOGRAD}
 
 _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torch.fft.",
-                                  "torch.special.")  # fmt: skip
+                                  "torch.special.", "torch.sparse.")  # fmt: skip
 
 
 def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
@@ -509,10 +518,18 @@ class FactEvaluator:
         if isinstance(node, (syntax.List, syntax.Tuple)):
             if not node.elements:
                 return frozenset({LIST0}) if isinstance(node, syntax.List) else EMPTY
-            return self.elements(
-                [self.expr(e.value, env) for e in node.elements],
+            values = [self.expr(e.value, env) for e in node.elements]
+            found = self.elements(
+                values,
                 exact=not any(isinstance(e, syntax.StarredElement) for e in node.elements),
             )
+            if (
+                isinstance(node, syntax.List)
+                and ELEMS not in found
+                and not any(f & {NDARRAY, OTHER, _NUMBER, LIST0, ELEMS} for f in values)
+            ):
+                return found | {LISTANY}
+            return found
         if isinstance(node, (syntax.ListComp, syntax.GeneratorExp)):
             return self._comprehension(node, env)
         return EMPTY

@@ -27,9 +27,11 @@ from tensorlint.analysis.facts import (
     FROZEN,
     GRAD,
     LIST0,
+    LISTANY,
     MODULE,
     NDARRAY,
     NOGRAD,
+    OTHER,
     TENSOR,
     AttributeFacts,
     Env,
@@ -131,7 +133,7 @@ class FactsWalker:
         self._snap(node, env)
         if isinstance(node, syntax.SimpleStatementLine):
             for small in node.body:
-                env = self.statement(small, env)
+                env = self._used_as_tensor(small, self.statement(small, env))
             return env
         if isinstance(node, syntax.Assign):
             facts = self.evaluator.expr(node.value, env)
@@ -250,6 +252,55 @@ class FactsWalker:
             env[key] = settle(facts | {NOGRAD})
         elif is_true(value):
             env[key] = facts - {NOGRAD} | {record(self.scope, "requires-grad", target)}
+
+    def _used_as_tensor(self, node: syntax.BaseSmallStatement, env: Env) -> Env:
+        """After ``pred.cpu().detach()`` or ``x.size(0)`` (a method only a tensor
+        has), the name is a tensor, or that statement raised. Not a name the
+        statement rebinds, nor one inside a lambda or comprehension."""
+        if not isinstance(node, (syntax.Expr, syntax.Assign, syntax.AugAssign, syntax.AnnAssign)):
+            return env
+        rebound: set[str] = set()
+        if isinstance(node, syntax.Assign):
+            for target in node.targets:
+                rebound.update(target_names(target.target))
+        elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign)):
+            rebound.update(target_names(node.target))
+        found: list[str] = []
+        stack: list[syntax.CSTNode] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, _OWN_SCOPES):
+                continue
+            if (
+                isinstance(current, syntax.Call)
+                and isinstance(current.func, syntax.Attribute)
+                and current.func.attr.value in ops.TENSOR_ONLY_METHODS
+            ):
+                key = dotted_name(current.func.value)
+                if key is not None and key.split(".")[0] not in rebound:
+                    found.append(key)
+            elif (  # ``x.cpu().numpy()``, ``x.to(dev).data``: a module has no such result
+                isinstance(current, syntax.Attribute)
+                and current.attr.value in _TENSOR_RESULT_ATTRS
+                and isinstance(current.value, syntax.Call)
+                and isinstance(current.value.func, syntax.Attribute)
+                and current.value.func.attr.value in _MOVES
+            ):
+                key = dotted_name(current.value.func.value)
+                if key is not None and key.split(".")[0] not in rebound:
+                    found.append(key)
+            stack.extend(children(current))
+        missing = [k for k in found if TENSOR not in env.get(k, EMPTY)]
+        if not missing:
+            return env
+        env = dict(env)
+        for key in missing:
+            facts = env.get(key)
+            if facts is None:
+                facts = self.evaluator.expr(_parse_key(key), env)
+            if not facts & {NDARRAY, OTHER}:
+                env[key] = facts | {TENSOR}
+        return env
 
     def _backward(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
         """``loss.backward()`` (also ``scaler.scale(loss).backward()``,
@@ -408,10 +459,23 @@ def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
     key = dotted_name(target)
     if key is None and isinstance(target, syntax.Subscript):
         key = dict_lists_key(target.value)
-    if key is None or not env.get(key, EMPTY) & {ELEMS, LIST0}:
+    if key is None or not env.get(key, EMPTY) & {ELEMS, LIST0, LISTANY}:
         return None
     return key
 
+
+#: nodes whose names are their own (a lambda's parameters, a comprehension's targets)
+_OWN_SCOPES = (
+    syntax.Lambda,
+    syntax.ListComp,
+    syntax.SetComp,
+    syntax.DictComp,
+    syntax.GeneratorExp,
+)
+
+#: moves a module has too, and what only a moved tensor has after them
+_MOVES = frozenset({"cpu", "cuda", "to"})
+_TENSOR_RESULT_ATTRS = frozenset({"numpy", "data", "detach", "item", "tolist"})
 
 #: receivers whose ``backward(loss)`` backpropagates ``loss`` (Accelerate, Fabric)
 _BACKWARD_OWNERS = ("accelerator", "fabric")

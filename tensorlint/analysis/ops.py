@@ -244,6 +244,19 @@ INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})
 TENSOR_NEW_METHODS = frozenset(
     {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new"}
 )
+#: Methods only a torch tensor has (not an ``nn.Module``, an ndarray, a list, a
+#: pandas object or another framework's tensor): a value they are called on
+#: is a tensor from then on, or the call raised (``x.size()`` counts: an
+#: ndarray's ``size`` is an int). ``cpu``, ``to``, ``float`` and ``numpy`` are
+#: not: modules and TensorFlow tensors have them too.
+TENSOR_ONLY_METHODS = frozenset(
+    {
+        "detach", "detach_", "backward", "numel", "size", "dim", "unsqueeze", "permute",
+        "contiguous", "data_ptr", "element_size", "masked_fill", "index_select", "type_as",
+        "long", "is_contiguous", "storage_offset", "register_hook", "retain_grad",
+    }
+    | TENSOR_NEW_METHODS
+)  # fmt: skip
 #: ``torch.<dtype>`` names that are integer or bool dtypes.
 INTEGER_DTYPES = frozenset(
     {
