@@ -159,10 +159,11 @@ def meet(a: Facts, b: Facts) -> Facts:
     if LIST0 in b and a & {ELEMS, LIST0, LISTANY}:
         return a
     # a list of unknown values that a tensor was added to holds tensors
+    # (it keeps ``LISTANY``: its elements are not all known to be tensors)
     if LISTANY in a and ELEMS in b:
-        return b - {CPU, NOGRAD}
+        return b - {CPU, NOGRAD} | {LISTANY}
     if LISTANY in b and ELEMS in a:
-        return a - {CPU, NOGRAD}
+        return a - {CPU, NOGRAD} | {LISTANY}
     return (a & b) | evidence(a) | evidence(b)
 
 
@@ -178,7 +179,7 @@ def element_facts(iterated: Facts) -> Facts:
     if iterated & {NDARRAY, OTHER}:
         return EMPTY
     found = carry(iterated) - {MODULE, FROZEN}
-    return found | {TENSOR} if ELEMS in iterated else found
+    return found | {TENSOR} if ELEMS in iterated and LISTANY not in iterated else found
 
 
 def dict_lists_key(node: syntax.BaseExpression) -> Optional[str]:
@@ -484,6 +485,8 @@ class FactEvaluator:
             base = self.expr(node.value, env)
             if _index_of_pair(node, self.scope):
                 return carry(base) | {NOGRAD}
+            if ELEMS in base and TENSOR not in base and _single_index(node):
+                return element_facts(base)  # ``outputs[i]`` of a list of tensors
             return carry(base)
         if isinstance(node, syntax.Call):
             return self.call(node, env)
@@ -1085,6 +1088,11 @@ def _names_a_dtype(node: syntax.BaseExpression) -> bool:
     """``dtype``, ``x.dtype``, ``self.dtype``: a dtype held in a variable."""
     dotted = dotted_name(node)
     return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
+
+
+def _single_index(node: syntax.Subscript) -> bool:
+    """``xs[i]``, ``xs[-1]``: one element (not ``xs[1:]``, nor ``xs[i, j]``)."""
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, syntax.Index)
 
 
 def _index_of_pair(node: syntax.Subscript, scope: Scope) -> bool:
