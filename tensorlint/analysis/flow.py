@@ -256,7 +256,8 @@ class FactsWalker:
     def _used_as_tensor(self, node: syntax.BaseSmallStatement, env: Env) -> Env:
         """After ``pred.cpu().detach()`` or ``x.size(0)`` (a method only a tensor
         has), the name is a tensor, or that statement raised. Not a name the
-        statement rebinds, nor one inside a lambda or comprehension."""
+        statement rebinds, nor one inside a lambda or comprehension, nor an
+        attribute."""
         if not isinstance(node, (syntax.Expr, syntax.Assign, syntax.AugAssign, syntax.AnnAssign)):
             return env
         rebound: set[str] = set()
@@ -290,7 +291,9 @@ class FactsWalker:
                 if key is not None and key.split(".")[0] not in rebound:
                     found.append(key)
             stack.extend(children(current))
-        missing = [k for k in found if TENSOR not in env.get(k, EMPTY)]
+        # names only: an attribute chain's key (``value.data``) would stand in
+        # for what the evaluator knows of the attribute
+        missing = [k for k in found if "." not in k and TENSOR not in env.get(k, EMPTY)]
         if not missing:
             return env
         env = dict(env)
