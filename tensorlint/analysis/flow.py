@@ -260,47 +260,18 @@ class FactsWalker:
         attribute."""
         if not isinstance(node, (syntax.Expr, syntax.Assign, syntax.AugAssign, syntax.AnnAssign)):
             return env
-        rebound: set[str] = set()
-        if isinstance(node, syntax.Assign):
-            for target in node.targets:
-                rebound.update(target_names(target.target))
-        elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign)):
-            rebound.update(target_names(node.target))
-        found: list[str] = []
-        stack: list[syntax.CSTNode] = [node]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, _OWN_SCOPES):
-                continue
-            if (
-                isinstance(current, syntax.Call)
-                and isinstance(current.func, syntax.Attribute)
-                and current.func.attr.value in ops.TENSOR_ONLY_METHODS
-            ):
-                key = dotted_name(current.func.value)
-                if key is not None and key.split(".")[0] not in rebound:
-                    found.append(key)
-            elif (  # ``x.cpu().numpy()``, ``x.to(dev).data``: a module has no such result
-                isinstance(current, syntax.Attribute)
-                and current.attr.value in _TENSOR_RESULT_ATTRS
-                and isinstance(current.value, syntax.Call)
-                and isinstance(current.value.func, syntax.Attribute)
-                and current.value.func.attr.value in _MOVES
-            ):
-                key = dotted_name(current.value.func.value)
-                if key is not None and key.split(".")[0] not in rebound:
-                    found.append(key)
-            stack.extend(children(current))
-        # names only: an attribute chain's key (``value.data``) would stand in
-        # for what the evaluator knows of the attribute
-        missing = [k for k in found if "." not in k and TENSOR not in env.get(k, EMPTY)]
+        cache = self.scope.module().tensor_uses
+        found = cache.get(id(node))
+        if found is None:
+            found = cache[id(node)] = _tensor_uses(node)
+        missing = [k for k in found if TENSOR not in env.get(k, EMPTY)]
         if not missing:
             return env
         env = dict(env)
         for key in missing:
             facts = env.get(key)
             if facts is None:
-                facts = self.evaluator.expr(_parse_key(key), env)
+                facts = self.evaluator.expr(syntax.Name(key), env)
             if not facts & {NDARRAY, OTHER}:
                 env[key] = facts | {TENSOR}
         return env
@@ -475,6 +446,49 @@ _OWN_SCOPES = (
     syntax.DictComp,
     syntax.GeneratorExp,
 )
+
+
+def _tensor_uses(node: syntax.BaseSmallStatement) -> tuple[str, ...]:
+    """The names ``node`` calls a tensor-only method on (``x.size(0)``,
+    ``x.cpu().numpy()``) and does not rebind, outside lambdas and comprehensions."""
+    rebound: set[str] = set()
+    if isinstance(node, syntax.Assign):
+        for target in node.targets:
+            rebound.update(target_names(target.target))
+    elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign)):
+        rebound.update(target_names(node.target))
+    found: list[str] = []
+    stack: list[syntax.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _OWN_SCOPES):
+            continue
+        receiver: Optional[syntax.BaseExpression] = None
+        if (
+            isinstance(current, syntax.Call)
+            and isinstance(current.func, syntax.Attribute)
+            and current.func.attr.value in ops.TENSOR_ONLY_METHODS
+        ):
+            receiver = current.func.value
+        elif (  # ``x.cpu().numpy()``, ``x.to(dev).data``: a module has no such result
+            isinstance(current, syntax.Attribute)
+            and current.attr.value in _TENSOR_RESULT_ATTRS
+            and isinstance(current.value, syntax.Call)
+            and isinstance(current.value.func, syntax.Attribute)
+            and current.value.func.attr.value in _MOVES
+        ):
+            receiver = current.value.func.value
+        # names only: an attribute chain's key (``value.data``) would stand in
+        # for what the evaluator knows of the attribute
+        if (
+            isinstance(receiver, syntax.Name)
+            and receiver.value not in rebound
+            and receiver.value not in found
+        ):
+            found.append(receiver.value)
+        stack.extend(children(current))
+    return tuple(found)
+
 
 #: moves a module has too, and what only a moved tensor has after them
 _MOVES = frozenset({"cpu", "cuda", "to"})

@@ -51,6 +51,7 @@ class Scope:
         "node",
         "params",
         "parent",
+        "tensor_uses",
     )  # fmt: skip
 
     def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
@@ -71,6 +72,9 @@ class Scope:
         self.functions: set[str] = set()
         #: the module scope's resolver of calls to summarised functions
         self.callees: Any = None
+        #: the module scope's cache: a small statement's id -> the names it
+        #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
+        self.tensor_uses: dict[int, tuple[str, ...]] = {}
 
     def bind(self, name: str, qualname: str = UNKNOWN) -> None:
         self.bindings.setdefault(name, set()).add(qualname)
