@@ -27,15 +27,16 @@ class ImplicitTensorToArray(Rule):
     pandas' `DataFrame` and `Series`, SciPy's statistics (the table is in
     `docs/library-functions.md`; a project adds its own functions with the
     `extend-converting-calls` setting). The argument must be known to be a torch
-    tensor (made by a torch function in the same function, or a parameter
-    annotated `torch.Tensor`), or a list or tuple of them: a display
+    tensor (made by a torch function in the same function, a parameter
+    annotated `torch.Tensor`, a module's output as in `np.argmax(net(x), 1)`),
+    or a list or tuple of them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
     list filled with `append`, `extend`, `insert` or `+=` (`losses.append(loss)`,
     then `np.mean(losses)`), also the lists of a dict of lists
     (`curves[phase].append(loss)`, then `plt.plot(curves[phase])`); a
-    module's output counts as a tensor there, and so does a running total
-    (`wrong += (pred != y).sum()`) and a value the code called `.backward()`
-    on (it requires grad, too). It
+    running total counts as a tensor
+    (`wrong += (pred != y).sum()`), and so does a value the code called
+    `.backward()` on (it requires grad, too). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
@@ -183,6 +184,13 @@ def _converted(
 ) -> Optional[Converted]:
     if tensor and site.is_tensor(arg):
         return Converted(arg, (arg,), (arg,), same)
+    if (  # a module's output: a tensor, or tensors (not a list that holds some)
+        tensor
+        and not isinstance(arg, (syntax.List, syntax.Tuple))
+        and not site.holds_tensors(arg)
+        and site.is_torch_value(arg)
+    ):
+        return Converted(arg, (arg,), (arg,), same)
     if not sequence:
         return None
     if isinstance(arg, (syntax.List, syntax.Tuple)):
@@ -217,7 +225,11 @@ def convert(
     edits: list[Edit] = []
     if found.targets == (found.arg,):
         edits.append(_edit_argument(site, ctx, found.arg))
-        what = f"torch tensor `{ctx.short(found.arg)}`"
+        what = (
+            f"torch tensor `{ctx.short(found.arg)}`"
+            if site.is_tensor(found.arg)
+            else f"`{ctx.short(found.arg)}`, a module's output"
+        )
         action = "convert it explicitly"
     elif found.targets:
         edits.extend(ctx.replace(v, _explicit(site, ctx, v)) for v in found.targets)
