@@ -49,6 +49,9 @@ INFERENCE = "inference"
 #: a list or tuple whose elements are all torch tensors; its other facts are
 #: the elements' (proofs all of them share, evidence any of them gives)
 ELEMS = "elems"
+#: the very value a forward pass returned (``logits = model(x)``: a tensor, or
+#: a tuple or dict of them), not what is computed from it; not carried
+OUTPUT = "output"
 #: a list known to be empty (``[]``): adding elements gives it their facts
 LIST0 = "list0"
 #: a list display of values not known to be tensors nor anything else
@@ -479,6 +482,8 @@ class FactEvaluator:
         if isinstance(node, syntax.Attribute):
             return self._attribute(node, env)
         if isinstance(node, syntax.Subscript):
+            if _legacy_item(node):
+                return EMPTY
             lists = dict_lists_key(node.value)
             if lists is not None and lists in env:  # ``history[phase]``
                 return env[lists]
@@ -601,7 +606,11 @@ class FactEvaluator:
         attr = node.attr.value
         base = self.expr(node.value, env)
         if attr in ("data", "grad", "indices"):
-            return carry(base) - {MODULE} | {NOGRAD}
+            found = carry(base) - {MODULE} | {NOGRAD}
+            if attr == "data" and OUTPUT in base:
+                # a module's output's ``.data``: a tensor, on its device
+                found = found | {TENSOR} | {t for t in base if t.startswith(DEV)}
+            return found
         if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS or attr == "values":
             return carry(base)
         if OTHER in base:
@@ -670,6 +679,8 @@ class FactEvaluator:
             known = self._method_call(func.attr.value, receiver, node, env)
             if known is not None:
                 return known
+        if isinstance(func, syntax.Attribute) and func.attr.value == "forward":
+            func = func.value  # ``model.forward(x)`` is a forward pass, as ``model(x)``
         callee = self.expr(func, env)
         if OTHER in callee:
             return frozenset({OTHER})
@@ -685,6 +696,7 @@ class FactEvaluator:
                     found = found | {NOGRAD}
             else:
                 found = found | {record(self.scope, "module-output", node)}
+            found = found | {OUTPUT}
         return found
 
     def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
@@ -761,6 +773,13 @@ class FactEvaluator:
             if is_false(requires_grad):
                 return facts | {TENSOR, NOGRAD}
             return facts - {NOGRAD} | {TENSOR, record(self.scope, "parameter", node)}
+        if qual in ops.VARIABLE_CLASSES:
+            data = positional(node, 0)
+            facts = carry(self.expr(data, env)) if data is not None else EMPTY
+            facts = facts | {TENSOR} | evidence(self.expr(data, env) if data is not None else EMPTY)
+            if is_true(keyword(node, "requires_grad")):
+                return facts - {NOGRAD} | {record(self.scope, "requires-grad", node)}
+            return facts
         if qual == "copy.deepcopy" or qual == "copy.copy":
             data = positional(node, 0)
             return self.expr(data, env) if data is not None else EMPTY
@@ -1088,6 +1107,18 @@ def _names_a_dtype(node: syntax.BaseExpression) -> bool:
     """``dtype``, ``x.dtype``, ``self.dtype``: a dtype held in a variable."""
     dotted = dotted_name(node)
     return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
+
+
+def _legacy_item(node: syntax.Subscript) -> bool:
+    """``loss.data[0]``: before torch 0.4, the idiom for a loss's number (now
+    an ``IndexError`` on a 0-d tensor); not known to be a tensor."""
+    value = node.value
+    if not (isinstance(value, syntax.Attribute) and value.attr.value == "data"):
+        return False
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, syntax.Index):
+        return False
+    index = node.slice[0].slice.value
+    return isinstance(index, syntax.Integer) and index.value == "0"
 
 
 def _single_index(node: syntax.Subscript) -> bool:

@@ -257,6 +257,9 @@ TENSOR_ONLY_METHODS = frozenset(
     }
     | TENSOR_NEW_METHODS
 )  # fmt: skip
+#: ``Variable(t)``: since torch 0.4 it returns ``t`` itself (``volatile`` is
+#: ignored; ``requires_grad=True`` sets the flag), so it keeps ``t``'s facts.
+VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 #: ``torch.<dtype>`` names that are integer or bool dtypes.
 INTEGER_DTYPES = frozenset(
     {

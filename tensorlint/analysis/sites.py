@@ -21,6 +21,7 @@ from tensorlint.analysis.facts import (
     NDARRAY,
     NOGRAD,
     OTHER,
+    OUTPUT,
     TENSOR,
     Env,
     Evidence,
@@ -905,6 +906,11 @@ class Site:
         if isinstance(node, syntax.Lambda):
             return self.analysis.lambda_inputs(node)
         return None, {}
+
+    def is_module_output(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` the very value a forward pass returned (``net(x)``, a name
+        bound to it)?"""
+        return OUTPUT in self.facts(expr)
 
     def may_be_number(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a plain number on some path (``total = 0``, then

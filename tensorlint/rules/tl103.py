@@ -188,7 +188,7 @@ def _converted(
         tensor
         and not isinstance(arg, (syntax.List, syntax.Tuple))
         and not site.holds_tensors(arg)
-        and site.is_torch_value(arg)
+        and site.is_module_output(arg)
     ):
         return Converted(arg, (arg,), (arg,), same)
     if not sequence:
