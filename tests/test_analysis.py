@@ -10,7 +10,7 @@ from analysis_helpers import analyze, site
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.containers import container_keys
-from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, TENSOR
+from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, OUTPUT, TENSOR
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
 
@@ -107,16 +107,20 @@ PROVENANCE = [
     ("t = x.long()", {NOGRAD}),
     ("t = x > 0", {NOGRAD}),
     ("t = x.to(torch.int64)", {NOGRAD}),
-    ("t = model(x)", set()),
+    # what a forward pass returns: a tensor, or a tuple or dict of them
+    ("t = model(x)", {OUTPUT}),
     ("t = torch.zeros(3) * 2", {CPU, NOGRAD, TENSOR}),
     # a tensor whatever ``y`` is (or the addition raises); its device is ``y``'s too
     ("t = torch.zeros(3) + y", {TENSOR}),
     ("total = 0\nfor y in ys:\n    total += torch.zeros(3) * y\nt = total", {TENSOR}),
     ("t = (torch.zeros(3) != y)", {TENSOR, NOGRAD}),
     ("t = (y in torch.zeros(3))", {NOGRAD}),
+    ("t = torch.autograd.Variable(torch.zeros(3))", {CPU, NOGRAD, TENSOR}),
+    ("t = model.forward(x).data", {NOGRAD, TENSOR}),
+    ("t = model(x).data[0]", set()),
     ("t = '%s' % torch.zeros(3)", set()),
     ("t = np.zeros(3)", {NDARRAY}),
-    ("t = torch.zeros(3)\nt = model(t)", set()),
+    ("t = torch.zeros(3)\nt = model(t)", {OUTPUT}),
     ("t = torch.zeros(3)\nt = t.view(-1)", {CPU, NOGRAD, TENSOR}),
     # results that never require grad (measured: tools/measure_grad.py)
     ("t = x.any(1)", {NOGRAD}),
@@ -137,10 +141,13 @@ PROVENANCE = [
     ("t = model.state_dict()['w']", {NOGRAD}),
     ("t = model.state_dict(keep_vars=True)['w']", set()),
     # frozen and parameter-free modules: no grad when the inputs have none
-    ("model.requires_grad_(False)\nt = model(x.detach())", {NOGRAD}),
-    ("model.requires_grad_(False)\nt = model(x)", set()),
-    ("for p in model.parameters():\n    p.requires_grad = False\nt = model(x.detach())", {NOGRAD}),
-    ("t = torch.nn.ReLU()(x.detach())", {NOGRAD}),
+    ("model.requires_grad_(False)\nt = model(x.detach())", {NOGRAD, OUTPUT}),
+    ("model.requires_grad_(False)\nt = model(x)", {OUTPUT}),
+    (
+        "for p in model.parameters():\n    p.requires_grad = False\nt = model(x.detach())",
+        {NOGRAD, OUTPUT},
+    ),
+    ("t = torch.nn.ReLU()(x.detach())", {NOGRAD, OUTPUT}),
 ]
 
 
