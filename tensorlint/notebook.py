@@ -55,23 +55,7 @@ class Notebook:
 
     @property
     def python(self) -> str:
-        parts: list[str] = []
-        for number, cell in enumerate(self.cells):
-            if number:
-                parts.append(_BOUNDARY)
-            if cell.skipped:  # every line a comment, the first a ``pass``
-                for i, line in enumerate(cell.lines):
-                    body = line.rstrip("\r\n")
-                    lead = "" if i else _STATEMENT
-                    parts.append(lead + _MASK + body.lstrip() + line[len(body) :])
-                continue
-            previous = False
-            for line, masked in zip(cell.lines, cell.masked):
-                # the first line of a run of IPython lines becomes ``pass``, so a
-                # block whose only statement is ``!pip install x`` stays a block
-                parts.append(_mask(line, statement=not previous) if masked else line)
-                previous = masked
-        return "".join(parts)
+        return _BOUNDARY.join(cell_python(cell) for cell in self.cells)
 
     def skipping(self, number: int) -> Notebook:
         """This notebook with code cell ``number`` masked whole (it does not
@@ -137,6 +121,24 @@ class Notebook:
                 value = _list_value(self.text, start, end, old, joined, ascii_only)
             out = out[:start] + value + out[end:]
         return out
+
+
+def cell_python(cell: Cell) -> str:
+    """The cell's lines as Python, as they stand in the joined text."""
+    parts: list[str] = []
+    if cell.skipped:  # every line a comment, the first a ``pass``
+        for i, line in enumerate(cell.lines):
+            body = line.rstrip("\r\n")
+            lead = "" if i else _STATEMENT
+            parts.append(lead + _MASK + body.lstrip() + line[len(body) :])
+        return "".join(parts)
+    previous = False
+    for line, masked in zip(cell.lines, cell.masked):
+        # the first line of a run of IPython lines becomes ``pass``, so a
+        # block whose only statement is ``!pip install x`` stays a block
+        parts.append(_mask(line, statement=not previous) if masked else line)
+        previous = masked
+    return "".join(parts)
 
 
 def _source_text(source: Any) -> str:

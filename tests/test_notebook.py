@@ -407,5 +407,6 @@ def test_a_notebook_whose_every_cell_is_broken_names_each_cell(
     errors = [line for line in out.splitlines() if line.startswith("error:")]
     assert len(errors) == 1
     assert f"{path}: cell " in errors[0]
-    assert "cell 1: syntax error at line 2" in errors[0]
-    assert "cell 2: syntax error at line 1" in errors[0]
+    # (where Python places an unclosed bracket differs between versions)
+    assert "cell 1: syntax error at line" in errors[0]
+    assert "; cell 2: syntax error at line" in errors[0]

@@ -85,7 +85,7 @@ def check_file(path: Path, settings: Settings, options: RunOptions) -> FileResul
 def _check_source(
     path: Path, source: SourceFile, settings: Settings, options: RunOptions
 ) -> FileResult:
-    from tensorlint.notebook import NotebookError
+    from tensorlint.notebook import NotebookError, cell_python
     from tensorlint.notebook import load as load_notebook
 
     name = str(path)
@@ -104,18 +104,21 @@ def _check_source(
     try:
         result = check_text(name, text, settings, options, view)
         skipped: list[str] = []
-        while notebook is not None and result.how == "failed" and len(skipped) < _MAX_SKIPPED:
-            # a cell that does not parse (an exercise left blank): skip it, check the others
-            broken = _SYNTAX_ERROR.search(result.error or "")
-            if broken is None:
-                break
-            cell, line = notebook.locate(int(broken.group(1)))
-            if any(c.number == cell and c.skipped for c in notebook.cells):
-                break
-            skipped.append(f"cell {cell}: syntax error at line {line}, {broken.group(2)}")
-            notebook = notebook.skipping(cell)
-            text = notebook.python
-            result = check_text(name, text, settings, options, view)
+        if (
+            notebook is not None
+            and result.how == "failed"
+            and "syntax error" in (result.error or "")
+        ):
+            # cells that do not parse (an exercise left blank): Jupyter runs each
+            # cell alone, so each is parsed alone; they are skipped, the others checked
+            for cell in notebook.cells:
+                problem = _cell_syntax_error(cell_python(cell))
+                if problem is not None:
+                    skipped.append(f"cell {cell.number}: {problem}")
+                    notebook = notebook.skipping(cell.number)
+            if skipped:
+                text = notebook.python
+                result = check_text(name, text, settings, options, view)
         result = result._replace(deps=view.dependencies())
         if notebook is not None:
             try:
@@ -128,8 +131,9 @@ def _check_source(
             result = result._replace(
                 error=f"{name}: {told} (skipped; the other cells were checked){more}"
             )
-        elif skipped:  # no cell parses: the first error, as a cell's line
-            result = result._replace(error=f"{name}: {skipped[0]}")
+        elif skipped:  # the other cells still do not parse together (LibCST's parser)
+            told = "; ".join(skipped)
+            result = result._replace(error=f"{result.error} (after skipping {told})")
         if result.fixed_source is not None and options.fix and not options.diff:
             if _PARENT is not None and os.getppid() != _PARENT:
                 return FileResult(name, error=f"{name}: not written: tensorlint was stopped")
@@ -263,10 +267,17 @@ def time_budget(seconds: float) -> Iterator[None]:
 _LINE_MENTION = re.compile(r"\bline (\d+)\b")
 
 
-#: "syntax error at line 12, column 3: ..." (a line of the joined cells)
-_SYNTAX_ERROR = re.compile(r"syntax error at line (\d+), (column \d+: .*)$")
-#: cells that do not parse, skipped one by one before the notebook is given up
-_MAX_SKIPPED = 16
+def _cell_syntax_error(text: str) -> Optional[str]:
+    """Why one cell's code does not parse alone, if it does not."""
+    from tensorlint.analysis.pytree import parse
+
+    try:
+        parse(text)
+    except SyntaxError as error:
+        return f"syntax error at line {error.lineno or 0}, column {error.offset or 0}: {error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 def _notebook_result(result: FileResult, notebook: Notebook, original: str) -> FileResult:
