@@ -425,3 +425,23 @@ def test_a_view_made_without_grad_proves_nothing() -> None:
     found = summarize(ast.parse(source)).functions
     assert "flipped" not in found or "nograd" not in found["flipped"].returns
     assert "nograd" in found["scaled"].returns
+
+
+def test_a_summary_says_when_every_return_is_set_to_require_grad() -> None:
+    source = (
+        "import torch\n\n"
+        "def fresh(a):\n    return torch.tensor(a, requires_grad=True)\n\n"
+        "@torch.no_grad()\n"  # the flag holds under no-grad too
+        "def quiet(a):\n    w = torch.tensor(a, requires_grad=True)\n    return w\n\n"
+        "def leaf(a):\n    return a.clone().requires_grad_()\n\n"
+        "def sometimes(a, keep):\n    if keep:\n        return None\n"
+        "    return torch.tensor(a, requires_grad=True)\n\n"
+        "def detached(a):\n    w = torch.tensor(a, requires_grad=True)\n    w = w.detach()\n"
+        "    return w\n"
+    )
+    found = summarize(ast.parse(source)).functions
+    made = {name for name in found if found[name].grad_made}
+    assert made == {"fresh", "quiet", "leaf"}
+    assert "nograd" not in found["quiet"].returns
+    again = ModuleSummary.from_json(summarize(ast.parse(source)).to_json())
+    assert again.functions["quiet"].grad_made

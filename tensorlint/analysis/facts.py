@@ -608,8 +608,7 @@ class FactEvaluator:
         if attr in ("data", "grad", "indices"):
             found = carry(base) - {MODULE} | {NOGRAD}
             if attr == "data" and OUTPUT in base:
-                # a module's output's ``.data``: a tensor, on its device
-                found = found | {TENSOR} | {t for t in base if t.startswith(DEV)}
+                found = found | {TENSOR}  # a module's output's ``.data``: a tensor
             return found
         if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS or attr == "values":
             return carry(base)
@@ -775,8 +774,7 @@ class FactEvaluator:
             return facts - {NOGRAD} | {TENSOR, record(self.scope, "parameter", node)}
         if qual in ops.VARIABLE_CLASSES:
             data = positional(node, 0)
-            facts = carry(self.expr(data, env)) if data is not None else EMPTY
-            facts = facts | {TENSOR} | evidence(self.expr(data, env) if data is not None else EMPTY)
+            facts = (carry(self.expr(data, env)) if data is not None else EMPTY) | {TENSOR}
             if is_true(keyword(node, "requires_grad")):
                 return facts - {NOGRAD} | {record(self.scope, "requires-grad", node)}
             return facts

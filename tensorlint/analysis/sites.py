@@ -803,10 +803,23 @@ class Site:
             return False
         return torch_valued(self.facts(expr), self.scope)
 
-    def holds_tensors(self, expr: syntax.BaseExpression) -> bool:
-        """Is ``expr`` known to be a list or tuple of torch tensors here
-        (``[a, b]``, ``[model(x) for x in xs]``, a list filled by ``append``)?"""
-        return ELEMS in self.facts(expr)
+    def converted_as(self, expr: syntax.BaseExpression, lists: bool = True) -> Optional[str]:
+        """What ``expr`` is to a call that converts it, from one evaluation of
+        its facts: ``"tensor"``; ``"list"``, a list or tuple of tensors
+        (``[model(x) for x in xs]``, a list filled by ``append``; asked only
+        with ``lists``); ``"output"``, the very value a forward pass returned
+        (``net(x)``, a name bound to it: a tensor, or tensors); else None."""
+        typed = may_be_tensor(expr)
+        if not (typed or lists):
+            return None
+        facts = self.facts(expr)
+        if typed and TENSOR in facts:
+            return "tensor"
+        if ELEMS in facts:
+            return "list" if lists else None
+        if typed and OUTPUT in facts:
+            return "output"
+        return None
 
     def facts(self, expr: syntax.BaseExpression) -> Facts:
         """The provenance facts of ``expr`` where this site evaluates it."""
@@ -906,11 +919,6 @@ class Site:
         if isinstance(node, syntax.Lambda):
             return self.analysis.lambda_inputs(node)
         return None, {}
-
-    def is_module_output(self, expr: syntax.BaseExpression) -> bool:
-        """Is ``expr`` the very value a forward pass returned (``net(x)``, a name
-        bound to it)?"""
-        return OUTPUT in self.facts(expr)
 
     def may_be_number(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a plain number on some path (``total = 0``, then

@@ -387,6 +387,11 @@ def _is_const(node: Optional[ast.expr], value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
 
+def _sets_requires_grad(call: ast.Call) -> bool:
+    """``torch.tensor(a, requires_grad=True)`` and the like."""
+    return any(k.arg == "requires_grad" and _is_const(k.value, True) for k in call.keywords)
+
+
 def _basic_index(node: ast.expr) -> bool:
     """``a[0]``, ``a[1:]``, ``a[..., None]``, ``a[:, k]``: views, not copies."""
     elements = node.elts if isinstance(node, ast.Tuple) else [node]
@@ -728,22 +733,17 @@ class _Summarizer:
             self.grad_output = True
         if "cpu" not in proofs and self.device_value(value):
             self.device_output = True
-        made = "nograd" not in proofs and self.requires_grad_value(value)
+        made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
 
     def requires_grad_value(self, node: ast.expr) -> bool:
         """Is ``node`` a tensor set to require grad here (``torch.tensor(a,
         requires_grad=True)``, ``w.requires_grad_()``, a name bound to one)?"""
-        if self.no_grad and not isinstance(node, ast.Name):
-            return any(
-                k.arg == "requires_grad" and _is_const(k.value, True)
-                for k in getattr(node, "keywords", ())
-            )  # a factory's flag holds under no-grad; a computed value has none
         if isinstance(node, ast.Name):
             return node.id in self.set_grad
         if not isinstance(node, ast.Call):
             return False
-        if any(k.arg == "requires_grad" and _is_const(k.value, True) for k in node.keywords):
+        if _sets_requires_grad(node):
             return True
         func = node.func
         return (
@@ -867,8 +867,8 @@ class _Summarizer:
     def _computes(self, node: ast.expr) -> bool:
         """Is ``node`` a new value (a forward pass, a torch function), not a
         name or a view, whose ``requires_grad`` would be its source's?"""
-        if not isinstance(node, ast.Call):
-            return False
+        if not isinstance(node, ast.Call) or _sets_requires_grad(node):
+            return False  # (``requires_grad=True`` holds under no-grad too)
         qual = self.qualified(node.func)
         return self._is_module_call(node.func) or (
             qual is not None

@@ -182,25 +182,19 @@ def converted(site: Site) -> tuple[Converted, ...]:
 def _converted(
     site: Site, arg: syntax.BaseExpression, tensor: bool, sequence: bool, same: bool
 ) -> Optional[Converted]:
-    if tensor and site.is_tensor(arg):
-        return Converted(arg, (arg,), (arg,), same)
-    if (  # a module's output: a tensor, or tensors (not a list that holds some)
-        tensor
-        and not isinstance(arg, (syntax.List, syntax.Tuple))
-        and not site.holds_tensors(arg)
-        and site.is_module_output(arg)
-    ):
-        return Converted(arg, (arg,), (arg,), same)
-    if not sequence:
-        return None
     if isinstance(arg, (syntax.List, syntax.Tuple)):
+        if not sequence:
+            return None
         values = tuple(
             e.value
             for e in arg.elements
             if not isinstance(e, syntax.StarredElement) and site.is_torch_value(e.value)
         )
         return Converted(arg, values, values, same) if values else None
-    if not site.holds_tensors(arg):
+    kind = site.converted_as(arg, lists=sequence)
+    if kind in ("tensor", "output"):  # (a module's output: a tensor, or tensors)
+        return Converted(arg, (arg,), (arg,), same) if tensor else None
+    if kind != "list":
         return None
     if isinstance(arg, (syntax.ListComp, syntax.GeneratorExp)):
         return Converted(arg, (arg,), (arg.elt,), same)
