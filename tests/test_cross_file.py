@@ -445,3 +445,101 @@ def test_a_summary_says_when_every_return_is_set_to_require_grad() -> None:
     assert "nograd" not in found["quiet"].returns
     again = ModuleSummary.from_json(summarize(ast.parse(source)).to_json())
     assert again.functions["quiet"].grad_made
+
+
+PARAMETERS = """\
+import torch
+
+
+def looped(net):
+    pieces = []
+    for w in net.parameters():
+        pieces.append(w.view(-1))
+    return torch.cat(pieces)
+
+
+def named(net):
+    return torch.cat([w.flatten() for _, w in net.named_parameters()])
+
+
+def vector(net):
+    return torch.nn.utils.parameters_to_vector(net.parameters())
+
+
+def grads(net):
+    return torch.cat([w.grad.view(-1) for w in net.parameters()])
+
+
+def values(net):
+    return [w.data for w in net.parameters()]
+
+
+def names(net):
+    return [name for name, _ in net.named_parameters()]
+
+
+def count(net):
+    return sum(w.numel() for w in net.parameters())
+
+
+@torch.no_grad()
+def quiet(net):
+    return torch.cat([w.view(-1) for w in net.parameters()])
+
+
+def rebound(net, xs):
+    for w in net.parameters():
+        pass
+    for w in xs:
+        pass
+    return w
+"""
+
+
+def test_a_summary_says_when_a_function_returns_values_of_parameters_with_grad() -> None:
+    found = summarize(ast.parse(PARAMETERS)).functions
+    grad = {name for name in found if found[name].grad_output}
+    assert grad == {"looped", "named", "vector"}
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "from pkg.ops import *\n",
+        "from .ops import *\n",
+        "from .ops import flat\n",
+        "from pkg.ops import flat as flat\n",
+        "from .inner import *\n",  # two modules deep
+    ],
+)
+def test_a_function_re_exported_by_a_package_is_found(tmp_path: Path, init: str) -> None:
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": init,
+            "pkg/inner.py": "from .ops import *\n",
+            "pkg/ops.py": (
+                "import torch\n\ndef flat(net):\n"
+                "    return torch.cat([w.view(-1) for w in net.parameters()])\n"
+            ),
+            "scripts/run.py": "from pkg import *\n\nprint(flat(model).numpy())\n",
+            "use.py": "from pkg import flat\n\nprint(flat(model).numpy())\n",
+        },
+    )
+    for name in ("scripts/run.py", "use.py"):
+        got = findings(run([tmp_path / name], Config(), SETTINGS, RunOptions(), jobs=1), tmp_path)
+        assert f"{name}:3:7 TL102" in got and "(defined at " in got, (name, got)
+
+
+def test_re_exports_are_followed_three_modules_deep_and_no_further(tmp_path: Path) -> None:
+    chain = {f"m{i}.py": f"from m{i + 1} import *\n" for i in range(1, 4)}
+    flat = "import torch\n\ndef flat(net):\n    return torch.cat(list(net.parameters()))\n"
+    use = "import torch\nfrom m1 import flat\n\nprint(flat(model).numpy())\n"
+    _write(tmp_path, {**chain, "m4.py": flat, "use.py": use})
+    run_use = lambda: findings(  # noqa: E731
+        run([tmp_path / "use.py"], Config(), SETTINGS, RunOptions(), jobs=1), tmp_path
+    )
+    assert "use.py:4:7 TL102" in run_use()
+    (tmp_path / "m4.py").write_text("from m5 import *\n", encoding="utf-8")
+    (tmp_path / "m5.py").write_text(flat, encoding="utf-8")
+    assert run_use() == ""

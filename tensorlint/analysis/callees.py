@@ -73,7 +73,7 @@ class Callees:
             name = func.value
             owner = scope.binding_scope(name)
             if owner is None:
-                return None
+                return self._starred(name, scope.module())
             if owner.kind == "module":
                 qual = owner.resolve(name)
                 if qual is None:
@@ -92,6 +92,15 @@ class Callees:
     def _own(self, name: str) -> Optional[Callee]:
         summary = self.own.functions.get(name)
         return Callee(summary, f"line {summary.line}") if summary is not None else None
+
+    def _starred(self, name: str, module: Scope) -> Optional[Callee]:
+        """A name bound nowhere in the file, read from the modules it
+        star-imports (``from utils import *``), the last one first."""
+        for star in reversed(module.stars):
+            found = self._imported(star + name if star.endswith(".") else f"{star}.{name}")
+            if found is not None:
+                return found
+        return None
 
     def _imported(self, qual: str) -> Optional[Callee]:
         if self.tree is None or qual.startswith(("torch.", "numpy.")) or "." not in qual:

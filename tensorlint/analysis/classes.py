@@ -162,6 +162,18 @@ def all_imports(tree: ast.Module) -> dict[str, str]:
     return found
 
 
+def star_imports(tree: ast.Module) -> list[str]:
+    """The modules a module star-imports at its top level, in order
+    (``from .ops import *`` -> ``.ops``, ``from . import *`` -> ``.``)."""
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            prefix = "." * node.level + (node.module or "")
+            if prefix:
+                found.append(prefix)
+    return found
+
+
 class LazyClasses(Mapping[str, ClassSummary]):
     """A module's top-level classes, each summarised when first asked for."""
 

@@ -51,6 +51,7 @@ class Scope:
         "node",
         "params",
         "parent",
+        "stars",
         "tensor_uses",
     )  # fmt: skip
 
@@ -75,6 +76,9 @@ class Scope:
         #: the module scope's cache: a small statement's id -> the names it
         #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
         self.tensor_uses: dict[int, tuple[str, ...]] = {}
+        #: the modules a star-import here reads from, in order (``from .utils
+        #: import *`` -> ``.utils``): a name bound nowhere may come from one
+        self.stars: list[str] = []
 
     def bind(self, name: str, qualname: str = UNKNOWN) -> None:
         self.bindings.setdefault(name, set()).add(qualname)
@@ -223,10 +227,12 @@ class ScopeBuilder:
                     top = full.split(".")[0]
                     self.bind(scope, top, top)
             return
-        if isinstance(node.names, syntax.ImportStar):
-            return
         module = dotted_name(node.module) if node.module is not None else ""
         prefix = "." * len(node.relative) + (module or "")
+        if isinstance(node.names, syntax.ImportStar):
+            if prefix:
+                scope.stars.append(prefix)
+            return
         for alias in node.names:
             # ``from . import utils`` -> ``.utils``; ``from .utils import f`` -> ``.utils.f``
             sep = "." if module else ""

@@ -159,8 +159,11 @@ class ModuleAnalysis:
             # rests on it, they are looked for (``resolve_boundary``)
             for param in _parameters(function, scope):
                 self._guessed[id(param)] = function
+        shown = _dispatcher(function) if name.startswith("_") else None
         for param in _parameters(function, scope):
-            scope.boundary[param.name.value] = Boundary(param, f"{name}()", device, grad, note)
+            scope.boundary[param.name.value] = Boundary(
+                param, f"{shown or name}()", device, grad, note
+            )
 
     def resolve_boundary(self, evidence: Evidence) -> Optional[Evidence]:
         """The API boundary's guess, as the project's other files answer it:
@@ -622,11 +625,11 @@ def _parameters(function: syntax.FunctionDef, scope: Scope) -> list[syntax.Param
 
 def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
     name = function.name.value
-    if name.startswith("_") and name not in _PUBLIC_DUNDERS:
-        return False
     parent = scope.parent
     if parent is None:
         return False
+    if name.startswith("_") and name not in _PUBLIC_DUNDERS:
+        return parent.kind == "module" and _dispatcher(function) is not None
     if parent.kind == "module":
         return True
     if parent.kind != "class" or not isinstance(parent.node, syntax.ClassDef):
@@ -636,6 +639,25 @@ def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
         and parent.parent is not None
         and parent.parent.kind == "module"
     )
+
+
+def _dispatcher(function: syntax.FunctionDef) -> Optional[str]:
+    """The public generic function ``function`` is registered to as an
+    implementation (``@to_numpy.register(nn.Module)`` on a ``def _(...)``):
+    callers call it through that function, so its parameters are the public
+    API's."""
+    for decorator in function.decorators:
+        node = decorator.decorator
+        if isinstance(node, syntax.Call):
+            node = node.func
+        if (
+            isinstance(node, syntax.Attribute)
+            and node.attr.value == "register"
+            and isinstance(node.value, syntax.Name)
+            and not node.value.value.startswith("_")
+        ):
+            return node.value.value
+    return None
 
 
 #: a body of statements (where a ``set_grad_enabled`` statement holds until the next)

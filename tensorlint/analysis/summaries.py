@@ -40,6 +40,7 @@ from tensorlint.analysis.classes import (
     cpu_or_dtype,
     decorated_mode,
     grad_mode,
+    star_imports,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
 from tensorlint.analysis.pytree import parse
@@ -157,6 +158,11 @@ class ModuleSummary(NamedTuple):
     #: top-level classes: their bases and how they call methods on ``self``
     #: (``classes.py``)
     classes: Mapping[str, ClassSummary] = MappingProxyType({})
+    #: the module's top-level imports, name -> qualified name (relative ones
+    #: kept relative): what it re-exports (``__init__.py``)
+    imports: Mapping[str, str] = MappingProxyType({})
+    #: the modules it star-imports, in order (``from .ops import *`` -> ``.ops``)
+    stars: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -170,6 +176,8 @@ class ModuleSummary(NamedTuple):
                 }
                 for name, c in sorted(self.classes.items())
             },
+            "imports": dict(sorted(self.imports.items())),
+            "stars": list(self.stars),
         }
 
     @classmethod
@@ -192,7 +200,9 @@ class ModuleSummary(NamedTuple):
             for name, c in data.get("classes", {}).items()
         }
         aliases = {_text(k): _text(v) for k, v in data["aliases"].items()}
-        return cls(functions, aliases, classes)
+        imports = {_text(k): _text(v) for k, v in data.get("imports", {}).items()}
+        stars = tuple(_text(m) for m in data.get("stars", ()))
+        return cls(functions, aliases, classes, imports, stars)
 
     def alias_chain(self, name: str) -> list[str]:
         """``MappedTriples`` -> [``LongTensor``, ``torch.Tensor``] (at most 3 steps)."""
@@ -221,7 +231,8 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     """The summaries of a module's functions and of its top-level classes' methods
     (computed on demand); ``source`` lets ``alias_names`` skip functions
     whose text has no conversion."""
-    imports = _imports(tree)
+    imported = all_imports(tree)
+    imports = {k: v for k, v in imported.items() if not v.startswith(".")}
     functions: list[tuple[str, _FunctionNode, bool]] = []
     aliases: dict[str, str] = {}
     class_nodes: dict[str, ast.ClassDef] = {}
@@ -236,13 +247,16 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     functions.append((f"{node.name}.{item.name}", item, True))
+    stars = tuple(star_imports(tree))
     classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
     if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
-        classes = LazyClasses(class_nodes, all_imports(tree), source)
+        classes = LazyClasses(class_nodes, imported, source)
     if not functions and not class_nodes and not isinstance(classes, LazyClasses):
-        return ModuleSummary({}, aliases) if aliases else EMPTY_SUMMARY
+        if not aliases and not imported and not stars:
+            return EMPTY_SUMMARY
+        return ModuleSummary({}, aliases, imports=imported, stars=stars)
     lazy = _Lazy(imports, functions, source) if functions else {}
-    return ModuleSummary(lazy, aliases, classes)
+    return ModuleSummary(lazy, aliases, classes, imported, stars)
 
 
 class _Lazy(Mapping[str, FunctionSummary]):
@@ -371,11 +385,6 @@ def _type_alias(node: ast.stmt) -> Optional[tuple[str, str]]:
     return target.id, dotted
 
 
-def _imports(tree: ast.Module) -> dict[str, str]:
-    """Local name -> qualified name, for the module's top-level absolute imports."""
-    return {k: v for k, v in all_imports(tree).items() if not v.startswith(".")}
-
-
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     for keyword in call.keywords:
         if keyword.arg == name:
@@ -401,6 +410,10 @@ def _basic_index(node: ast.expr) -> bool:
         if not isinstance(element, (ast.Constant, ast.Slice, ast.Name, ast.UnaryOp)):
             return False
     return True
+
+
+#: Attributes whose value never requires grad (``p.data``, ``p.grad``).
+_GRAD_FREE_ATTRS = frozenset({"data", "grad"})
 
 
 class _Summarizer:
@@ -512,6 +525,9 @@ class _Summarizer:
             if isinstance(node.target, ast.Name):
                 self.env[node.target.id] = self._iterated(node.iter)
                 self.proofs.pop(node.target.id, None)
+            self.mark(node.target, False)
+            for name in self._parameter_targets(node.target, node.iter):
+                self.made.add(name)
             for name in assigned_names(node.target):
                 self.flows[name] = self.flow(node.iter)
             self.body(node.body, node.orelse)
@@ -689,6 +705,14 @@ class _Summarizer:
                     self.step = line
             elif method in ops.MODULE_USE_METHODS:
                 self._module_use(receiver)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ops.CONTAINER_STORE_METHODS
+            and isinstance(func.value, ast.Name)
+            and node.args
+            and self.module_output(node.args[-1])
+        ):
+            self.made.add(func.value.id)  # ``params.append(p.view(-1))``
         callee = self.callee(func)
         if callee is not None and callee.writes:
             passed = bind_arguments(node, callee)
@@ -842,6 +866,8 @@ class _Summarizer:
                 return False
             if self._is_module_call(func):
                 return True
+            if isinstance(func, ast.Attribute) and func.attr in ops.MODULE_PARAMETER_METHODS:
+                return True  # ``parameters_to_vector(net.parameters())``
             callee = self.callee(func)
             if callee is not None and callee.grad_output:
                 return True
@@ -851,11 +877,15 @@ class _Summarizer:
                 self.module_output(a) for a in (*node.args, *(k.value for k in node.keywords))
             )
         if isinstance(node, ast.Attribute):
-            return node.attr not in ops.METADATA_ATTRS and self.module_output(node.value)
+            if node.attr in ops.METADATA_ATTRS or node.attr in _GRAD_FREE_ATTRS:
+                return False
+            return self.module_output(node.value)
         if isinstance(node, ast.Subscript):
             return self.module_output(node.value)
         if isinstance(node, ast.BinOp):
             return self.module_output(node.left) or self.module_output(node.right)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self._comprehension_output(node)
         if isinstance(node, ast.UnaryOp):
             return self.module_output(node.operand)
         if isinstance(node, ast.IfExp):
@@ -863,6 +893,40 @@ class _Summarizer:
         if isinstance(node, (ast.Tuple, ast.List)):
             return any(self.module_output(e) for e in node.elts)
         return False
+
+    def _parameter_targets(self, target: ast.expr, iterable: ast.expr) -> list[str]:
+        """The names a loop over a module's parameters binds to a parameter
+        (``p`` of ``for p in net.parameters()``, ``for name, p in
+        net.named_parameters()``): they require grad (and what is computed
+        from them, with grad enabled)."""
+        if self.no_grad or not (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr in ops.MODULE_PARAMETER_METHODS
+        ):
+            return []
+        if iterable.func.attr == "named_parameters":
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target = target.elts[1]
+            else:
+                return []
+        return [target.id] if isinstance(target, ast.Name) else []
+
+    def _comprehension_output(
+        self, node: Union[ast.ListComp, ast.GeneratorExp, ast.SetComp]
+    ) -> bool:
+        """``[p.view(-1) for p in net.parameters()]``: its elements are."""
+        bound = [
+            name
+            for generator in node.generators
+            for name in self._parameter_targets(generator.target, generator.iter)
+            if name not in self.made
+        ]
+        self.made.update(bound)
+        try:
+            return self.module_output(node.elt)
+        finally:
+            self.made.difference_update(bound)
 
     def _computes(self, node: ast.expr) -> bool:
         """Is ``node`` a new value (a forward pass, a torch function), not a

@@ -339,16 +339,34 @@ class FileView:
 
     # -- for the analysis ------------------------------------------------------
 
-    def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
+    def lookup(
+        self, qual: str, hops: int = _REEXPORT_HOPS
+    ) -> Optional[tuple[FunctionSummary, str]]:
+        """The function ``qual`` names and where it is defined, following
+        re-exports (``from .ops import f`` in ``__init__.py``) and star-imports
+        (``from .ops import *``) through ``hops`` modules at most."""
         for module, name in self._candidates(qual):
             summary, dependency = self.tree.summary(module)
             if dependency is None:
                 continue
             self.deps[dependency[0]] = dependency
             found = summary.functions.get(name)
-            if found is None:
+            if found is not None:
+                return found, f"{self._display(module)}:{found.line}"
+            if hops <= 0 or "." in name:
                 return None
-            return found, f"{self._display(module)}:{found.line}"
+            there = FileView(self.tree, module, self.origin or self)
+            target = summary.imports.get(name)
+            if target is not None:
+                return None if _outside(target) else there.lookup(target, hops - 1)
+            for star in reversed(summary.stars):
+                if _outside(star):
+                    continue
+                inner = star + name if star.endswith(".") else f"{star}.{name}"
+                hit = there.lookup(inner, hops - 1)
+                if hit is not None:
+                    return hit
+            return None
         return None
 
     def lookup_class(
@@ -619,7 +637,21 @@ class FileView:
     # -- finding modules -------------------------------------------------------
 
     def _candidates(self, qual: str) -> list[tuple[Path, str]]:
-        return self.tree.modules(self.folder, qual)
+        """Where ``qual`` may be defined: as Python would look from this
+        file's folder, else (an absolute name) from a folder above, ``_CLIMB``
+        at most: scripts in ``core/`` or ``examples/`` put the project on
+        ``sys.path`` themselves (``from utils import *``)."""
+        found = self.tree.modules(self.folder, qual)
+        folder = self.folder
+        for _ in range(0 if found or qual.startswith(".") else _CLIMB):
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+            found = self.tree.modules(folder, qual)
+            if found:
+                break
+        return found
 
     def _display(self, module: Path) -> str:
         seen_from = (self.origin or self).path.parent
@@ -775,6 +807,11 @@ def _folders_up(folder: str) -> Iterator[str]:
         if parent == folder:
             return
         folder = parent
+
+
+def _outside(qual: str) -> bool:
+    """Is ``qual`` torch's or NumPy's, never a module of the checked tree?"""
+    return qual.split(".", 1)[0] in ("torch", "numpy")
 
 
 def _stat(path: str) -> Optional[Dependency]:

@@ -85,9 +85,9 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
         )
     if kind == "callee-output":
         return (
-            f"it comes from `{code}` at line {line}: {evidence.name} returns a module's "
-            "output computed with grad enabled",
-            (node, "returns a module's output, computed with grad enabled"),
+            f"it comes from `{code}` at line {line}: {evidence.name} returns a value "
+            "computed with grad enabled from a module's output or parameters",
+            (node, "returns a module's output or parameters, with grad enabled"),
         )
     if kind == "callee-requires-grad":
         return (
