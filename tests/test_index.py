@@ -63,3 +63,21 @@ def test_ancestors_read_as_the_tuple_of_the_path() -> None:
     assert path[1:3] == expected[1:3]
     assert nodes[2] in path and object() not in path
     assert len(Ancestors()) == 0 and list(Ancestors()) == []
+
+
+def test_instances_are_names_bound_once_by_a_call_of_a_capitalised_name() -> None:
+    source = (
+        "import models\n\n"
+        "net = models.Critic(8)\n"
+        "sampler = Sampler()\n"
+        "sampler = load()\n"
+        "plain = build()\n"
+        "a, b = Pair()\n"
+        "for row in Rows():\n    pass\n\n"
+        "def f(agent):\n    agent = Agent()\n    local = Local()\n    return local\n"
+    )
+    index = build_index(parse_whole(source), frozenset())
+    module = next(s for s in index.scopes.values() if s.kind == "module")
+    assert module.instances == {"net": "models.Critic", "sampler": None}
+    function = next(s for s in index.scopes.values() if s.kind == "function")
+    assert function.instances == {"local": "Local"}  # (``agent`` is a parameter)

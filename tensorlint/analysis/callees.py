@@ -87,7 +87,27 @@ class Callees:
             qual = qualified_name(func, scope)
             if qual is not None:
                 return self._imported(qual)
+            return self._instance_method(func, scope)
         return None
+
+    def _instance_method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
+        """``model.generate(n)`` where ``model = VAE(shape)`` was the name's one
+        binding: ``VAE.generate``, of this module or of the one ``VAE`` is
+        imported from (not a method ``VAE`` inherits)."""
+        assert isinstance(func.value, syntax.Name)
+        owner = scope.binding_scope(func.value.value)
+        called = owner.instances.get(func.value.value) if owner is not None else None
+        if called is None:
+            return None
+        method = func.attr.value
+        head, _, rest = called.partition(".")
+        module = scope.module()
+        if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
+            return self._own(f"{head}.{method}")  # a class of this module
+        qual = module.resolve(head)
+        if qual is None:
+            return None
+        return self._imported(f"{qual}.{rest}.{method}" if rest else f"{qual}.{method}")
 
     def _own(self, name: str) -> Optional[Callee]:
         summary = self.own.functions.get(name)

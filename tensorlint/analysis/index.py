@@ -269,10 +269,15 @@ class ModuleIndex:
     ) -> None:
         scope = self.scope_stack[-1]
         if isinstance(node, syntax.Assign):
+            first = node.targets[0].target
+            fresh = isinstance(first, syntax.Name) and first.value not in scope.bindings
             for target in node.targets:
                 self.builder.bind_target(scope, target.target)
                 if self.library_names:
                     self._bind_axes(scope, target.target, node.value)
+            if fresh and len(node.targets) == 1:
+                assert isinstance(first, syntax.Name)
+                self.builder.bind_instance(scope, first.value, node.value)
         elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self.builder.bind_target(scope, node.target)
             if self.library_names and isinstance(node, syntax.For):

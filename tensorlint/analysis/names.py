@@ -47,6 +47,7 @@ class Scope:
         "evidence",
         "functions",
         "global_names",
+        "instances",
         "kind",
         "node",
         "params",
@@ -76,6 +77,10 @@ class Scope:
         #: the module scope's cache: a small statement's id -> the names it
         #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
         self.tensor_uses: dict[int, tuple[str, ...]] = {}
+        #: names bound once here, by a call of what may be a class
+        #: (``model = VAE(shape)``): name -> the dotted name called (``VAE``,
+        #: ``models.VAE``); None once the name is bound again
+        self.instances: dict[str, Optional[str]] = {}
         #: the modules a star-import here reads from, in order (``from .utils
         #: import *`` -> ``.utils``): a name bound nowhere may come from one
         self.stars: list[str] = []
@@ -211,7 +216,17 @@ class ScopeBuilder:
     def bind(self, scope: Scope, name: str, qualname: str = UNKNOWN) -> None:
         if self.fallback_depth and name in scope.bindings:
             return
+        if name in scope.instances:
+            scope.instances[name] = None  # bound again: not known to be that instance
         scope.bind(name, qualname)
+
+    def bind_instance(self, scope: Scope, name: str, value: syntax.BaseExpression) -> None:
+        """``model = VAE(shape)``, the first binding of ``name`` here (made
+        just now): an instance of what it calls, if that is a class (the
+        callee's lookup decides)."""
+        called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
+        if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
+            scope.instances[name] = called
 
     def bind_target(self, scope: Scope, target: syntax.BaseExpression) -> None:
         for name in target_names(target):

@@ -353,12 +353,13 @@ class FileView:
             found = summary.functions.get(name)
             if found is not None:
                 return found, f"{self._display(module)}:{found.line}"
-            if hops <= 0 or "." in name:
+            if hops <= 0:
                 return None
             there = FileView(self.tree, module, self.origin or self)
-            target = summary.imports.get(name)
+            head, dot, rest = name.partition(".")  # (``VAE.generate``: a method)
+            target = summary.imports.get(head)
             if target is not None:
-                return None if _outside(target) else there.lookup(target, hops - 1)
+                return None if _outside(target) else there.lookup(target + dot + rest, hops - 1)
             for star in reversed(summary.stars):
                 if _outside(star):
                     continue
