@@ -796,7 +796,9 @@ class FactEvaluator:
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
             return EMPTY
-        return self._arguments(node, env, follow_api=False)
+        # a call told where to run (``init_detector(cfg, device=dev)``): what
+        # it makes lives there
+        return self._arguments(node, env, follow_api=False) | self._device_keyword(node)
 
     def _parameter_free(self, name: str, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
         if name in ops.PARAMETER_FREE_MODULES or name.endswith("Loss"):

@@ -24,7 +24,9 @@ class NumpyOnAcceleratorTensor(Rule):
     The rule reports on evidence, not on the absence of proof. Evidence is a
     value that is, or is computed from, something moved or created on a
     device that is not known to be the CPU (`.cuda()`, `.to(device)`,
-    `device=dev`, a module moved that way), the result of a function that
+    `device=dev`, a module moved that way, an object any call made with
+    `device=dev` such as `init_detector(cfg, device=dev)`), the result of a
+    function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
     or a parameter of a public library function that no code in the file
     calls (its callers may pass a CUDA tensor). A function called in its own
