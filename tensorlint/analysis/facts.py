@@ -472,6 +472,9 @@ class FactEvaluator:
         return settle(self._expr(node, env))
 
     def _expr(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> Facts:
+        if isinstance(node, syntax.SimpleString):
+            # ``"cpu"``: a device name that is the CPU (``device = "cpu"``)
+            return frozenset({CPU}) if is_cpu_device(node, self.scope) else EMPTY
         if isinstance(node, syntax.Name):
             known = env.get(node.value)
             if known is not None:
@@ -755,6 +758,8 @@ class FactEvaluator:
             return frozenset({OTHER})
         if qual == ops.FROM_NUMPY:
             return frozenset({TENSOR, CPU, NOGRAD})
+        if qual == "torch.device":
+            return frozenset({CPU}) if is_cpu_device(node, self.scope) else EMPTY
         if qual in ops.TORCH_FACTORIES or qual in ops.AS_TENSOR_FUNCS:
             return self._factory(qual, node, env)
         if qual in ops.LEGACY_TENSOR_TYPES:
@@ -784,11 +789,11 @@ class FactEvaluator:
         if qual.startswith("numpy."):
             return frozenset({NDARRAY})
         if qual in ops.INFERENCE_MODELS:
-            return frozenset({MODULE, INFERENCE}) | self._device_keyword(node)
+            return frozenset({MODULE, INFERENCE}) | self._device_keyword(node, env)
         if qual in ops.INFERENCE_FUNCTIONS:
             return _inferred(self._arguments(node, env, follow_api=False))
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[1][:1].isupper():
-            facts = frozenset({MODULE}) | self._device_keyword(node)
+            facts = frozenset({MODULE}) | self._device_keyword(node, env)
             if self._parameter_free(qual.rsplit(".", 1)[1], node, env):
                 facts = facts | {PARAMFREE}
             return facts
@@ -798,7 +803,7 @@ class FactEvaluator:
             return EMPTY
         # a call told where to run (``init_detector(cfg, device=dev)``): what
         # it makes lives there
-        return self._arguments(node, env, follow_api=False) | self._device_keyword(node)
+        return self._arguments(node, env, follow_api=False) | self._device_keyword(node, env)
 
     def _parameter_free(self, name: str, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
         if name in ops.PARAMETER_FREE_MODULES or name.endswith("Loss"):
@@ -816,9 +821,16 @@ class FactEvaluator:
                 held.append(value)
         return all(PARAMFREE in self.expr(v, env) for v in held)
 
-    def _device_keyword(self, node: syntax.Call) -> Facts:
+    def _cpu_device(self, device: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
+        """Does ``device`` name the CPU: ``"cpu"``, ``torch.device("cpu")``, or
+        a name every path binds to one (``device = torch.device("cpu")``)?"""
+        if is_cpu_device(device, self.scope):
+            return True
+        return isinstance(device, syntax.Name) and CPU in env.get(device.value, EMPTY)
+
+    def _device_keyword(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         device = keyword(node, "device")
-        if device is None or is_cpu_device(device, self.scope) or _is_none(device):
+        if device is None or self._cpu_device(device, env) or _is_none(device):
             return EMPTY
         return frozenset({record(self.scope, "device", device)})
 
@@ -849,7 +861,7 @@ class FactEvaluator:
             name in ops.INDICES_WITH_ONE_ARGUMENT and len(node.args) == 1
         ):
             found.add(NOGRAD)
-        return frozenset(found) | self._device_keyword(node)
+        return frozenset(found) | self._device_keyword(node, env)
 
     def _factory(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = {TENSOR}
@@ -858,7 +870,7 @@ class FactEvaluator:
         data_is_plain = data is not None and (_is_literal_data(data) or NDARRAY in data_facts)
         device = keyword(node, "device")
         if device is not None:
-            if is_cpu_device(device, self.scope):
+            if self._cpu_device(device, env):
                 facts.add(CPU)
             elif not _is_none(device):
                 facts.add(record(self.scope, "device", device))
@@ -899,7 +911,7 @@ class FactEvaluator:
         if method == "detach":
             return base | {TENSOR, NOGRAD}
         if method in ("to", "type"):
-            return self._to_call(base, node)
+            return self._to_call(base, node, env)
         if method in ops.DEVICE_CHANGING_METHODS:
             return (base - {CPU}) | {record(self.scope, "move", node)}
         if method == "requires_grad_":
@@ -920,7 +932,7 @@ class FactEvaluator:
             and not base & {MODULE, NDARRAY}
             and (method != "new" or torch_valued(base, self.scope))  # (``x.new()``: any class)
         ):
-            return self._new_tensor(base, node)
+            return self._new_tensor(base, node, env)
         if method in ops.MODULE_SELF_METHODS and MODULE in base:
             return base
         if MODULE in base:
@@ -933,25 +945,25 @@ class FactEvaluator:
             return base | self._arguments(node, env)
         return None
 
-    def _new_tensor(self, base: Facts, node: syntax.Call) -> Facts:
+    def _new_tensor(self, base: Facts, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``x.new_zeros(n)``: a tensor on ``x``'s device (unless ``device=``
         says otherwise), without grad unless ``requires_grad=True``."""
         device = keyword(node, "device")
-        facts = _device_facts(base) if device is None else self._device_keyword(node)
-        if device is not None and is_cpu_device(device, self.scope):
+        facts = _device_facts(base) if device is None else self._device_keyword(node, env)
+        if device is not None and self._cpu_device(device, env):
             facts = facts | {CPU}
         if is_true(keyword(node, "requires_grad")):
             return facts | {TENSOR, record(self.scope, "requires-grad", node)}
         return facts | {TENSOR, NOGRAD}
 
-    def _to_call(self, base: Facts, node: syntax.Call) -> Facts:
+    def _to_call(self, base: Facts, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = set(base)
         for arg in node.args:
             name = arg.keyword.value if arg.keyword is not None else None
             if name in ("copy", "non_blocking", "memory_format"):
                 continue
             value = arg.value
-            if is_cpu_device(value, self.scope):
+            if self._cpu_device(value, env):
                 facts.add(CPU)
                 continue
             qual = qualified_name(value, self.scope)
