@@ -295,13 +295,18 @@ def _code_cell(notebook: Path, index: int) -> int | None:
 
 def findings(tree: Path, strict: bool) -> dict[tuple[str, int | None], list[tuple[int, int, str]]]:
     """``tensorlint check`` on every file of ``tree``: (path, cell) -> [(first, last, code)]."""
-    files = sorted(str(p) for p in tree.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+    files = sorted(
+        str(p.resolve()) for p in tree.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file()
+    )
     found: dict[tuple[str, int | None], list[tuple[int, int, str]]] = defaultdict(list)
     if not files:
         return found
     command = [sys.executable, "-m", "tensorlint", "check", "--no-cache", "--exit-zero",
                "--output-format", "json", *(["--strict"] if strict else []), *files]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    # run from the tree's top, as its users do: a folder's role (``scripts/``,
+    # ``tests/``) is decided below the current directory, and an extracted
+    # tree has no ``.git`` marking its top
+    result = subprocess.run(command, capture_output=True, text=True, check=False, cwd=tree)
     try:
         report = json.loads(result.stdout)
     except ValueError:

@@ -650,6 +650,15 @@ class FactEvaluator:
         if summary.returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
+        if summary.moves_to and CPU not in facts:
+            # it moves what it returns to the device the caller names
+            passed = bind_arguments(node, summary.params, summary.names)
+            for name in summary.moves_to:
+                device = passed.get(name)
+                if device is None or self._cpu_device(device, env) or _is_none(device):
+                    continue
+                facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
+                break
         if summary.device_output and CPU not in facts:
             # it returns a value it moved to a device (``return x.to(self.device)``)
             facts = facts | {record(self.scope, "callee-device", node, callee.describe())}

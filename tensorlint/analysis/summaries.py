@@ -87,6 +87,9 @@ class FunctionSummary(NamedTuple):
     #: every ``return`` gives a tensor it set to require grad (``return
     #: torch.tensor(a, requires_grad=True)``, ``return w.requires_grad_()``)
     grad_made: bool = False
+    #: parameters naming the device it may move what it returns to (``x =
+    #: x.to(device)``, ``return x, y``): the caller's argument decides
+    moves_to: tuple[str, ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
@@ -106,6 +109,7 @@ class FunctionSummary(NamedTuple):
             "grad_output": self.grad_output,
             "device_output": self.device_output,
             "grad_made": self.grad_made,
+            "moves_to": list(self.moves_to),
         }
 
     @classmethod
@@ -130,6 +134,7 @@ class FunctionSummary(NamedTuple):
             _bool(data.get("grad_output", False)),
             _bool(data.get("device_output", False)),
             _bool(data.get("grad_made", False)),
+            tuple(_text(p) for p in data.get("moves_to", ())),
         )
 
 
@@ -305,6 +310,7 @@ class _Lazy(Mapping[str, FunctionSummary]):
             or summary.grad_output
             or summary.device_output
             or summary.grad_made
+            or summary.moves_to
         ):
             self.done[name] = summary
             return summary
@@ -449,6 +455,9 @@ class _Summarizer:
         self.set_grad: set[str] = set()
         #: every ``return`` so far gives a tensor set to require grad
         self.grad_made: Optional[bool] = None
+        #: local name -> the parameters naming the device it was moved to
+        self.moved_to: dict[str, set[str]] = {}
+        self.moves_to: set[str] = set()
 
     # -- the walk ------------------------------------------------------------
 
@@ -485,6 +494,7 @@ class _Summarizer:
             self.grad_output,
             self.device_output,
             bool(self.grad_made),
+            tuple(p for p in (*positional, *kwonly) if p in self.moves_to),
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -503,10 +513,13 @@ class _Summarizer:
             made = self.module_output(node.value)
             moved = self.device_value(node.value)
             grad = self.requires_grad_value(node.value)
+            to = self.device_params(node.value)
             for target in node.targets:
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
                 self.mark_device(target, moved)
+                for name in assigned_names(target):
+                    self.moved_to[name] = to
                 for name in assigned_names(target):
                     (self.set_grad.add if grad else self.set_grad.discard)(name)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -757,6 +770,8 @@ class _Summarizer:
             self.grad_output = True
         if "cpu" not in proofs and self.device_value(value):
             self.device_output = True
+        if "cpu" not in proofs:
+            self.moves_to |= self.device_params(value)
         made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
 
@@ -829,6 +844,33 @@ class _Summarizer:
         if isinstance(node, ast.BinOp):
             return self.device_value(node.left) or self.device_value(node.right)
         return False
+
+    def device_params(self, node: ast.expr) -> set[str]:
+        """The parameters naming the device ``node``'s value was moved to
+        (``x.to(device)``, ``x.cuda(device)``, a name bound to one, a tuple
+        of such), not moved elsewhere since."""
+        if isinstance(node, ast.Name):
+            return set(self.moved_to.get(node.id, ()))
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return {p for e in node.elts for p in self.device_params(e)}
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            return set()
+        func = node.func
+        if func.attr in ops.DEVICE_CHANGING_METHODS:
+            target = node.args[0] if node.args else None
+            for keyword in node.keywords:
+                if keyword.arg == "device":
+                    target = keyword.value
+            if isinstance(target, ast.Name) and target.id in self.params:
+                return {target.id}
+            if target is None and func.attr == "to" or (
+                target is not None and cpu_or_dtype(target) and not _is_const(target, "cpu")
+            ):
+                return self.device_params(func.value)  # ``.to(torch.float32)``
+            return set()  # moved elsewhere
+        if func.attr in ops.GRAD_ENDING_METHODS - ops.INTEGER_RESULT_METHODS:
+            return set()  # ``.numpy()``, ``.item()``
+        return self.device_params(func.value)  # ``x.to(device).float()``
 
     def _chosen_device(self, call: ast.Call) -> bool:
         return any(k.arg == "device" and self._chosen(k.value) for k in call.keywords)
