@@ -321,6 +321,10 @@ _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torc
                                   "torch.special.", "torch.sparse.")  # fmt: skip
 
 
+#: Keywords that pass a torch function its tensors (``F.interpolate(input=x)``).
+_TENSOR_KEYWORDS = frozenset({"input", "tensors", "other"})
+
+
 def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
     """``"cpu"``, ``'cpu:0'`` or ``torch.device("cpu")``."""
     if isinstance(node, syntax.SimpleString):
@@ -697,6 +701,8 @@ class FactEvaluator:
             return frozenset({OTHER})
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
+        if not module:
+            found = found | self._device_keyword(node, env)  # ``Grid(device=dev)``
         if module:
             if INFERENCE in callee:
                 found = _inferred(found)
@@ -847,7 +853,7 @@ class FactEvaluator:
         """``torch.cat([a, b])``, ``F.relu(x)``: a tensor on the inputs' device and grad."""
         inputs: list[Facts] = []
         for arg in node.args:
-            if arg.keyword is not None:
+            if arg.keyword is not None and arg.keyword.value not in _TENSOR_KEYWORDS:
                 continue
             value = arg.value
             elements = value.elements if isinstance(value, (syntax.List, syntax.Tuple)) else ()
