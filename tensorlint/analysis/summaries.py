@@ -863,10 +863,8 @@ class _Summarizer:
                     target = keyword.value
             if isinstance(target, ast.Name) and target.id in self.params:
                 return {target.id}
-            if (
-                target is None
-                and func.attr == "to"
-                or (target is not None and cpu_or_dtype(target) and not _is_const(target, "cpu"))
+            if (target is None and func.attr == "to") or (
+                target is not None and cpu_or_dtype(target) and not _is_const(target, "cpu")
             ):
                 return self.device_params(func.value)  # ``.to(torch.float32)``
             return set()  # moved elsewhere
