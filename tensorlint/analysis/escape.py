@@ -48,10 +48,7 @@ FRESH_RESULT_METHODS = ops.PLAIN_RESULT_METHODS | frozenset(
         "isfinite", "eq", "ne", "lt", "le", "gt", "ge", "astype",
     }
 )  # fmt: skip
-#: Builtins that read their argument and keep nothing of its memory.
-READ_ONLY_BUILTINS = ops.METADATA_BUILTINS | frozenset(
-    {"float", "int", "bool", "str", "repr", "print", "format", "round", "hash"}
-)
+
 #: NumPy functions that return views of their argument's pieces, or an
 #: object over its memory (``np.frombuffer(a)``, ``np.broadcast_arrays``).
 _NUMPY_SHARING = frozenset(
@@ -247,7 +244,7 @@ def _reads_only(call: syntax.Call, arg: syntax.Arg, scope: Scope) -> bool:
     if any(a.keyword is not None and a.keyword.value in ops.OUT_KEYWORDS for a in call.args):
         return False
     func = call.func
-    if isinstance(func, syntax.Name) and func.value in READ_ONLY_BUILTINS:
+    if isinstance(func, syntax.Name) and func.value in ops.READ_ONLY_BUILTINS:
         return scope.lookup(func.value) is None
     qual = qualified_name(func, scope)
     if qual is None:

@@ -355,6 +355,11 @@ METADATA_ATTRS = frozenset(
 )  # fmt: skip
 #: Builtins that read only what an object is, never an array's bytes.
 METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
+#: Builtins that read their argument and keep nothing of it: neither its
+#: memory nor its device (``float(loss)``, ``print(t)``).
+READ_ONLY_BUILTINS = METADATA_BUILTINS | frozenset(
+    {"float", "int", "bool", "str", "repr", "print", "format", "round", "hash"}
+)
 
 #: Methods that move a tensor off the CPU, or to a device not known here.
 DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})

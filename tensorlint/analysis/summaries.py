@@ -515,6 +515,12 @@ class _Summarizer:
             grad = self.requires_grad_value(node.value)
             to = self.device_params(node.value)
             for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    # ``result[k] = v``: the container holds what is stored in it
+                    if moved:
+                        self.on_device.add(target.value.id)
+                    if made:
+                        self.made.add(target.value.id)
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
                 self.mark_device(target, moved)
@@ -834,7 +840,11 @@ class _Summarizer:
                 return True  # ``torch.zeros(n, device=DEVICE)``
             if isinstance(func, ast.Attribute) and self.device_value(func.value):
                 return True  # ``x.cuda().float()``
-            return self._is_module_call(func) and any(
+            if isinstance(func, ast.Name) and func.id in ops.READ_ONLY_BUILTINS:
+                return False  # ``float(loss)``
+            # what a call computes from a value on the device stays there
+            # (``net(x)``, ``renderer.query(decoder, points)``)
+            return any(
                 self.device_value(a) for a in (*node.args, *(k.value for k in node.keywords))
             )
         if isinstance(node, ast.Attribute):
