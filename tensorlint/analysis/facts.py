@@ -690,7 +690,8 @@ class FactEvaluator:
             if OTHER in receiver:
                 return frozenset({OTHER})
             if INFERENCE in receiver and func.attr.value in ops.INFERENCE_METHODS:
-                return _inferred(evidence(receiver) | self._arguments(node, env, False))
+                found = evidence(receiver) | self._arguments(node, env, False)
+                return self._predicted(found, node, env)
             known = self._method_call(func.attr.value, receiver, node, env)
             if known is not None:
                 return known
@@ -705,7 +706,7 @@ class FactEvaluator:
             found = found | self._device_keyword(node, env)  # ``Grid(device=dev)``
         if module:
             if INFERENCE in callee:
-                found = _inferred(found)
+                found = self._predicted(found, node, env)
             elif callee & {FROZEN, PARAMFREE}:
                 # no trainable parameters: the output requires grad only
                 # when an input does
@@ -835,6 +836,14 @@ class FactEvaluator:
             else:
                 held.append(value)
         return all(PARAMFREE in self.expr(v, env) for v in held)
+
+    def _predicted(self, found: Facts, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
+        """What a predictor's call returns: on the device its ``device=``
+        names (``yolo(source, device=d)``), else where its inputs are."""
+        device = keyword(node, "device")
+        if device is not None and self._cpu_device(device, env):
+            return _inferred(EMPTY)
+        return _inferred(found | self._device_keyword(node, env))
 
     def _cpu_device(self, device: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
         """Does ``device`` name the CPU: ``"cpu"``, ``torch.device("cpu")``, or
