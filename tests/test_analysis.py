@@ -110,10 +110,14 @@ PROVENANCE = [
     # what a forward pass returns: a tensor, or a tuple or dict of them
     ("t = model(x)", {OUTPUT}),
     ("t = torch.zeros(3) * 2", {CPU, NOGRAD, TENSOR}),
-    # a tensor whatever ``y`` is (or the addition raises); its device is ``y``'s too
-    ("t = torch.zeros(3) + y", {TENSOR}),
-    ("total = 0\nfor y in ys:\n    total += torch.zeros(3) * y\nt = total", {TENSOR}),
-    ("t = (torch.zeros(3) != y)", {TENSOR, NOGRAD}),
+    # a tensor whatever ``y`` is (or the addition raises), on the CPU: a CUDA
+    # ``y`` would make the addition raise, before any conversion
+    ("t = torch.zeros(3) + y", {CPU, TENSOR}),
+    ("t = torch.zeros(3) + torch.ones(3, device=dev)", {TENSOR, NOGRAD}),
+    # a choice between the two is not an operation: it is either
+    ("t = torch.zeros(3) if a else y", set()),
+    ("total = 0\nfor y in ys:\n    total += torch.zeros(3) * y\nt = total", {CPU, TENSOR}),
+    ("t = (torch.zeros(3) != y)", {CPU, TENSOR, NOGRAD}),
     ("t = (y in torch.zeros(3))", {NOGRAD}),
     ("t = torch.autograd.Variable(torch.zeros(3))", {CPU, NOGRAD, TENSOR}),
     ("t = model.forward(x).data", {NOGRAD, TENSOR}),
@@ -926,3 +930,28 @@ class Holder:
 """
     found = site(code, "self.t.numpy()")
     assert found.facts(found.receiver) == facts
+
+
+def test_parameters_used_only_as_numbers_are_found() -> None:
+    from tensorlint.analysis.index import build_index
+    from tensorlint.analysis.param_uses import numbers_only
+    from tensorlint.analysis.parse import parse_whole
+    from tensorlint.analysis.syntax import FunctionDef
+
+    source = (
+        "import torch\n\n"
+        "def f(steps, n, scale, x, k, shape, items):\n"
+        "    a = torch.arange(steps + 1) / steps\n"
+        "    b = torch.linspace(0, 1, n) * scale\n"
+        "    c = x.numpy() + torch.zeros(k)\n"
+        "    d = torch.ones(shape.numel())\n"
+        "    for i in range(len(items)):\n"
+        "        pass\n"
+        "    return a, b, c, d, helper(k)\n"
+    )
+    index = build_index(parse_whole(source), frozenset())
+    function, scope = next((n, s) for n, s in index.scopes.items() if isinstance(n, FunctionDef))
+    names = ["steps", "n", "scale", "x", "k", "shape", "items"]
+    # ``scale`` only in arithmetic says nothing; ``k`` is also passed to a
+    # call; ``shape`` and ``items`` are used as objects
+    assert numbers_only(function, names, scope) == {"steps", "n"}

@@ -321,6 +321,26 @@ _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torc
                                   "torch.special.", "torch.sparse.")  # fmt: skip
 
 
+def _literal_default(param: syntax.CSTNode) -> bool:
+    """Does the parameter default to a literal (``cosine_s=8e-3``,
+    ``min_max=(0, 1)``, ``mode="bilinear"``, ``-1``)? Then callers pass
+    values of that kind, not tensors (a ``None`` default says nothing)."""
+    default = param.default if isinstance(param, syntax.Param) else None
+    return default is not None and _is_literal(default)
+
+
+def _is_literal(node: syntax.BaseExpression) -> bool:
+    if isinstance(node, (syntax.BaseNumber, syntax.BaseString)):
+        return True
+    if isinstance(node, syntax.Name):
+        return node.value in ("True", "False")
+    if isinstance(node, syntax.UnaryOperation):
+        return isinstance(node.expression, syntax.BaseNumber)
+    if isinstance(node, (syntax.Tuple, syntax.List)):
+        return all(_is_literal(e.value) for e in node.elements)
+    return False
+
+
 #: Keywords that pass a torch function its tensors (``F.interpolate(input=x)``).
 _TENSOR_KEYWORDS = frozenset({"input", "tensors", "other"})
 
@@ -376,6 +396,19 @@ def _combine(a: Facts, b: Facts) -> Facts:
     if _NUMBER in b or (NDARRAY in b and TENSOR in a):
         return a | evidence(b)
     return meet(a, b)
+
+
+def _operands(a: Facts, b: Facts) -> Facts:
+    """An operator's result (``a + b``, ``a != b``): as ``_combine`` says,
+    but a CPU tensor next to a value not known to be a tensor (a parameter, a
+    scalar) gives a CPU result, or the operator raises before any conversion
+    could: ``torch.arange(n) / steps`` is on the CPU."""
+    found = _combine(a, b)
+    if (TENSOR in a and CPU in a and TENSOR not in b) or (
+        TENSOR in b and CPU in b and TENSOR not in a
+    ):
+        found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
+    return found
 
 
 def _is_torch_function(qual: str) -> bool:
@@ -514,12 +547,14 @@ class FactEvaluator:
             for target in node.comparisons:
                 right = self.expr(target.comparator, env)
                 tensor = tensor or TENSOR in right
-                facts = _combine(facts, right)
+                facts = _operands(facts, right)
             # ``hyp != ref`` is a tensor when either side is; ``t is None`` and
             # ``x in t`` are bools
             if tensor and not any(isinstance(c.operator, _IDENTITY_OR_MEMBERSHIP)
                                   for c in node.comparisons):  # fmt: skip
                 facts = facts | {TENSOR}
+            if not tensor or TENSOR not in facts:
+                facts = facts - {CPU}  # (a bool: where it is says nothing)
             return (facts - {_NUMBER, NDARRAY}) | {NOGRAD}
         if isinstance(node, syntax.IfExp):
             body = self.expr(node.body, env)
@@ -576,7 +611,7 @@ class FactEvaluator:
     def operation(left: Facts, right: Facts) -> Facts:
         """The facts of an arithmetic operator's result (``a + b``, ``x += v``):
         a tensor when either side is one (``t / len(xs)``), whatever the other."""
-        found = _combine(left, right) - {_NUMBER}
+        found = _operands(left, right) - {_NUMBER}
         return found | {TENSOR} if TENSOR in left or TENSOR in right else found
 
     def _param(self, name: str) -> Facts:
@@ -590,6 +625,7 @@ class FactEvaluator:
             and not facts & {NDARRAY, OTHER}
             and not is_plain_annotation(self.scope.params[name])
             and name not in ops.NOT_TENSOR_PARAMETER_NAMES
+            and not _literal_default(boundary.node)
         ):
             where = (boundary.node, boundary.function)
             if boundary.device is not None:

@@ -214,6 +214,15 @@ TORCH_FACTORIES = frozenset(
         "torch.sparse_coo_tensor",
     }
 )  # fmt: skip
+#: Factories whose arguments are sizes and numbers, never tensors
+#: (``torch.arange(n + 1)``, ``torch.linspace(a, b, steps)``).
+SIZE_FACTORIES = frozenset(
+    {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange", "torch.range",
+     "torch.linspace", "torch.logspace", "torch.rand", "torch.randn", "torch.randint",
+     "torch.randperm", "torch.eye"}
+)  # fmt: skip
+#: Builtins whose arguments are numbers (``range(n)``, ``int(steps)``).
+NUMBER_BUILTINS = frozenset({"range", "int", "float", "round", "abs", "divmod", "pow"})
 #: Factories that take their device from a tensor argument (``*_like``):
 #: known CPU only when ``device="cpu"`` is given.
 TORCH_LIKE_FACTORIES = frozenset(f for f in TORCH_FACTORIES if f.endswith("_like"))

@@ -46,6 +46,7 @@ from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Boundary, Scope, dotted_name, qualified_name
+from tensorlint.analysis.param_uses import numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
@@ -160,7 +161,11 @@ class ModuleAnalysis:
             for param in _parameters(function, scope):
                 self._guessed[id(param)] = function
         shown = _dispatcher(function) if name.startswith("_") else None
-        for param in _parameters(function, scope):
+        params = _parameters(function, scope)
+        numbers = numbers_only(function, [p.name.value for p in params], scope)
+        for param in params:
+            if param.name.value in numbers:
+                continue  # used as a size or a count: a number, not a tensor
             scope.boundary[param.name.value] = Boundary(
                 param, f"{shown or name}()", device, grad, note
             )
