@@ -543,3 +543,20 @@ def test_re_exports_are_followed_three_modules_deep_and_no_further(tmp_path: Pat
     (tmp_path / "m4.py").write_text("from m5 import *\n", encoding="utf-8")
     (tmp_path / "m5.py").write_text(flat, encoding="utf-8")
     assert run_use() == ""
+
+
+def test_a_module_without_torch_is_checked_again_when_a_caller_passes_cuda(
+    tmp_path: Path,
+) -> None:
+    tree = tmp_path / "case"
+    shutil.copytree(CROSS / "ok_metrics_module_without_torch_given_host_tensors", tree)
+    cache = lambda: Cache(tmp_path / "cache")  # noqa: E731
+    metrics = [tree / "anomaly" / "metrics.py"]
+    assert (
+        findings(run(metrics, Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree) == ""
+    )
+    detector = tree / "anomaly" / "detector.py"
+    text = detector.read_text(encoding="utf-8").replace(".cpu()", "")
+    detector.write_text(text, encoding="utf-8")
+    got = findings(run(metrics, Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert "anomaly/metrics.py:9:12 TL103" in got and "detector.py:19" in got

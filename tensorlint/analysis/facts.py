@@ -630,6 +630,10 @@ class FactEvaluator:
             where = (boundary.node, boundary.function)
             if boundary.device is not None:
                 facts = facts | {record(self.scope, "api", *where, boundary.device, boundary.note)}
+                if boundary.tensor:
+                    # a caller in the project moves what it passes to a device:
+                    # a tensor (``roc_curve(labels, scores)`` converts one)
+                    facts = facts | {TENSOR}
             if boundary.grad is not None and not is_data_name(name):
                 grad = record(self.scope, "api-grad", *where, boundary.grad, boundary.note)
                 facts = facts | {grad}

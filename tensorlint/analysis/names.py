@@ -35,6 +35,8 @@ class Boundary(NamedTuple):
     device: Optional[str]
     grad: Optional[str]  #: the same for grad evidence
     note: str = ""  #: what the related location says of the parameter
+    #: callers in the project move what they pass to a device: a tensor
+    tensor: bool = False
 
 
 class Scope:

@@ -124,6 +124,7 @@ class ModuleAnalysis:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
+        called: set[syntax.FunctionDef] = set()
         for candidate in self.index.candidates:
             owner = _owner(candidate)
             if owner not in self._wanted_owners and candidate.kind not in _NOT_BOUNDARY:
@@ -133,7 +134,29 @@ class ModuleAnalysis:
                         self._mark_boundary(owner)
                     else:
                         self._mark_callers(owner)
+                        called.add(owner)
+            elif (
+                candidate.kind in _NOT_BOUNDARY
+                and isinstance(owner, syntax.FunctionDef)
+                and owner not in called
+                and owner not in self._wanted_owners
+            ):
+                # ``plt.plot(curve)``: no guess that callers pass tensors, but
+                # what the project's other files do pass is evidence
+                called.add(owner)
+                self._mark_callers(owner)
             _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
+        if called:
+            # one level up: a function of this file that passes its parameters
+            # on to one of these (``evaluate`` calls ``roc(labels, scores)``)
+            names = {f.name.value for f in called}
+            for call in self.index.calls:
+                func = call.call.func
+                if isinstance(func, syntax.Name) and func.value in names:
+                    caller = callers.owner_of(call.ancestors)
+                    if isinstance(caller, syntax.FunctionDef) and caller not in called:
+                        called.add(caller)
+                        self._mark_callers(caller)
 
     def _mark_boundary(self, function: syntax.FunctionDef) -> None:
         """Parameters of a public function no code in this file calls take values
@@ -222,7 +245,7 @@ class ModuleAnalysis:
         note = "a parameter of a function other files of the project call"
         for param in _parameters(function, scope):
             scope.boundary[param.name.value] = Boundary(
-                param, f"{function.name.value}()", device, grad, note
+                param, f"{function.name.value}()", device, grad, note, tensor=bool(device)
             )
 
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:

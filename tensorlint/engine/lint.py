@@ -152,8 +152,18 @@ _PLANS: dict[Settings, Plan] = {}
 
 def torch_reaches(source: str, tree: Optional[TreeView]) -> bool:
     """Is ``source`` torch code: does it import torch or a package built on
-    torch, or a module of the checked tree through which torch reaches it?"""
-    return imports_torch(source) or (tree is not None and tree.torch_via(source) is not None)
+    torch, or a module of the checked tree through which torch reaches it, or
+    do the project's other files pass its functions tensors they moved to a
+    device or a module's outputs?"""
+    if imports_torch(source):
+        return True
+    return tree is not None and (
+        tree.torch_via(source) is not None or tree.torch_callers(source) is not None
+    )
+
+
+def _torch_via(tree: TreeView, source: str) -> Optional[str]:
+    return tree.torch_via(source) or tree.torch_callers(source)
 
 
 def plan_for(settings: Settings) -> Plan:
@@ -191,6 +201,10 @@ class TreeView(Protocol):
     def torch_via(self, source: str) -> Optional[str]:
         """The module of the tree through which torch reaches a file that does
         not import it (``models.py``), or None."""
+
+    def torch_callers(self, source: str) -> Optional[str]:
+        """Where the project's other files pass a function of this file (which
+        does not import torch) a tensor they moved or a module's output."""
 
     def aliases(self, source: str) -> frozenset[str]:
         """The functions of the file (its text is ``source``) that return an
@@ -340,7 +354,7 @@ def _lint_parsed(
         source,
         assume_torch=settings.assume_torch,
         torch_imported=direct,
-        torch_via=None if direct or tree is None else tree.torch_via(source),
+        torch_via=None if direct or tree is None else _torch_via(tree, source),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,

@@ -45,6 +45,10 @@ _GRAPH_DEPTH = 3
 _CLIMB = 2
 #: The most modules one file's walk of the graph reads.
 _GRAPH_MODULES = 64
+#: A module-level public ``def`` (the functions other files may call).
+_PUBLIC_DEF = re.compile(r"^def ([A-Za-z]\w*)\s*\(", re.MULTILINE)
+#: The most functions of one file whose callers ``torch_callers`` looks for.
+_CALLED_FUNCTIONS = 20
 #: How many modules a class imported through re-exports is followed.
 _REEXPORT_HOPS = 3
 #: Summaries bigger than this are not computed (generated code).
@@ -333,6 +337,8 @@ class FileView:
         #: ``torch_via``'s answer, and the text it was for (the prefilter and
         #: the check ask of the same text)
         self._torch_via: Optional[tuple[str, Optional[str]]] = None
+        #: ``torch_callers``'s answer, and the text it was for
+        self._torch_callers: Optional[tuple[str, Optional[str]]] = None
 
     def dependencies(self) -> tuple[Dependency, ...]:
         return tuple(sorted(self.deps.values()))
@@ -484,6 +490,26 @@ class FileView:
             return known[1]
         found = self._walk_to_torch(source)
         self._torch_via = (source, found)
+        return found
+
+    def torch_callers(self, source: str) -> Optional[str]:
+        """Where the project's other files pass one of this file's public
+        functions a value they moved to a device or a module's output (this
+        file, which does not import torch, receives tensors from there:
+        ``model.py:354``), or None. Asked only when ``torch_via`` finds nothing."""
+        known = self._torch_callers
+        if known is not None and known[0] is source:
+            return known[1]
+        found = None
+        from tensorlint.engine.imports import imports_other_framework
+
+        if not imports_other_framework(source):
+            for name in _PUBLIC_DEF.findall(source)[:_CALLED_FUNCTIONS]:
+                calls = self.external_callers(name)
+                found = next((w for c, w in calls or () if c.moved or c.grad_output), None)
+                if found is not None:
+                    break
+        self._torch_callers = (source, found)
         return found
 
     def _walk_to_torch(self, source: str) -> Optional[str]:
