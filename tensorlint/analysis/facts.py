@@ -325,8 +325,27 @@ def _literal_default(param: syntax.CSTNode) -> bool:
     """Does the parameter default to a literal (``cosine_s=8e-3``,
     ``min_max=(0, 1)``, ``mode="bilinear"``, ``-1``)? Then callers pass
     values of that kind, not tensors (a ``None`` default says nothing)."""
-    default = param.default if isinstance(param, syntax.Param) else None
-    return default is not None and _is_literal(default)
+    if not isinstance(param, syntax.Param) or param.default is None:
+        return False
+    if param.annotation is not None and _names_a_tensor(param.annotation.annotation):
+        return False  # ``u: float | Tensor = 0.0``: a tensor is welcome too
+    return _is_literal(param.default)
+
+
+def _names_a_tensor(annotation: syntax.CSTNode) -> bool:
+    """Does the annotation mention a tensor type (``Tensor``, ``torch.Tensor``,
+    ``"torch.FloatTensor"``, inside ``Union``/``Optional``/``|`` too)?"""
+    stack = [annotation]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, syntax.Name) and node.value.endswith("Tensor"):
+            return True
+        if isinstance(node, syntax.Attribute) and node.attr.value.endswith("Tensor"):
+            return True
+        if isinstance(node, syntax.SimpleString) and "Tensor" in node.value:
+            return True
+        stack.extend(children(node))
+    return False
 
 
 def _is_literal(node: syntax.BaseExpression) -> bool:
