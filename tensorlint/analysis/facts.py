@@ -774,6 +774,10 @@ class FactEvaluator:
             else:
                 found = found | {record(self.scope, "module-output", node)}
             found = found | {OUTPUT}
+            if CPU in callee and INFERENCE not in callee:
+                # a module moved to the CPU computes there (inputs elsewhere
+                # make the call raise first)
+                found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
         return found
 
     def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:

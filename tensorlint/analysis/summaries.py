@@ -422,6 +422,10 @@ def _basic_index(node: ast.expr) -> bool:
 _GRAD_FREE_ATTRS = frozenset({"data", "grad"})
 
 
+#: Keywords that say where a call puts what it makes or loads.
+_PLACING_KEYWORDS = frozenset({"device", "map_location"})
+
+
 class _Summarizer:
     def __init__(self, imports: Mapping[str, str], known: Mapping[str, FunctionSummary],
                  name: str) -> None:  # fmt: skip
@@ -863,8 +867,35 @@ class _Summarizer:
             return set(self.moved_to.get(node.id, ()))
         if isinstance(node, (ast.Tuple, ast.List)):
             return {p for e in node.elts for p in self.device_params(e)}
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        if isinstance(node, ast.DictComp):  # ``{k: v.to(device) for k, v in sd.items()}``
+            return self.device_params(node.value)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.device_params(node.elt)
+        if not isinstance(node, ast.Call):
             return set()
+        qual = self.qualified(node.func)
+        for keyword in node.keywords if qual is not None and qual.startswith("torch.") else ():
+            # ``torch.zeros(n, device=device)``, ``torch.load(f, map_location=device)``
+            # (a tensor; an object built with ``device=`` may hold more than that)
+            value = keyword.value
+            if (
+                keyword.arg in _PLACING_KEYWORDS
+                and isinstance(value, ast.Name)
+                and value.id in self.params
+            ):
+                return {value.id}
+        if not isinstance(node.func, ast.Attribute):
+            callee = self.callee(node.func)
+            if callee is None or not callee.moves_to:
+                return set()
+            # ``load(path, device)`` of a function that moves to its ``device``
+            passed = bind_arguments(node, callee)
+            return {
+                a.id
+                for p in callee.moves_to
+                for a in (passed.get(p),)
+                if isinstance(a, ast.Name) and a.id in self.params
+            }
         func = node.func
         if func.attr in ops.DEVICE_CHANGING_METHODS:
             target = node.args[0] if node.args else None
