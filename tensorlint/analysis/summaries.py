@@ -873,8 +873,7 @@ class _Summarizer:
             return self.device_params(node.elt)
         if not isinstance(node, ast.Call):
             return set()
-        qual = self.qualified(node.func)
-        for keyword in node.keywords if qual is not None and qual.startswith("torch.") else ():
+        for keyword in node.keywords:
             # ``torch.zeros(n, device=device)``, ``torch.load(f, map_location=device)``
             # (a tensor; an object built with ``device=`` may hold more than that)
             value = keyword.value
@@ -882,9 +881,15 @@ class _Summarizer:
                 keyword.arg in _PLACING_KEYWORDS
                 and isinstance(value, ast.Name)
                 and value.id in self.params
+                and (self.qualified(node.func) or "").startswith("torch.")
             ):
                 return {value.id}
         if not isinstance(node.func, ast.Attribute):
+            if not any(
+                isinstance(a, ast.Name) and a.id in self.params
+                for a in (*node.args, *(k.value for k in node.keywords))
+            ):
+                return set()  # (no parameter of this function is passed on)
             callee = self.callee(node.func)
             if callee is None or not callee.moves_to:
                 return set()

@@ -105,7 +105,7 @@ class Plan(NamedTuple):
             return False  # substring tests: far faster than the pattern's scan
         if not self._triggered(source):
             return False
-        return settings.assume_torch or torch_reaches(source, tree)
+        return settings.assume_torch or torch_reaches(source, tree, self.blocks_for(source))
 
     def _triggered(self, source: str) -> bool:
         if self.blocks.search(source) and any(  # (one pass for the common "no")
@@ -150,7 +150,9 @@ def _configured_trigger(settings: Settings, rules: tuple[Rule, ...]) -> Optional
 _PLANS: dict[Settings, Plan] = {}
 
 
-def torch_reaches(source: str, tree: Optional[TreeView]) -> bool:
+def torch_reaches(
+    source: str, tree: Optional[TreeView], triggers: Optional[re.Pattern[str]] = None
+) -> bool:
     """Is ``source`` torch code: does it import torch or a package built on
     torch, or a module of the checked tree through which torch reaches it, or
     do the project's other files pass its functions tensors they moved to a
@@ -158,7 +160,7 @@ def torch_reaches(source: str, tree: Optional[TreeView]) -> bool:
     if imports_torch(source):
         return True
     return tree is not None and (
-        tree.torch_via(source) is not None or tree.torch_callers(source) is not None
+        tree.torch_via(source) is not None or tree.torch_callers(source, triggers) is not None
     )
 
 
@@ -202,7 +204,9 @@ class TreeView(Protocol):
         """The module of the tree through which torch reaches a file that does
         not import it (``models.py``), or None."""
 
-    def torch_callers(self, source: str) -> Optional[str]:
+    def torch_callers(
+        self, source: str, triggers: Optional[re.Pattern[str]] = None
+    ) -> Optional[str]:
         """Where the project's other files pass a function of this file (which
         does not import torch) a tensor they moved or a module's output."""
 

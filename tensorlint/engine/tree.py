@@ -16,6 +16,7 @@ while none of them changed.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import re
@@ -492,11 +493,15 @@ class FileView:
         self._torch_via = (source, found)
         return found
 
-    def torch_callers(self, source: str) -> Optional[str]:
+    def torch_callers(
+        self, source: str, triggers: Optional[re.Pattern[str]] = None
+    ) -> Optional[str]:
         """Where the project's other files pass one of this file's public
         functions a value they moved to a device or a module's output (this
         file, which does not import torch, receives tensors from there:
-        ``model.py:354``), or None. Asked only when ``torch_via`` finds nothing."""
+        ``model.py:354``), or None. Asked only when ``torch_via`` finds nothing;
+        with ``triggers``, only of the functions whose text holds one (a
+        conversion, a NumPy or library call)."""
         known = self._torch_callers
         if known is not None and known[0] is source:
             return known[1]
@@ -504,8 +509,8 @@ class FileView:
         from tensorlint.engine.imports import imports_other_framework
 
         if not imports_other_framework(source):
-            for name in _PUBLIC_DEF.findall(source)[:_CALLED_FUNCTIONS]:
-                calls = self.external_callers(name)
+            for name in _called_functions(source, triggers)[:_CALLED_FUNCTIONS]:
+                calls = self.external_callers(name, torch_only=True)
                 found = next((w for c, w in calls or () if c.moved or c.grad_output), None)
                 if found is not None:
                     break
@@ -559,7 +564,7 @@ class FileView:
         return []
 
     def external_callers(
-        self, name: str, method: Optional[str] = None
+        self, name: str, method: Optional[str] = None, torch_only: bool = False
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the module function ``name`` (defined in this file) in
         the project's other files, each with its place (``train.py:40``),
@@ -576,6 +581,9 @@ class FileView:
         key = project_dependency(root, str(self.path))
         self.deps[key] = (key, *_fingerprint(project.hashes, str(self.path)))
         holders = project.words.get(name, [])
+        if torch_only:  # (only files that name torch can move a tensor)
+            naming = set(project.words.get("torch", ()))
+            holders = [i for i in holders if i in naming]
         if method is not None and method not in ("forward", "__call__", "__init__"):
             having = set(project.words.get(method, ()))
             holders = [i for i in holders if i in having]
@@ -834,6 +842,24 @@ def _folders_up(folder: str) -> Iterator[str]:
         if parent == folder:
             return
         folder = parent
+
+
+#: Where a top-level block starts (the end of the ``def`` before it).
+_TOP_LEVEL = re.compile(r"^(?:def|async[ \t]+def|class)\b|^@", re.MULTILINE)
+
+
+def _called_functions(source: str, triggers: Optional[re.Pattern[str]]) -> list[str]:
+    """The module-level public functions of ``source`` (whose text holds one
+    of ``triggers``, when given)."""
+    if triggers is None:
+        return _PUBLIC_DEF.findall(source)
+    starts = [m.start() for m in _TOP_LEVEL.finditer(source)] + [len(source)]
+    found = []
+    for match in _PUBLIC_DEF.finditer(source):
+        end = starts[bisect.bisect_right(starts, match.start())]
+        if triggers.search(source, match.end(), end):
+            found.append(match.group(1))
+    return found
 
 
 def _outside(qual: str) -> bool:
