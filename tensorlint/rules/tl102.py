@@ -25,8 +25,10 @@ class NumpyOnGradTensor(Rule):
     function no code in the file calls (unless named for data: `labels`,
     `targets`, `indices`, `mask`; when the project's other files call it,
     what they pass instead), what a caller in the file passes, or the
-    result of a function (in the file or imported from the checked tree)
-    that returns a module's output computed with grad enabled. A method a
+    result of a function or of a method of an instance made in the file
+    (in the file or imported from the checked tree) that returns a value
+    computed with grad enabled from a module's output or parameters. A
+    method a
     base class calls on `self` runs in the grad mode of those calls.
     Tests, examples, scripts and notebooks that never name an accelerator
     run as written on the CPU, so nothing there is evidence. Inside
