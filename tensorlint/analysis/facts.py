@@ -671,7 +671,7 @@ class FactEvaluator:
             return self.attributes[node.attr.value]
         attr = node.attr.value
         base = self.expr(node.value, env)
-        if attr in ("data", "grad", "indices"):
+        if attr in ops.GRAD_FREE_ATTRS:
             found = carry(base) - {MODULE} | {NOGRAD}
             if attr == "data" and OUTPUT in base:
                 found = found | {TENSOR}  # a module's output's ``.data``: a tensor
@@ -762,22 +762,21 @@ class FactEvaluator:
         module = self._is_module(func, callee)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if not module:
-            found = found | self._device_keyword(node, env)  # ``Grid(device=dev)``
-        if module:
-            if INFERENCE in callee:
-                found = self._predicted(found, node, env)
-            elif callee & {FROZEN, PARAMFREE}:
-                # no trainable parameters: the output requires grad only
-                # when an input does
-                if self._inputs_without_grad(node, env):
-                    found = found | {NOGRAD}
-            else:
-                found = found | {record(self.scope, "module-output", node)}
-            found = found | {OUTPUT}
-            if CPU in callee and INFERENCE not in callee:
-                # a module moved to the CPU computes there (inputs elsewhere
-                # make the call raise first)
-                found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
+            return found | self._device_keyword(node, env)  # ``Grid(device=dev)``
+        if INFERENCE in callee:
+            found = self._predicted(found, node, env)
+        elif callee & {FROZEN, PARAMFREE}:
+            # no trainable parameters: the output requires grad only
+            # when an input does
+            if self._inputs_without_grad(node, env):
+                found = found | {NOGRAD}
+        else:
+            found = found | {record(self.scope, "module-output", node)}
+        found = found | {OUTPUT}
+        if CPU in callee and INFERENCE not in callee:
+            # a module moved to the CPU computes there (inputs elsewhere
+            # make the call raise first)
+            found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
         return found
 
     def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:

@@ -362,6 +362,9 @@ METADATA_ATTRS = frozenset(
      "nelement", "stride", "element_size", "get_device", "data_ptr", "storage_offset",
      "is_contiguous", "grad_fn", "is_leaf"}
 )  # fmt: skip
+#: Attributes whose value never requires grad (``p.data``, ``p.grad``, a
+#: sparse tensor's ``indices``).
+GRAD_FREE_ATTRS = frozenset({"data", "grad", "indices"})
 #: Builtins that read only what an object is, never an array's bytes.
 METADATA_BUILTINS = frozenset({"len", "isinstance", "type", "id"})
 #: Builtins that read their argument and keep nothing of it: neither its

@@ -418,10 +418,6 @@ def _basic_index(node: ast.expr) -> bool:
     return True
 
 
-#: Attributes whose value never requires grad (``p.data``, ``p.grad``).
-_GRAD_FREE_ATTRS = frozenset({"data", "grad"})
-
-
 #: Keywords that say where a call puts what it makes or loads.
 _PLACING_KEYWORDS = frozenset({"device", "map_location"})
 
@@ -530,7 +526,6 @@ class _Summarizer:
                 self.mark_device(target, moved)
                 for name in assigned_names(target):
                     self.moved_to[name] = to
-                for name in assigned_names(target):
                     (self.set_grad.add if grad else self.set_grad.discard)(name)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self.bind(node.target, self.alias(node.value), self.prove(node.value), False)
@@ -965,7 +960,7 @@ class _Summarizer:
                 self.module_output(a) for a in (*node.args, *(k.value for k in node.keywords))
             )
         if isinstance(node, ast.Attribute):
-            if node.attr in ops.METADATA_ATTRS or node.attr in _GRAD_FREE_ATTRS:
+            if node.attr in ops.METADATA_ATTRS or node.attr in ops.GRAD_FREE_ATTRS:
                 return False
             return self.module_output(node.value)
         if isinstance(node, ast.Subscript):

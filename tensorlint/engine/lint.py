@@ -164,8 +164,10 @@ def torch_reaches(
     )
 
 
-def _torch_via(tree: TreeView, source: str) -> Optional[str]:
-    return tree.torch_via(source) or tree.torch_callers(source)
+def _torch_via(tree: TreeView, source: str, triggers: re.Pattern[str]) -> Optional[str]:
+    """The module (or the caller) through which torch reaches ``source``, as
+    the prefilter found it (``torch_reaches``)."""
+    return tree.torch_via(source) or tree.torch_callers(source, triggers)
 
 
 def plan_for(settings: Settings) -> Plan:
@@ -358,7 +360,9 @@ def _lint_parsed(
         source,
         assume_torch=settings.assume_torch,
         torch_imported=direct,
-        torch_via=None if direct or tree is None else _torch_via(tree, source),
+        torch_via=None
+        if direct or tree is None
+        else _torch_via(tree, source, plan.blocks_for(source)),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,

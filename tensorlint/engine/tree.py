@@ -551,16 +551,14 @@ class FileView:
         from a folder above (``_CLIMB`` at most): scripts in ``tools/`` or
         ``examples/`` put the project on ``sys.path`` themselves."""
         as_module = f"{qual}x" if qual.endswith(".") else f"{qual}.x"
-        for _ in range(1 + (_CLIMB if climb and not qual.startswith(".") else 0)):
+        for base in _search_folders(folder, qual, climb):
             found = []
             for name in (qual, as_module):
-                candidates = self.tree.modules(folder, name)
+                candidates = self.tree.modules(base, name)
                 if candidates:
                     found.append(candidates[0][0])
-            parent = os.path.dirname(folder)
-            if found or parent == folder:
+            if found:
                 return found
-            folder = parent
         return []
 
     def external_callers(
@@ -676,17 +674,11 @@ class FileView:
         file's folder, else (an absolute name) from a folder above, ``_CLIMB``
         at most: scripts in ``core/`` or ``examples/`` put the project on
         ``sys.path`` themselves (``from utils import *``)."""
-        found = self.tree.modules(self.folder, qual)
-        folder = self.folder
-        for _ in range(0 if found or qual.startswith(".") else _CLIMB):
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-            found = self.tree.modules(folder, qual)
+        for base in _search_folders(self.folder, qual, climb=True):
+            found = self.tree.modules(base, qual)
             if found:
-                break
-        return found
+                return found
+        return []
 
     def _display(self, module: Path) -> str:
         seen_from = (self.origin or self).path.parent
@@ -842,6 +834,18 @@ def _folders_up(folder: str) -> Iterator[str]:
         if parent == folder:
             return
         folder = parent
+
+
+def _search_folders(folder: str, qual: str, climb: bool) -> Iterator[str]:
+    """The folders an import of ``qual`` in ``folder`` is looked for from:
+    ``folder``, then (``climb``, an absolute name) up to ``_CLIMB`` above it."""
+    yield folder
+    for _ in range(_CLIMB if climb and not qual.startswith(".") else 0):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+        yield folder
 
 
 #: Where a top-level block starts (the end of the ``def`` before it).
