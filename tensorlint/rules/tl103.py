@@ -36,7 +36,9 @@ class ImplicitTensorToArray(Rule):
     (`curves[phase].append(loss)`, then `plt.plot(curves[phase])`); a
     running total counts as a tensor
     (`wrong += (pred != y).sum()`), and so does a value the code called
-    `.backward()` on (it requires grad, too). It
+    `.backward()` on (it requires grad, too), and so does a parameter that
+    the project's other files pass values moved to a device (a metrics module
+    without torch given CUDA scores by the model's file). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
