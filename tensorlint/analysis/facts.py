@@ -1407,6 +1407,125 @@ def cuda_test(test: syntax.BaseExpression) -> Optional[str]:
     return None
 
 
+#: What a type test says a value is in a branch it guards.
+IS_TORCH, IS_ARRAY, IS_OTHER, NOT_TORCH = "torch", "ndarray", "other", "not-torch"
+_NO_GUARDS: Mapping[str, str] = {}
+
+
+class TypeGuards(NamedTuple):
+    """The values a test names the type of: what each is where the test
+    holds (``body``) and where it fails (``orelse``)."""
+
+    body: Mapping[str, str] = _NO_GUARDS
+    orelse: Mapping[str, str] = _NO_GUARDS
+
+
+def type_guards(test: syntax.BaseExpression, scope: Scope) -> TypeGuards:
+    """``isinstance(x, torch.Tensor)``, ``torch.is_tensor(x)``, ``type(x) is
+    np.ndarray``, ``isinstance(x, tf.Tensor)``, a helper named for the
+    framework (``_is_torch_tensor(x)``), ``not``, ``and`` and ``or`` of them."""
+    if isinstance(test, syntax.UnaryOperation) and isinstance(test.operator, syntax.Not):
+        inner = type_guards(test.expression, scope)
+        return TypeGuards(inner.orelse, inner.body)
+    if isinstance(test, syntax.BooleanOperation):
+        left, right = type_guards(test.left, scope), type_guards(test.right, scope)
+        if isinstance(test.operator, syntax.And):  # both hold in the body
+            return TypeGuards(body=_agreed(left.body, right.body))
+        return TypeGuards(orelse=_agreed(left.orelse, right.orelse))  # both fail in the else
+    if isinstance(test, syntax.Comparison) and len(test.comparisons) == 1:
+        return _type_comparison(test, scope)
+    if not isinstance(test, syntax.Call) or not test.args or test.args[0].keyword is not None:
+        return TypeGuards()
+    key = dotted_name(test.args[0].value)
+    if key is None:
+        return TypeGuards()
+    func = dotted_name(test.func) or ""
+    if func == "isinstance" and not scope.binds_locally("isinstance") and len(test.args) == 2:
+        kinds = _type_kinds(test.args[1].value, scope)
+        return _guards_for(key, kinds)
+    qual = qualified_name(test.func, scope) or ""
+    name = func.rsplit(".", 1)[-1]
+    if qual == "torch.is_tensor" or (not qual and ops.TORCH_TEST_HELPER.match(name)):
+        return TypeGuards({key: IS_TORCH}, {key: NOT_TORCH})
+    if (ops.is_other_framework(qual) and name == "is_tensor") or (
+        not qual and ops.OTHER_TEST_HELPER.match(name)
+    ):
+        return TypeGuards({key: IS_OTHER})
+    return TypeGuards()
+
+
+def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:
+    """``type(x) is torch.Tensor`` (``==``; ``is not`` and ``!=`` swap the branches)."""
+    comparison = test.comparisons[0]
+    left = test.left
+    if not (
+        isinstance(left, syntax.Call)
+        and dotted_name(left.func) == "type"
+        and len(left.args) == 1
+        and left.args[0].keyword is None
+    ):
+        return TypeGuards()
+    key = dotted_name(left.args[0].value)
+    if key is None:
+        return TypeGuards()
+    guards = _guards_for(key, _type_kinds(comparison.comparator, scope))
+    if isinstance(comparison.operator, (syntax.Is, syntax.Equal)):
+        return guards
+    if isinstance(comparison.operator, (syntax.IsNot, syntax.NotEqual)):
+        return TypeGuards(guards.orelse, guards.body)
+    return TypeGuards()
+
+
+def _guards_for(key: str, kinds: set[Optional[str]]) -> TypeGuards:
+    known = [kind for kind in kinds if kind is not None]
+    body = {key: known[0]} if len(kinds) == 1 and known else {}
+    orelse = {key: NOT_TORCH} if IS_TORCH in kinds else {}
+    return TypeGuards(body, orelse)
+
+
+def _type_kinds(node: syntax.BaseExpression, scope: Scope) -> set[Optional[str]]:
+    """What each type of an ``isinstance`` test's second argument says (None: nothing)."""
+    if isinstance(node, syntax.Tuple):
+        found: set[Optional[str]] = set()
+        for element in node.elements:
+            found |= _type_kinds(element.value, scope)
+        return found
+    qual = qualified_name(node, scope)
+    if qual is None:
+        name = node.value if isinstance(node, syntax.Name) else None
+        if name in ops.NOT_TENSOR_TYPES and not scope.binds_locally(name):
+            return {IS_OTHER}  # a builtin: ``int``, ``str``
+        return {None}
+    if qual in ops.TORCH_TENSOR_TYPES or (
+        qual.startswith("torch.") and qual.count(".") == 1 and qual.endswith("Tensor")
+    ):
+        return {IS_TORCH}
+    if qual in ops.NUMPY_ARRAY_TYPES:
+        return {IS_ARRAY}
+    if qual in ops.NOT_TENSOR_TYPES or ops.is_other_framework(qual):
+        return {IS_OTHER}
+    return {None}
+
+
+def _agreed(one: Mapping[str, str], other: Mapping[str, str]) -> Mapping[str, str]:
+    found = dict(one)
+    for key, kind in other.items():
+        if found.setdefault(key, kind) != kind:
+            del found[key]
+    return found
+
+
+def guarded_facts(facts: Facts, kind: str) -> Facts:
+    """What a value known as ``facts`` is where a type test says ``kind``."""
+    if kind == IS_TORCH:
+        return (facts - {OTHER, NDARRAY}) | {TENSOR}
+    if kind == IS_ARRAY:
+        return frozenset({NDARRAY})
+    if kind == NOT_TORCH and facts & {ELEMS, LISTANY, LIST0}:
+        return facts  # a list of tensors is not a tensor either
+    return frozenset({OTHER})
+
+
 def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     """``(d, True)`` when the test says the device ``d`` is the CPU:
     ``d == "cpu"``, ``d.type == "cpu"``, ``str(d) == "cpu"``,

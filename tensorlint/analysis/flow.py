@@ -48,6 +48,7 @@ from tensorlint.analysis.facts import (
     evidence,
     frozen,
     grad_mode,
+    guarded_facts,
     is_basic_index,
     is_false,
     is_true,
@@ -62,10 +63,11 @@ from tensorlint.analysis.facts import (
     requires_grad_test,
     returns_indices,
     settle,
+    type_guards,
 )
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
-from tensorlint.analysis.summaries import WRITES
+from tensorlint.analysis.summaries import FILLS, WRITES
 from tensorlint.analysis.walk import children
 
 Body = Sequence[Union[syntax.BaseStatement, syntax.BaseSmallStatement]]
@@ -373,6 +375,13 @@ class FactsWalker:
         device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``)
         if device is not None:
             self._on_cpu_device(device[0], start if device[1] else else_env)
+        guards = type_guards(node.test, self.scope)  # ``if isinstance(x, tf.Tensor):``
+        for branch, kinds in ((start, guards.body), (else_env, guards.orelse)):
+            for key, kind in kinds.items():
+                known = branch.get(key)
+                if known is None:
+                    known = self.evaluator.expr(_parse_key(key), env)
+                branch[key] = guarded_facts(known, kind)
         body_env = self.run(suite_body(node.body), start)
         on_cpu = cuda_test(node.test)
         if on_cpu is not None:
@@ -1177,12 +1186,11 @@ class EventsWalker:
             return
         # a call that updates ``net`` updates ``net.w`` too
         storages = self._with_parts(sid, key) if by and key is not None else frozenset({sid})
+        if key is None and not (through and by):  # (a callee given the conversion: unnamed)
+            key = _root_key(target)
         self.log.events.append(
-            Event(
-                idx, "write", storages, node, key or _root_key(target), kind, through,
-                by=by, fills=fills,
-            )
-        )  # fmt: skip
+            Event(idx, "write", storages, node, key, kind, through, by=by, fills=fills)
+        )
 
     def _fills(
         self, target: syntax.BaseExpression, values: Sequence[syntax.BaseExpression]
@@ -1281,7 +1289,7 @@ class EventsWalker:
                 by = f"{callee.describe()} writes it in place"
             else:
                 by = f"{callee.describe()} {write.what} `{arg}`"
-            self.write(value, idx, call, "any", by)
+            self.write(value, idx, call, "any", by, fills=write.what == FILLS)
 
     def expression(self, node: syntax.CSTNode, idx: int) -> None:
         collector = _Collector()

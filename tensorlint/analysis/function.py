@@ -135,8 +135,8 @@ class FunctionAnalysis:
         array_side = conversion.result if conversion.kind == "numpy" else conversion.source
         for storage, other in sides.items():
             for write in log.writes_after(conversion.idx, storage):
-                if write.through_conversion:
-                    continue
+                if write.through_conversion and not write.by:
+                    continue  # ``t.numpy()[:] = v``: the conversion made to write through
                 if write.fills and storage == conversion.result:
                     continue  # the alias was made to fill the other side
                 if write.write_kind == "numpy" and storage != array_side:
@@ -146,7 +146,10 @@ class FunctionAnalysis:
                 if log.storages[other].visible or any(
                     not use.metadata for use in log.uses_after(write.idx, other)
                 ):
-                    return write, write.key or "?", self.side_name(other)
+                    written = write.key or (
+                        "the array" if storage == array_side else "the tensor"
+                    )  # (the conversion itself, passed to a function that writes it)
+                    return write, written, self.side_name(other)
         return None
 
     def filled_through(self, conversion: Conversion) -> bool:

@@ -445,6 +445,36 @@ def is_other_framework(qual: str) -> bool:
     )
 
 
+#: ``isinstance`` tests: the types that say a value is a torch tensor there
+#: (``torch.FloatTensor`` and the other legacy ``torch.*Tensor`` classes too).
+TORCH_TENSOR_TYPES = frozenset(
+    {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"}
+)
+#: ... that it is a NumPy array or scalar there
+NUMPY_ARRAY_TYPES = frozenset(
+    {"numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating", "numpy.integer"}
+)
+#: ... that it is something else (a plain number or string, an image, a frame),
+#: besides every class of ``OTHER_FRAMEWORKS``
+NOT_TENSOR_TYPES = frozenset(
+    {
+        "int", "float", "bool", "complex", "str", "bytes",
+        "numbers.Number", "numbers.Real", "numbers.Integral",
+        "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
+    }
+)  # fmt: skip
+#: Helper names a type test is spelt with (``_is_torch_tensor(x)``,
+#: ``is_tf_tensor(x)``): the framework in the name says what ``x`` is there.
+_TORCH_TEST_NAME = r"_*is_?(?:py)?torch(?:_?tensor)?"
+TORCH_TEST_HELPER = re.compile(f"^{_TORCH_TEST_NAME}$")
+#: ... called in a file's text: a file that never imports torch but tests for
+#: torch tensors this way converts them where the test holds
+TORCH_TEST_CALL = re.compile(rf"(?<![\w.]){_TORCH_TEST_NAME}\s*\(")
+OTHER_TEST_HELPER = re.compile(
+    r"^_*is_?(?:tf|tensorflow|jax|paddle|mindspore|mxnet|keras)(?:_?(?:tensor|array))?$"
+)
+
+
 #: Top-level packages built on torch only: a file that imports one handles
 #: torch tensors even where it never imports torch itself (a detector's
 #: results, a Lightning module's outputs, a node graph's image tensors).

@@ -32,6 +32,7 @@ from tensorlint.analysis.facts import (
     element_facts,
     evidence,
     grad_mode,
+    guarded_facts,
     is_basic_index,
     is_false,
     keeps_grad_flag,
@@ -40,6 +41,7 @@ from tensorlint.analysis.facts import (
     requires_grad_test,
     self_name,
     torch_valued,
+    type_guards,
 )
 from tensorlint.analysis.flow import Conversion, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
@@ -289,6 +291,16 @@ class ModuleAnalysis:
             or self.torch_imported
             or self.index.imports_torch
             or self.torch_via is not None
+        )
+
+    @property
+    def tested_for_torch(self) -> bool:
+        """Is torch code here only what a test for torch tensors guards
+        (``if _is_torch_tensor(x):`` in a file that never imports torch)?"""
+        return (
+            not (self.assume_torch or self.torch_imported or self.index.imports_torch)
+            and self.torch_via is not None
+            and ops.TORCH_TEST_HELPER.match(self.torch_via) is not None
         )
 
     @property
@@ -888,13 +900,23 @@ class Site:
     def _guarded(self, env: Env, evaluator: FactEvaluator) -> Env:
         """Refine ``env`` by the conditional expressions the site sits in:
         ``... if t.requires_grad else t.numpy()`` (``t`` has no grad there),
-        ``... if t.is_cuda else t.numpy()`` (``t`` is on the CPU there)."""
+        ``... if t.is_cuda else t.numpy()`` (``t`` is on the CPU there),
+        ``x.numpy() if isinstance(x, tf.Tensor) else ...`` (not torch's)."""
         ancestors = self.candidate.ancestors
         refined: Optional[Env] = None
         for i, node in enumerate(ancestors):
             if not isinstance(node, syntax.IfExp):
                 continue
             inner = ancestors[i + 1] if i + 1 < len(ancestors) else self.node
+            if inner is not node.orelse and inner is not node.body:
+                continue
+            guards = type_guards(node.test, self.scope)
+            for name, kind in (guards.body if inner is node.body else guards.orelse).items():
+                refined = dict(env) if refined is None else refined
+                known = refined.get(name)
+                if known is None:
+                    known = evaluator.expr(parse_expression(name), env)
+                refined[name] = guarded_facts(known, kind)
             if inner is not node.orelse:
                 continue
             for key, fact in ((requires_grad_test(node.test), NOGRAD),
@@ -1054,7 +1076,10 @@ class Site:
             return False
         if self.in_forwarding_method():
             return False
-        return not (self.facts(self.receiver) & {OTHER, NDARRAY})
+        facts = self.facts(self.receiver)
+        if self.analysis.tested_for_torch:
+            return TENSOR in facts  # only where the file's own test says so
+        return not (facts & {OTHER, NDARRAY})
 
     def needs_device_move(self) -> bool:
         """Is the receiver not known to be on the CPU? (What the fix must assume.)"""

@@ -54,6 +54,9 @@ CONVERSIONS = ("from_numpy", "numpy", "as_tensor")
 
 #: What a summary's write does to the parameter, for messages.
 WRITES = "writes"
+#: a write that replaces every element without reading any (``x[:] = v``,
+#: ``out=x``, ``np.copyto(x, v)``, ``x.copy_(v)``): the parameter is a buffer to fill
+FILLS = "fills"
 STEPS = "steps an optimizer over"
 LOADS = "loads a state dict into"
 
@@ -582,7 +585,7 @@ class _Summarizer:
             else:
                 self.optimizers.discard(target.id)
         elif isinstance(target, ast.Subscript):
-            self.write(target, target.lineno)
+            self.write(target, target.lineno, FILLS if _selects_all(target) else WRITES)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self.bind(element, set(), frozenset(), False)
@@ -691,14 +694,17 @@ class _Summarizer:
         while isinstance(target, ast.Subscript):  # ``x[mask] = v`` writes ``x``
             target = target.value
         for param, _ in self.alias(target):
-            self.writes.setdefault(param, Write(line, what, via))
+            known = self.writes.get(param)
+            if known is None or (known.what == FILLS and what != FILLS):
+                self.writes[param] = Write(line, what, via)  # (a write that reads wins)
 
     def call(self, node: ast.Call) -> None:
         func = node.func
         line = node.lineno
         for keyword in node.keywords:
             if keyword.arg in ops.OUT_KEYWORDS:
-                self.write(keyword.value, line)
+                read = any(ast.dump(a) == ast.dump(keyword.value) for a in node.args)
+                self.write(keyword.value, line, WRITES if read else FILLS)
             if keyword.arg == "inplace" and _is_const(keyword.value, True) and node.args:
                 self.write(node.args[0], line)
         qual = self.qualified(func)
@@ -707,7 +713,8 @@ class _Summarizer:
                 qual in ops.NUMPY_INPLACE_FUNCS
                 or (qual.startswith("torch.") and qual.endswith("_"))
             ):
-                self.write(node.args[0], line)
+                fills = qual in ops.FILL_FUNCS or qual.startswith(ops.FILL_MODULES)
+                self.write(node.args[0], line, FILLS if fills else WRITES)
             return
         if isinstance(func, ast.Name) and func.id in self.env:
             self._module_use(func)  # ``model(x)``: a forward pass
@@ -715,7 +722,8 @@ class _Summarizer:
             method = func.attr
             receiver = func.value
             if ops.in_place_method(method) is not None:
-                self.write(receiver, line)
+                whole = method in ops.FILL_METHODS and isinstance(receiver, ast.Name)
+                self.write(receiver, line, FILLS if whole else WRITES)
             elif method in ops.STATE_LOADING_METHODS:
                 self.write(receiver, line, LOADS)
             elif method in ops.OPTIMIZER_STEP_METHODS and self._is_optimizer(receiver):
@@ -1123,3 +1131,16 @@ def bind_arguments(call: ast.Call, callee: FunctionSummary) -> dict[str, ast.exp
         if keyword.arg is not None and keyword.arg in callee.names:
             passed[keyword.arg] = keyword.value
     return passed
+
+
+def _selects_all(target: ast.Subscript) -> bool:
+    """``x[:]``, ``x[...]``, ``x[:, :]``: every element of ``x`` (a plain name)."""
+    if not isinstance(target.value, ast.Name):
+        return False
+    index = target.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(
+        (isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None)
+        or (isinstance(p, ast.Constant) and p.value is Ellipsis)
+        for p in parts
+    )

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
+from tensorlint.analysis import ops
 from tensorlint.diagnostics import Diagnostic
 from tensorlint.engine.imports import imports_torch
 from tensorlint.engine.literals import required_words
@@ -157,11 +158,19 @@ def torch_reaches(
     torch, or a module of the checked tree through which torch reaches it, or
     do the project's other files pass its functions tensors they moved to a
     device or a module's outputs?"""
-    if imports_torch(source):
+    if imports_torch(source) or tests_for_torch(source) is not None:
         return True
     return tree is not None and (
         tree.torch_via(source) is not None or tree.torch_callers(source, triggers) is not None
     )
+
+
+def tests_for_torch(source: str) -> Optional[str]:
+    """The helper a file that never imports torch tests values for torch
+    tensors with (``_is_torch_tensor(x)``, ``ops.TORCH_TEST_CALL``), if any:
+    where that test holds, ``x`` is a torch tensor (``facts.type_guards``)."""
+    found = ops.TORCH_TEST_CALL.search(source)
+    return found.group(0).rstrip("( \t") if found is not None else None
 
 
 def _torch_via(tree: TreeView, source: str, triggers: re.Pattern[str]) -> Optional[str]:
@@ -361,8 +370,9 @@ def _lint_parsed(
         assume_torch=settings.assume_torch,
         torch_imported=direct,
         torch_via=None
-        if direct or tree is None
-        else _torch_via(tree, source, plan.blocks_for(source)),
+        if direct
+        else tests_for_torch(source)
+        or (None if tree is None else _torch_via(tree, source, plan.blocks_for(source))),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,

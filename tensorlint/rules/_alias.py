@@ -22,6 +22,7 @@ def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
     write, written, other = found
     line = ctx.analysis.line(write.node)
     other_text = other if other.startswith("the ") else f"`{other}`"
+    written = written if written.startswith("the ") else f"`{written}`"
     callee = site.callee
     if callee is not None:  # a helper's return: the conversion is in the helper
         through = f"{callee.describe()}, which returns its argument converted without a copy"
@@ -29,11 +30,11 @@ def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
         through = f"`{through}`"
     if write.by:
         return (
-            f"`{written}` is updated in place at line {line}: {write.by}; this also changes "
+            f"{written} is updated in place at line {line}: {write.by}; this also changes "
             f"{other_text} (they share memory through {through})"
         )
     return (
-        f"`{written}` is written in place at line {line}, which also changes {other_text} "
+        f"{written} is written in place at line {line}, which also changes {other_text} "
         f"(they share memory through {through})"
     )
 
