@@ -22,7 +22,12 @@ class NumpyWriteThrough(Rule):
     module it imports) that steps an optimizer over the module it is given,
     so a snapshot `w0 = net.fc.weight.data.numpy()` taken before
     `train(net, opt, data)` is reported. A function that returns
-    `np.asarray(t.cpu())` of its argument counts as the conversion.
+    `np.asarray(t.cpu())` of its argument counts as the conversion. The
+    conversion handed straight to such a function counts too:
+    `to_image(t.detach().numpy())`, where `to_image` scales its argument
+    with `array *= 255`, edits the caller's `t`; one that only fills its
+    argument whole (`buf[...] = v`, `out=buf`, `np.copyto(buf, v)`) was
+    given the alias to fill `t`, and is not reported.
 
     Not a write into the shared bytes, so never reported: replacing a list
     or dict entry (`out["boxes"] = boxes.numpy()` and then `out["boxes"] =
