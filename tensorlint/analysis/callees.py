@@ -41,6 +41,10 @@ class Lookup(ClassLookup, Protocol):
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
 
 
+#: How many classes up ``self.f(...)`` is looked for in the bases.
+_DEPTH = 3
+
+
 class Callee(NamedTuple):
     summary: FunctionSummary
     where: str  #: ``line 12`` in this file, ``pkg/utils.py:12`` in another
@@ -93,7 +97,7 @@ class Callees:
     def _instance_method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``model.generate(n)`` where ``model = VAE(shape)`` was the name's one
         binding: ``VAE.generate``, of this module or of the one ``VAE`` is
-        imported from (not a method ``VAE`` inherits)."""
+        imported from, or of a base of ``VAE`` (``_inherited``)."""
         assert isinstance(func.value, syntax.Name)
         owner = scope.binding_scope(func.value.value)
         called = owner.instances.get(func.value.value) if owner is not None else None
@@ -103,11 +107,13 @@ class Callees:
         head, _, rest = called.partition(".")
         module = scope.module()
         if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
-            return self._own(f"{head}.{method}")  # a class of this module
+            # a class of this module
+            return self._own(f"{head}.{method}") or self._inherited(head, method)
         qual = module.resolve(head)
         if qual is None:
             return None
-        return self._imported(f"{qual}.{rest}.{method}" if rest else f"{qual}.{method}")
+        cls = f"{qual}.{rest}" if rest else qual
+        return self._imported(f"{cls}.{method}") or self._inherited_there(cls, method)
 
     def _own(self, name: str) -> Optional[Callee]:
         summary = self.own.functions.get(name)
@@ -152,7 +158,50 @@ class Callees:
         cls = function.parent
         if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
             return None
-        return self._own(f"{cls.node.name.value}.{func.attr.value}")
+        name, method = cls.node.name.value, func.attr.value
+        return self._own(f"{name}.{method}") or self._inherited(name, method)
+
+    def _inherited(self, cls: str, method: str) -> Optional[Callee]:
+        """``self.f(...)`` where a base of ``cls`` (a class of this module)
+        defines ``f``: bases of this module, and imported ones with the bases
+        their own module defines, ``_DEPTH`` classes up, nearest first."""
+        own = self.own.classes.get(cls)
+        return self._in_bases(list(own.bases) if own is not None else [], method, cls)
+
+    def _inherited_there(self, cls: str, method: str) -> Optional[Callee]:
+        """The same for ``cls``, a class imported from another module."""
+        return self._in_bases(self._bases_there(cls), method, cls)
+
+    def _in_bases(self, frontier: list[str], method: str, cls: str) -> Optional[Callee]:
+        seen = {cls}
+        for _ in range(_DEPTH):
+            following: list[str] = []
+            for base in frontier:
+                if base in seen:
+                    continue
+                seen.add(base)
+                if "." not in base:  # a class of this module
+                    found = self._own(f"{base}.{method}")
+                    local = self.own.classes.get(base)
+                    following += local.bases if local is not None else ()
+                else:
+                    found = self._imported(f"{base}.{method}")
+                    following += self._bases_there(base)
+                if found is not None:
+                    return found
+            frontier = following
+        return None
+
+    def _bases_there(self, qual: str) -> list[str]:
+        """The bases of the imported class ``qual`` that its own module
+        defines, named from here (``pkg.base.Base`` for ``Base``)."""
+        if self.tree is None or qual.startswith(("torch.", "numpy.")):
+            return []
+        found = self.tree.lookup_class(qual)
+        if found is None:
+            return []
+        module = qual.rpartition(".")[0]
+        return [f"{module}.{b}" for b in found[0].bases if "." not in b]
 
 
 def bind_arguments(call: syntax.Call, summary: FunctionSummary) -> dict[str, syntax.BaseExpression]:
