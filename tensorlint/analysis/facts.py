@@ -37,6 +37,9 @@ NOGRAD = "nograd"  #: cannot require grad
 TENSOR = "tensor"  #: known to be a torch tensor
 NDARRAY = "ndarray"  #: known to be a NumPy array
 OTHER = "other"  #: comes from another framework (TensorFlow, JAX, ...)
+#: not a torch tensor itself (a type test for one failed): says nothing of
+#: its attributes or elements (a model's output object holds tensors)
+NOTTENSOR = "nottensor"
 _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 
 MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
@@ -641,7 +644,7 @@ class FactEvaluator:
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None
-            and not facts & {NDARRAY, OTHER}
+            and not facts & {NDARRAY, OTHER, NOTTENSOR}
             and not is_plain_annotation(self.scope.params[name])
             and name not in ops.NOT_TENSOR_PARAMETER_NAMES
             and not _literal_default(boundary.node)
@@ -1518,11 +1521,13 @@ def _agreed(one: Mapping[str, str], other: Mapping[str, str]) -> Mapping[str, st
 def guarded_facts(facts: Facts, kind: str) -> Facts:
     """What a value known as ``facts`` is where a type test says ``kind``."""
     if kind == IS_TORCH:
-        return (facts - {OTHER, NDARRAY}) | {TENSOR}
+        return (facts - {OTHER, NDARRAY, NOTTENSOR}) | {TENSOR}
     if kind == IS_ARRAY:
         return frozenset({NDARRAY})
-    if kind == NOT_TORCH and facts & {ELEMS, LISTANY, LIST0}:
-        return facts  # a list of tensors is not a tensor either
+    if kind == NOT_TORCH:
+        if facts & {ELEMS, LISTANY, LIST0}:
+            return facts  # a list of tensors is not a tensor either
+        return frozenset({NOTTENSOR})
     return frozenset({OTHER})
 
 

@@ -31,6 +31,7 @@ from tensorlint.analysis.facts import (
     MODULE,
     NDARRAY,
     NOGRAD,
+    NOTTENSOR,
     OTHER,
     TENSOR,
     AttributeFacts,
@@ -274,7 +275,7 @@ class FactsWalker:
             facts = env.get(key)
             if facts is None:
                 facts = self.evaluator.expr(syntax.Name(key), env)
-            if not facts & {NDARRAY, OTHER}:
+            if not facts & {NDARRAY, OTHER, NOTTENSOR}:
                 env[key] = facts | {TENSOR}
         return env
 

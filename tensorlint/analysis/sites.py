@@ -20,6 +20,7 @@ from tensorlint.analysis.facts import (
     MAY_NUMBER,
     NDARRAY,
     NOGRAD,
+    NOTTENSOR,
     OTHER,
     OUTPUT,
     TENSOR,
@@ -1079,7 +1080,7 @@ class Site:
         facts = self.facts(self.receiver)
         if self.analysis.tested_for_torch:
             return TENSOR in facts  # only where the file's own test says so
-        return not (facts & {OTHER, NDARRAY})
+        return not (facts & {OTHER, NDARRAY, NOTTENSOR})
 
     def needs_device_move(self) -> bool:
         """Is the receiver not known to be on the CPU? (What the fix must assume.)"""
