@@ -1527,7 +1527,7 @@ def guarded_facts(facts: Facts, kind: str) -> Facts:
     if kind == NOT_TORCH:
         if facts & {ELEMS, LISTANY, LIST0}:
             return facts  # a list of tensors is not a tensor either
-        return frozenset({NOTTENSOR})
+        return evidence(facts) | {NOTTENSOR}  # (what its fields may be keeps)
     return frozenset({OTHER})
 
 
