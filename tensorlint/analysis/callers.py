@@ -9,7 +9,8 @@ at those calls become the parameter's facts:
   is enough to say the parameter may be on an accelerator;
 - proofs are intersected, and kept only when every call in the file was seen
   (a call the selective parse left out, ``map(helper, xs)`` or
-  ``obj.helper(x)``, would be a caller we know nothing about).
+  ``obj.helper(x)``, would be a caller we know nothing about); a caller that
+  passes a tensor still says the parameter may be one (``MAY_TENSOR``).
 
 The callers' own parameters are taken as they are (their boundary evidence,
 their annotations), not from *their* callers: one level, so the cost stays
@@ -22,7 +23,16 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import syntax
-from tensorlint.analysis.facts import EMPTY, FactEvaluator, Facts, evidence, meet, self_name
+from tensorlint.analysis.facts import (
+    EMPTY,
+    MAY_TENSOR,
+    TENSOR,
+    FactEvaluator,
+    Facts,
+    evidence,
+    meet,
+    self_name,
+)
 from tensorlint.analysis.names import Scope, bind_arguments
 
 
@@ -86,6 +96,8 @@ def parameter_facts(
         for name in names:
             value = passed.get(name)
             facts = at(value) if value is not None else EMPTY
+            if TENSOR in facts:
+                facts = facts | {MAY_TENSOR}  # (kept when the other callers are unknown)
             found[name] = meet(found[name], facts) if name in found else facts
             for token in evidence(facts):
                 via.setdefault(token, site.call)

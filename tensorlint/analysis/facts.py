@@ -65,6 +65,10 @@ LISTANY = "listany"
 #: a value that is a plain number on some path (a running total still at its
 #: ``0``): a may-fact, kept like evidence (it has a colon), that no table names
 MAY_NUMBER = "number:"
+#: a value that is a torch tensor on some path (a public function's parameter
+#: one of its callers in the file passes a tensor, where callers no one here
+#: sees may pass other values): kept like evidence; not a proof for the fixes
+MAY_TENSOR = "tensor:"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
@@ -807,7 +811,7 @@ class FactEvaluator:
         for arg in node.args:
             found = found | evidence(self.expr(arg.value, env))
         if not follow_api:
-            found = frozenset(t for t in found if t[t.index(":") + 1] != API_MARK)
+            found = frozenset(t for t in found if t[t.index(":") + 1 :][:1] != API_MARK)
         return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts) -> bool:

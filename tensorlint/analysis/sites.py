@@ -18,6 +18,7 @@ from tensorlint.analysis.facts import (
     ELEMS,
     GRAD,
     MAY_NUMBER,
+    MAY_TENSOR,
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
@@ -861,6 +862,10 @@ class Site:
         is not, without the walk of the function its facts need.)"""
         return may_be_tensor(expr) and TENSOR in self.facts(expr)
 
+    def may_be_tensor_value(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` a torch tensor on some path only (``MAY_TENSOR``)?"""
+        return may_be_tensor(expr) and MAY_TENSOR in self.facts(expr)
+
     def is_torch_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` known to be a tensor, or a module's output, here?"""
         if not may_be_tensor(expr):
@@ -877,7 +882,7 @@ class Site:
         if not (typed or lists):
             return None
         facts = self.facts(expr)
-        if typed and TENSOR in facts:
+        if typed and (TENSOR in facts or MAY_TENSOR in facts):
             return "tensor"
         if ELEMS in facts:
             return "list" if lists else None

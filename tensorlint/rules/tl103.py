@@ -38,7 +38,10 @@ class ImplicitTensorToArray(Rule):
     (`wrong += (pred != y).sum()`), and so does a value the code called
     `.backward()` on (it requires grad, too), and so does a parameter that
     the project's other files pass values moved to a device (a metrics module
-    without torch given CUDA scores by the model's file). It
+    without torch given CUDA scores by the model's file), and so does a
+    parameter of a public function that a caller in the same file passes a
+    tensor (`auc_of(labels, scores)` called with CUDA scores; other callers
+    may pass arrays, so the fix is unsafe there). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
@@ -98,8 +101,9 @@ class ImplicitTensorToArray(Rule):
     for a list filled elsewhere there is no automatic fix: convert each
     tensor where it is added (`.detach().cpu()`, or `.item()` for a number).
     Unsafe when the only proof that it is a tensor is a parameter's
-    annotation (callers may pass an ndarray anyway, and `.cpu()` does not
-    exist there) or a module's output (it may be a tuple), and when the
+    annotation or what one caller passes (callers may pass an ndarray
+    anyway, and `.cpu()` does not exist there) or a module's output (it
+    may be a tuple), and when the
     call returned a tensor on a CPU tensor (`np.argmax`, ufuncs such as
     `np.isnan`: `__array_wrap__`), since the fixed call returns an array,
     and when the value may still be a plain number (`total = 0`, then
@@ -221,11 +225,12 @@ def convert(
     edits: list[Edit] = []
     if found.targets == (found.arg,):
         edits.append(_edit_argument(site, ctx, found.arg))
-        what = (
-            f"torch tensor `{ctx.short(found.arg)}`"
-            if site.is_tensor(found.arg)
-            else f"`{ctx.short(found.arg)}`, a module's output"
-        )
+        if site.is_tensor(found.arg):
+            what = f"torch tensor `{ctx.short(found.arg)}`"
+        elif site.may_be_tensor_value(found.arg):
+            what = f"`{ctx.short(found.arg)}`, a torch tensor where a caller here passes one"
+        else:
+            what = f"`{ctx.short(found.arg)}`, a module's output"
         action = "convert it explicitly"
     elif found.targets:
         edits.extend(ctx.replace(v, _explicit(site, ctx, v)) for v in found.targets)
