@@ -708,15 +708,19 @@ class FactEvaluator:
         if callee is None:
             return facts
         summary = callee.summary
-        if summary.carries:
+        if summary.carries or summary.carries_unseen:
             # the function returns what it computes from these parameters:
             # their grad evidence, a public function's parameters included
-            # (not their device: a function may compute on tensors it makes)
+            # (not their device: a function may compute on tensors it makes);
+            # through a call it cannot see, what the code shows, not the guess
             passed = bind_arguments(node, summary.params, summary.names)
-            for name in summary.carries:
+            for name in (*summary.carries, *summary.carries_unseen):
                 value = passed.get(name)
                 if value is not None:
-                    facts = facts | {t for t in self.expr(value, env) if t.startswith(GRAD)}
+                    grad = {t for t in self.expr(value, env) if t.startswith(GRAD)}
+                    if name not in summary.carries:
+                        grad = {t for t in grad if t[len(GRAD) :][:1] != API_MARK}
+                    facts = facts | grad
         if summary.returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}

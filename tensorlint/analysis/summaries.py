@@ -93,6 +93,10 @@ class FunctionSummary(NamedTuple):
     #: parameters naming the device it may move what it returns to (``x =
     #: x.to(device)``, ``return x, y``): the caller's argument decides
     moves_to: tuple[str, ...] = ()
+    #: parameters whose values reach what it returns only through calls of
+    #: functions imported from elsewhere (``replicate_input(x)``): what those
+    #: do is not known here, so a guess about the parameter does not pass
+    carries_unseen: tuple[str, ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
@@ -113,6 +117,7 @@ class FunctionSummary(NamedTuple):
             "device_output": self.device_output,
             "grad_made": self.grad_made,
             "moves_to": list(self.moves_to),
+            "carries_unseen": list(self.carries_unseen),
         }
 
     @classmethod
@@ -138,6 +143,7 @@ class FunctionSummary(NamedTuple):
             _bool(data.get("device_output", False)),
             _bool(data.get("grad_made", False)),
             tuple(_text(p) for p in data.get("moves_to", ())),
+            tuple(_text(p) for p in data.get("carries_unseen", ())),
         )
 
 
@@ -263,7 +269,7 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
         if not aliases and not imported and not stars:
             return EMPTY_SUMMARY
         return ModuleSummary({}, aliases, imports=imported, stars=stars)
-    lazy = _Lazy(imports, functions, source) if functions else {}
+    lazy = _Lazy(imports, functions, source, frozenset(imported)) if functions else {}
     return ModuleSummary(lazy, aliases, classes, imported, stars)
 
 
@@ -277,8 +283,11 @@ class _Lazy(Mapping[str, FunctionSummary]):
         imports: Mapping[str, str],
         functions: list[tuple[str, _FunctionNode, bool]],
         source: Optional[str],
+        imported: frozenset[str] = frozenset(),
     ) -> None:
         self.imports = imports
+        #: every name the module imports, relative imports' included
+        self.imported = imported
         self.nodes = {name: (node, method) for name, node, method in functions}
         #: lines where the text holds a conversion (None: not known)
         self.conversion_lines: Optional[list[int]] = None
@@ -304,12 +313,13 @@ class _Lazy(Mapping[str, FunctionSummary]):
         if entry is None:
             return default
         self.done[name] = None  # in progress: a recursive call sees nothing
-        summary = _Summarizer(self.imports, self, name).run(*entry)
+        summary = _Summarizer(self.imports, self, name, self.imported).run(*entry)
         if (
             summary.alias
             or summary.writes
             or summary.returns
             or summary.carries
+            or summary.carries_unseen
             or summary.grad_output
             or summary.device_output
             or summary.grad_made
@@ -427,9 +437,10 @@ _PLACING_KEYWORDS = frozenset({"device", "map_location"})
 
 class _Summarizer:
     def __init__(self, imports: Mapping[str, str], known: Mapping[str, FunctionSummary],
-                 name: str) -> None:  # fmt: skip
+                 name: str, imported: frozenset[str] = frozenset()) -> None:  # fmt: skip
         # ``known.get`` computes a callee's summary on demand (``_Lazy``)
         self.imports = imports
+        self.imported = imported
         self.known = known
         self.name = name
         self.cls = name.split(".")[0] if "." in name else None
@@ -498,6 +509,11 @@ class _Summarizer:
             self.device_output,
             bool(self.grad_made),
             tuple(p for p in (*positional, *kwonly) if p in self.moves_to),
+            tuple(
+                p
+                for p in (*positional, *kwonly)
+                if _UNSEEN + p in self.carries and p not in self.carries
+            ),
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -1044,12 +1060,35 @@ class _Summarizer:
         return False
 
     def flow(self, node: ast.expr) -> set[str]:
-        """The parameters whose values flow into ``node``'s value."""
+        """The parameters whose values flow into ``node``'s value; ``~p`` for
+        ``p`` when it flows only through a call of a function imported from
+        elsewhere (not torch's or NumPy's)."""
         found: set[str] = set()
-        for child in ast.walk(node):
-            if isinstance(child, ast.Name):
-                found |= self.flows.get(child.id, set())
+        self._flow(node, found, False)
         return found
+
+    def _flow(self, node: ast.AST, found: set[str], unseen: bool) -> None:
+        if isinstance(node, ast.Name):
+            for param in self.flows.get(node.id, ()):
+                found.add(_UNSEEN + param.lstrip(_UNSEEN) if unseen else param)
+            return
+        if isinstance(node, ast.Call) and self._unseen(node.func):
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                self._flow(arg, found, True)
+            return
+        for child in ast.iter_child_nodes(node):
+            self._flow(child, found, unseen)
+
+    def _unseen(self, func: ast.expr) -> bool:
+        """Is ``func`` a function imported from elsewhere, not torch's or NumPy's?"""
+        dotted = _dotted(func)
+        if dotted is None:
+            return False
+        head = dotted.partition(".")[0]
+        if head in self.env or head not in self.imported:
+            return False
+        qual = self.qualified(func)
+        return qual is None or qual.split(".")[0] not in _SEEN_MODULES
 
     def prove(self, node: ast.expr) -> frozenset[str]:
         """What holds of ``node``'s value: on the CPU, without grad."""
@@ -1074,6 +1113,11 @@ class _Summarizer:
                 return inner
         return frozenset()
 
+
+#: marks a parameter that flows through a call nobody here can see (``flow``)
+_UNSEEN = "~"
+#: modules whose functions are known to compute from their arguments
+_SEEN_MODULES = frozenset({"torch", "numpy", "math", "builtins"})
 
 _MATCH: Optional[type] = getattr(ast, "Match", None)
 #: ``try`` and, on Python 3.11 and newer, ``try`` with ``except*`` (same fields)
