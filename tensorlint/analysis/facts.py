@@ -117,7 +117,7 @@ def record(
     note: str = "",
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
-    prefix = DEV if kind in ("move", "device", "api", "callee-device") else GRAD
+    prefix = DEV if kind in ("move", "device", "load", "api", "callee-device") else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
@@ -886,6 +886,8 @@ class FactEvaluator:
             if self._parameter_free(qual.rsplit(".", 1)[1], node, env):
                 facts = facts | {PARAMFREE}
             return facts
+        if qual == ops.TORCH_LOAD:
+            return self._loaded(node, env)
         if _is_torch_function(qual):
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
@@ -917,6 +919,19 @@ class FactEvaluator:
         if device is not None and self._cpu_device(device, env):
             return _inferred(EMPTY)
         return _inferred(found | self._device_keyword(node, env))
+
+    def _loaded(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
+        """``torch.load(f)``: without ``map_location`` its tensors come back on
+        the device they were saved from (a checkpoint saved during training
+        on a GPU: CUDA); with ``map_location`` on the CPU, the CPU."""
+        location = keyword(node, "map_location")
+        if location is None:
+            location = positional(node, 1)
+        if location is None or _is_none(location):
+            return frozenset({record(self.scope, "load", node)})
+        if self._cpu_device(location, env) or _maps_to_storage(location):
+            return frozenset({CPU})
+        return frozenset({record(self.scope, "device", node)})
 
     def _cpu_device(self, device: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
         """Does ``device`` name the CPU: ``"cpu"``, ``torch.device("cpu")``, or
@@ -1206,6 +1221,14 @@ def _is_constant(node: syntax.BaseExpression) -> bool:
 def _device_facts(facts: Facts) -> Facts:
     """What ``facts`` say about the device only (``cpu``, device evidence)."""
     return frozenset(t for t in facts if t == CPU or t.startswith(DEV))
+
+
+def _maps_to_storage(node: syntax.BaseExpression) -> bool:
+    """``map_location=lambda storage, loc: storage`` (the CPU copy as read)."""
+    if not isinstance(node, syntax.Lambda):
+        return False
+    params = node.params.params
+    return bool(params) and dotted_name(node.body) == params[0].name.value
 
 
 def _is_none(node: syntax.BaseExpression) -> bool:

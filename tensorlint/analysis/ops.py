@@ -445,6 +445,9 @@ def is_other_framework(qual: str) -> bool:
     )
 
 
+#: ``torch.load``: where its tensors land depends on ``map_location``
+TORCH_LOAD = "torch.load"
+
 #: ``isinstance`` tests: the types that say a value is a torch tensor there
 #: (``torch.FloatTensor`` and the other legacy ``torch.*Tensor`` classes too).
 TORCH_TENSOR_TYPES = frozenset(

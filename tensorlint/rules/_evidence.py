@@ -72,6 +72,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
         )
         return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
+    if kind == "load":
+        return (
+            f"it comes from `{code}` at line {line}, which restores tensors to the device "
+            "they were saved from (no `map_location`)",
+            (node, "loaded onto the device it was saved from"),
+        )
     if kind == "parameter":
         return (
             f"it comes from `{code}` at line {line}, a trainable parameter",

@@ -25,7 +25,9 @@ class NumpyOnAcceleratorTensor(Rule):
     value that is, or is computed from, something moved or created on a
     device that is not known to be the CPU (`.cuda()`, `.to(device)`,
     `device=dev`, a module moved that way, an object any call made with
-    `device=dev` such as `init_detector(cfg, device=dev)`), the result of a
+    `device=dev` such as `init_detector(cfg, device=dev)`, a checkpoint read
+    with `torch.load(f)` and no `map_location`, whose tensors come back on
+    the device they were saved from), the result of a
     function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
     or a parameter of a public library function that no code in the file
@@ -34,8 +36,11 @@ class NumpyOnAcceleratorTensor(Rule):
     the helper, and the message names the call. When the project's other
     files call it, they decide the same way, and one that no file calls
     keeps the guess. A parameter named `device`, `dtype` or `batch_size` is
-    never a tensor. A `.cpu()` earlier in the chain, `torch.from_numpy` or a
-    factory without `device=` prove the CPU and silence it. In tests,
+    never a tensor. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
+    factory without `device=` or `torch.load(f, map_location="cpu")` prove
+    the CPU and silence it. A test of the value's type counts too: under
+    `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
+    is not torch's. In tests,
     examples, scripts and notebooks that never name an accelerator, nothing
     is evidence. Conversions of unknown origin are reported by the strict
     rule TL111 instead.
