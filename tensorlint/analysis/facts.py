@@ -923,11 +923,14 @@ class FactEvaluator:
     def _loaded(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``torch.load(f)``: without ``map_location`` its tensors come back on
         the device they were saved from (a checkpoint saved during training
-        on a GPU: CUDA); with ``map_location`` on the CPU, the CPU."""
+        on a GPU: CUDA, evidence where the file names an accelerator); with
+        ``map_location`` on the CPU, the CPU."""
         location = keyword(node, "map_location")
         if location is None:
             location = positional(node, 1)
         if location is None or _is_none(location):
+            if not self.scope.module().names_accelerator:
+                return EMPTY  # a file that never names one saves and loads on the CPU
             return frozenset({record(self.scope, "load", node)})
         if self._cpu_device(location, env) or _maps_to_storage(location):
             return frozenset({CPU})

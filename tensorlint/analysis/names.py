@@ -51,6 +51,7 @@ class Scope:
         "global_names",
         "instances",
         "kind",
+        "names_accelerator",
         "node",
         "params",
         "parent",
@@ -76,6 +77,8 @@ class Scope:
         self.functions: set[str] = set()
         #: the module scope's resolver of calls to summarised functions
         self.callees: Any = None
+        #: the module scope's text names an accelerator (``roles.mentions_accelerator``)
+        self.names_accelerator = False
         #: the module scope's cache: a small statement's id -> the names it
         #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
         self.tensor_uses: dict[int, tuple[str, ...]] = {}

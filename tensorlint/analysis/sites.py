@@ -106,6 +106,7 @@ class ModuleAnalysis:
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
+        module_scope.names_accelerator = mentions_accelerator(source)
         self._classes_summary = (summary or EMPTY_SUMMARY).classes
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}

@@ -861,10 +861,6 @@ class _Summarizer:
                 return self._chosen(target)
             if self._chosen_device(node):
                 return True  # ``torch.zeros(n, device=DEVICE)``
-            if self.qualified(func) == ops.TORCH_LOAD and not any(
-                k.arg == "map_location" for k in node.keywords
-            ):
-                return len(node.args) < 2  # ``torch.load(f)``: where it was saved from
             if isinstance(func, ast.Attribute) and self.device_value(func.value):
                 return True  # ``x.cuda().float()``
             if isinstance(func, ast.Name) and func.id in ops.READ_ONLY_BUILTINS:

@@ -26,8 +26,9 @@ class NumpyOnAcceleratorTensor(Rule):
     device that is not known to be the CPU (`.cuda()`, `.to(device)`,
     `device=dev`, a module moved that way, an object any call made with
     `device=dev` such as `init_detector(cfg, device=dev)`, a checkpoint read
-    with `torch.load(f)` and no `map_location`, whose tensors come back on
-    the device they were saved from), the result of a
+    with `torch.load(f)` and no `map_location` in a file that names an
+    accelerator, whose tensors come back on the device they were saved
+    from), the result of a
     function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
     or a parameter of a public library function that no code in the file
