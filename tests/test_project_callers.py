@@ -254,3 +254,27 @@ def test_reading_a_caller_emits_no_warning_about_its_code(tmp_path: Path) -> Non
         warnings.simplefilter("always")
         assert _fixed_callee(tmp_path, caller) == {"TL101"}
     assert not [w for w in caught if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]
+
+
+def test_only_the_parameters_given_the_moved_value_take_the_evidence(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "examples").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    helper = (
+        "import torch\n\n\ndef to_np(labels_t, scores_t):\n"
+        "    return labels_t.numpy(), scores_t.numpy()\n"
+    )
+    (root / "examples" / "helpers.py").write_text(helper)
+    train = "import torch\nfrom helpers import to_np\n\nx = torch.zeros(2)\nto_np({})\n"
+    (root / "examples" / "train.py").write_text(train.format("x, x.cuda()"))
+    results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    found = [(d.start.line, d.code, d.message) for r in results for d in r.diagnostics]
+    assert [(line, code) for line, code, _ in found] == [(5, "TL101")]
+    assert "`scores_t`" in found[0][2]
+    # by keyword, the same; with ``*args``, which one gets it is not known: both
+    (root / "examples" / "train.py").write_text(train.format("scores_t=x.cuda(), labels_t=x"))
+    results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert ["`scores_t`" in d.message for r in results for d in r.diagnostics] == [True]
+    (root / "examples" / "train.py").write_text(train.format("*[x, x.cuda()]"))
+    results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert sorted(d.start.column for r in results for d in r.diagnostics) == [11, 29]

@@ -69,6 +69,11 @@ class Call(NamedTuple):
     test: bool = False
     #: passes on its own callers' values, not detached (None: as ``passes_parameters``)
     passes_parameters_with_grad: Optional[bool] = None
+    #: the arguments that carry the moved value (``"0"``: the first positional,
+    #: ``"scores"``: a keyword; None: not known, ``*args`` or ``**kwargs``)
+    moved_keys: Optional[frozenset[str]] = None
+    #: the same for a module's output computed with grad enabled
+    grad_keys: Optional[frozenset[str]] = None
 
 
 def module_imports(tree: ast.Module) -> dict[str, str]:
@@ -347,7 +352,10 @@ class _Context:
         moved_names = self._moved_in(scope, moved_attributes)
         grad_names = self._grad_in(scope)
         params = self._params_of(function, owner) if function is not None else set()
-        moved = any(
+        named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
+        starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
+        keys = None if starred else named  # (with ``*args``: which parameter gets what?)
+        moving = [
             not _ends_with(arg, _ON_CPU)
             and (
                 moves(arg)
@@ -355,11 +363,14 @@ class _Context:
                 or bool(_self_attributes([arg]) & moved_attributes)
             )
             for arg in passed
-        )
-        grad_output = not no_grad and any(
-            not _ends_with(arg, _NO_GRAD) and (_forward_pass(arg) or mentions(arg, grad_names))
+        ]
+        graded = [
+            not no_grad
+            and not _ends_with(arg, _NO_GRAD)
+            and (_forward_pass(arg) or mentions(arg, grad_names))
             for arg in passed
-        )
+        ]
+        moved, grad_output = any(moving), any(graded)
         passing = [arg for arg in passed if params and mentions(arg, params)]
         outside = any(not _ends_with(arg, _ON_CPU) for arg in passing)
         with_grad = not no_grad and any(not _ends_with(arg, _NO_GRAD) for arg in passing)
@@ -371,6 +382,8 @@ class _Context:
             grad_output,
             outside,
             passes_parameters_with_grad=with_grad,
+            moved_keys=_keys(keys, moving),
+            grad_keys=_keys(keys, graded),
         )
 
     def _flow(self, scope: _Scope) -> list[_Binding]:
@@ -445,6 +458,10 @@ class _Context:
             }
             found = self._params[id(function)] = _spread(self._flow(function), seeds)
         return found
+
+
+def _keys(keys: Optional[list[str]], which: list[bool]) -> Optional[frozenset[str]]:
+    return None if keys is None else frozenset(k for k, w in zip(keys, which) if w)
 
 
 def _self_attributes(nodes: Sequence[ast.AST]) -> set[str]:
@@ -585,6 +602,13 @@ class External(NamedTuple):
     moved: Optional[str] = None
     #: the same for a module's output computed with grad enabled
     grad_output: Optional[str] = None
+    #: the arguments those calls move (``Call.moved_keys``, united; None: any)
+    moved_keys: Optional[frozenset[str]] = frozenset()
+    grad_keys: Optional[frozenset[str]] = frozenset()  #: the same for module outputs
+
+    def gives(self, keys: Optional[frozenset[str]], position: int, name: str) -> bool:
+        """Does an argument these calls pass at ``position`` or as ``name`` carry it?"""
+        return keys is None or str(position) in keys or name in keys
 
     @classmethod
     def of(cls, name: str, calls: Sequence[tuple[Call, str]]) -> External:
@@ -593,6 +617,8 @@ class External(NamedTuple):
         grad: Optional[str] = None
         moved: Optional[str] = None
         grad_output: Optional[str] = None
+        moved_keys: Optional[frozenset[str]] = frozenset()
+        grad_keys: Optional[frozenset[str]] = frozenset()
         for call, place in calls:
             where = (
                 f"the module's code at {place}"
@@ -616,5 +642,17 @@ class External(NamedTuple):
                 moved = f"{where}, which passes a value moved to a device that may be CUDA"
             if call.grad_output and grad_output is None:
                 grad_output = f"{where}, which passes a module's output computed with grad enabled"
+            if call.moved:
+                moved_keys = _union(moved_keys, call.moved_keys)
+            if call.grad_output:
+                grad_keys = _union(grad_keys, call.grad_keys)
         no_grad = all(call.no_grad and not call.value for call, _ in calls)
-        return cls(no_grad, device or moved, grad or grad_output, moved, grad_output)
+        return cls(
+            no_grad, device or moved, grad or grad_output, moved, grad_output, moved_keys, grad_keys
+        )
+
+
+def _union(
+    one: Optional[frozenset[str]], other: Optional[frozenset[str]]
+) -> Optional[frozenset[str]]:
+    return None if one is None or other is None else one | other

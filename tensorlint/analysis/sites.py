@@ -235,10 +235,14 @@ class ModuleAnalysis:
         other files pass it is still evidence: a value they moved to a device,
         a module's output computed with grad enabled."""
         scope = self.index.scopes.get(function)
-        if (
-            scope is None
-            or scope.parent is None
-            or scope.parent.kind != "module"  # (helpers of scripts are functions)
+        if scope is None or scope.parent is None:
+            return
+        constructor = _constructor_of(function, scope)  # ``Detection(box, feature)``
+        if constructor is not None:
+            if constructor.startswith("_") or self._is_called(constructor):
+                return
+        elif (
+            scope.parent.kind != "module"  # (helpers of scripts are functions)
             or not _is_public(function, scope)
             or self._is_called(function.name.value)
         ):
@@ -249,9 +253,25 @@ class ModuleAnalysis:
         device, grad = external.moved, external.grad_output
         self.called_with_evidence = True
         note = "a parameter of a function other files of the project call"
-        for param in _parameters(function, scope):
+        shown = function.name.value if constructor is None else f"{constructor}.__init__"
+        params = _parameters(function, scope)
+        listed = [*function.params.posonly_params, *function.params.params]
+        positional = sum(1 for p in params if any(p is q for q in listed))  # (``self`` aside)
+        for position, param in enumerate(params):
+            # only the parameters the moved value (or module output) is passed to
+            where = position if position < positional else -1
+            star = param is function.params.star_arg or param is function.params.star_kwarg
+            moved = _given(external.moved_keys, where, param.name.value, star)
+            graded = _given(external.grad_keys, where, param.name.value, star)
+            if not (moved or graded):
+                continue
             scope.boundary[param.name.value] = Boundary(
-                param, f"{function.name.value}()", device, grad, note, tensor=bool(device)
+                param,
+                f"{shown}()",
+                device if moved else None,
+                grad if graded else None,
+                note,
+                tensor=bool(device) and moved,
             )
 
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
@@ -683,6 +703,28 @@ def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
         and parent.parent is not None
         and parent.parent.kind == "module"
     )
+
+
+def _given(keys: Optional[frozenset[str]], position: int, name: str, star: bool) -> bool:
+    """Do the calls pass the value ``keys`` names (``External.moved_keys``) to
+    the parameter at ``position`` (-1: keyword-only) named ``name``? A
+    ``*args`` or ``**kwargs`` parameter may get any of them."""
+    return keys is None or star or str(position) in keys or name in keys
+
+
+def _constructor_of(function: syntax.FunctionDef, scope: Scope) -> Optional[str]:
+    """The class whose ``__init__`` ``function`` is, for a top-level class."""
+    parent = scope.parent
+    if (
+        function.name.value != "__init__"
+        or parent is None
+        or parent.kind != "class"
+        or not isinstance(parent.node, syntax.ClassDef)
+        or parent.parent is None
+        or parent.parent.kind != "module"
+    ):
+        return None
+    return parent.node.name.value
 
 
 def _dispatcher(function: syntax.FunctionDef) -> Optional[str]:

@@ -48,6 +48,10 @@ _CLIMB = 2
 _GRAPH_MODULES = 64
 #: A module-level public ``def`` (the functions other files may call).
 _PUBLIC_DEF = re.compile(r"^def ([A-Za-z]\w*)\s*\(", re.MULTILINE)
+#: A top-level public class (whose constructor other files may call).
+_PUBLIC_CLASS = re.compile(r"^class ([A-Za-z]\w*)\b", re.MULTILINE)
+#: Its constructor, in the class's text.
+_INIT = re.compile(r"^[ \t]+def __init__\s*\(", re.MULTILINE)
 #: The most functions of one file whose callers ``torch_callers`` looks for.
 _CALLED_FUNCTIONS = 20
 #: How many modules a class imported through re-exports is followed.
@@ -509,8 +513,8 @@ class FileView:
         from tensorlint.engine.imports import imports_other_framework
 
         if not imports_other_framework(source):
-            for name in _called_functions(source, triggers)[:_CALLED_FUNCTIONS]:
-                calls = self.external_callers(name, torch_only=True)
+            for name, method in _called_functions(source, triggers)[:_CALLED_FUNCTIONS]:
+                calls = self.external_callers(name, method, torch_only=True)
                 found = next((w for c, w in calls or () if c.moved or c.grad_output), None)
                 if found is not None:
                     break
@@ -852,18 +856,24 @@ def _search_folders(folder: str, qual: str, climb: bool) -> Iterator[str]:
 _TOP_LEVEL = re.compile(r"^(?:def|async[ \t]+def|class)\b|^@", re.MULTILINE)
 
 
-def _called_functions(source: str, triggers: Optional[re.Pattern[str]]) -> list[str]:
-    """The module-level public functions of ``source`` (whose text holds one
-    of ``triggers``, when given)."""
-    if triggers is None:
-        return _PUBLIC_DEF.findall(source)
+def _called_functions(
+    source: str, triggers: Optional[re.Pattern[str]]
+) -> list[tuple[str, Optional[str]]]:
+    """The module-level public functions of ``source``, and the constructors
+    (``(Cls, "__init__")``) of its public classes that define one (whose text
+    holds one of ``triggers``, when given), in order."""
     starts = [m.start() for m in _TOP_LEVEL.finditer(source)] + [len(source)]
-    found = []
+    found: list[tuple[int, str, Optional[str]]] = []
     for match in _PUBLIC_DEF.finditer(source):
         end = starts[bisect.bisect_right(starts, match.start())]
-        if triggers.search(source, match.end(), end):
-            found.append(match.group(1))
-    return found
+        if triggers is None or triggers.search(source, match.end(), end):
+            found.append((match.start(), match.group(1), None))
+    for match in _PUBLIC_CLASS.finditer(source):
+        end = starts[bisect.bisect_right(starts, match.start())]
+        init = _INIT.search(source, match.end(), end)
+        if init is not None and (triggers is None or triggers.search(source, init.end(), end)):
+            found.append((match.start(), match.group(1), "__init__"))
+    return [(name, method) for _, name, method in sorted(found)]
 
 
 def _outside(qual: str) -> bool:
