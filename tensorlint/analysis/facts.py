@@ -887,7 +887,7 @@ class FactEvaluator:
                 facts = facts | {PARAMFREE}
             return facts
         if qual == ops.TORCH_LOAD:
-            return self._loaded(node, env)
+            return self._torch_function(qual, node, env) | self._loaded(node, env)
         if _is_torch_function(qual):
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
