@@ -278,3 +278,34 @@ def test_only_the_parameters_given_the_moved_value_take_the_evidence(tmp_path: P
     (root / "examples" / "train.py").write_text(train.format("*[x, x.cuda()]"))
     results = run([root / "examples" / "helpers.py"], Config(), SETTINGS, RunOptions(), jobs=1)
     assert sorted(d.start.column for r in results for d in r.diagnostics) == [11, 29]
+
+
+def _notebook(*cells: str) -> str:
+    import json
+
+    code = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c} for c in cells]
+    return json.dumps({"cells": code, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_a_notebook_of_the_project_is_a_caller(tmp_path: Path) -> None:
+    first = "import torch\nfrom pkg.convert import to_host\n"
+    moved = "x = torch.zeros(3)\nto_host(x.cuda())\n"
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "train.py").unlink()
+    (root / "demo.ipynb").write_text(_notebook(first, moved))
+    results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert {d.code for r in results for d in r.diagnostics if d.start.line == 5} == {"TL101"}
+    assert "demo.ipynb:cell 2:2" in _messages(results)[0]
+    # a notebook that passes host tensors settles the guess: no finding
+    (root / "demo.ipynb").write_text(_notebook(first, "x = torch.zeros(3)\nto_host(x)\n"))
+    results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _messages(results) == []
+
+
+def test_a_script_moves_a_value_after_the_call_counts_only_after(tmp_path: Path) -> None:
+    caller = (
+        "import torch\nfrom pkg.convert import to_host\n\n"
+        "x = torch.zeros(3)\nto_host(x)\nx = x.cuda()\n"
+    )
+    assert _fixed_callee(tmp_path, caller) == set()
+    assert _fixed_callee(tmp_path / "after", caller + "to_host(x)\n") == {"TL101"}

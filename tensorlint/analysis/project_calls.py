@@ -305,6 +305,7 @@ class _Binding(NamedTuple):
     on_cpu: bool  #: the value ends on the CPU (``.cpu()``, ``.numpy()``, ...)
     detached: bool  #: the value ends detached (``.detach()``, ``.item()``, ...)
     no_grad: bool  #: it runs with grad disabled
+    line: int = 0  #: where it is
 
 
 class _Context:
@@ -325,8 +326,8 @@ class _Context:
         self._bindings: dict[int, list[_Binding]] = {}
         #: per class: the ``self.<attr>`` its methods bind to a value moved to a device
         self.moved_attributes: dict[str, set[str]] = {}
-        self._moved: dict[int, set[str]] = {}
-        self._grad: dict[int, set[str]] = {}
+        self._moved: dict[tuple[int, int], set[str]] = {}
+        self._grad: dict[tuple[int, int], set[str]] = {}
         self._params: dict[int, set[str]] = {}
 
     def describe(
@@ -349,8 +350,11 @@ class _Context:
         passed = [*node.args, *(k.value for k in node.keywords)]
         scope: _Scope = function if function is not None else self.top
         moved_attributes = self.moved_attributes.get(owner or "", set())
-        moved_names = self._moved_in(scope, moved_attributes)
-        grad_names = self._grad_in(scope)
+        # a module's own code (a script, a notebook) runs in order: only what
+        # it binds before the call counts (a function's body: all of it)
+        before = node.lineno if isinstance(scope, ast.Module) else 0
+        moved_names = self._moved_in(scope, moved_attributes, before)
+        grad_names = self._grad_in(scope, before)
         params = self._params_of(function, owner) if function is not None else set()
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
@@ -399,18 +403,20 @@ class _Context:
                     _ends_with(value, _ON_CPU),
                     _ends_with(value, _NO_GRAD),
                     no_grad,
+                    getattr(target, "lineno", 0),
                 )
                 for target, value, no_grad in _bindings_with_mode(scope, self.imports)
             ]
         return found
 
-    def _moved_in(self, scope: _Scope, attributes: set[str]) -> set[str]:
+    def _moved_in(self, scope: _Scope, attributes: set[str], before: int = 0) -> set[str]:
         """The names bound to values moved to a device (or read from the
         ``self.<attr>`` of ``attributes``), and to what is computed from them
-        (a module moved in place computes on the device)."""
-        found = self._moved.get(id(scope))
+        (a module moved in place computes on the device); with ``before``,
+        by the statements above that line only."""
+        found = self._moved.get((id(scope), before))
         if found is None:
-            flow = self._flow(scope)
+            flow = [b for b in self._flow(scope) if not before or b.line < before]
             seeds = {
                 t
                 for b in flow
@@ -419,25 +425,27 @@ class _Context:
             }
             for statement in _statements(scope.body):
                 # ``model.to(device)`` / ``model.cuda()`` as a statement moves a module
+                if before and statement.lineno >= before:
+                    continue
                 if isinstance(statement, ast.Expr) and moves(statement.value):
                     call = statement.value
                     if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
                         moved = dotted_name_of(call.func.value)
                         if moved is not None and "." not in moved:
                             seeds.add(moved)
-            found = self._moved[id(scope)] = _spread(flow, seeds, lambda b: not b.on_cpu)
+            found = self._moved[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.on_cpu)
         return found
 
-    def _grad_in(self, scope: _Scope) -> set[str]:
+    def _grad_in(self, scope: _Scope, before: int = 0) -> set[str]:
         """The names bound to a module's output computed with grad enabled,
-        and to what is computed from them, not detached."""
-        found = self._grad.get(id(scope))
+        and to what is computed from them, not detached (``before``: as above)."""
+        found = self._grad.get((id(scope), before))
         if found is None:
-            flow = self._flow(scope)
+            flow = [b for b in self._flow(scope) if not before or b.line < before]
             seeds = {
                 t for b in flow if b.forward and not b.detached and not b.no_grad for t in b.targets
             }
-            found = self._grad[id(scope)] = _spread(flow, seeds, lambda b: not b.detached)
+            found = self._grad[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.detached)
         return found
 
     def _params_of(self, function: _Function, owner: Optional[str]) -> set[str]:
@@ -580,6 +588,8 @@ def _ends_with(node: ast.expr, methods: frozenset[str]) -> bool:
             and node.func.attr in methods
         ):
             return True
+        if isinstance(node, ast.Attribute) and node.attr == "data" and methods is _NO_GRAD:
+            return True  # ``model(x).data``: a tensor that does not require grad
         node = node.func if isinstance(node, ast.Call) else node.value
     return False
 

@@ -213,9 +213,31 @@ class ModuleAnalysis:
         clause = external.device if evidence.kind == "api" else external.grad
         if clause is None or (evidence.kind == "api-grad" and external.no_grad):
             return None
+        # a value moved (or a module's output) counts for the parameter it is passed to
+        keys = external.moved_keys if evidence.kind == "api" else external.grad_keys
+        made = external.moved if evidence.kind == "api" else external.grad_output
+        if clause == made and not self._takes(function, evidence.node, keys):
+            return None
         return evidence._replace(
             through=clause, note="a parameter of a function other files of the project call"
         )
+
+    def _takes(
+        self, function: syntax.FunctionDef, param: syntax.CSTNode, keys: Optional[frozenset[str]]
+    ) -> bool:
+        """Do the calls pass the value ``keys`` names to ``param`` of ``function``?"""
+        scope = self.index.scopes.get(function)
+        if scope is None or keys is None:
+            return True
+        params = _parameters(function, scope)
+        listed = [*function.params.posonly_params, *function.params.params]
+        positional = sum(1 for p in params if any(p is q for q in listed))
+        for position, candidate in enumerate(params):
+            if candidate is param:
+                star = param is function.params.star_arg or param is function.params.star_kwarg
+                where = position if position < positional else -1
+                return _given(keys, where, candidate.name.value, star)
+        return True
 
     def called_without_grad_elsewhere(self, function: Optional[syntax.FunctionDef]) -> bool:
         """Is ``function`` a public function of library code that this file
@@ -254,15 +276,10 @@ class ModuleAnalysis:
         self.called_with_evidence = True
         note = "a parameter of a function other files of the project call"
         shown = function.name.value if constructor is None else f"{constructor}.__init__"
-        params = _parameters(function, scope)
-        listed = [*function.params.posonly_params, *function.params.params]
-        positional = sum(1 for p in params if any(p is q for q in listed))  # (``self`` aside)
-        for position, param in enumerate(params):
+        for param in _parameters(function, scope):
             # only the parameters the moved value (or module output) is passed to
-            where = position if position < positional else -1
-            star = param is function.params.star_arg or param is function.params.star_kwarg
-            moved = _given(external.moved_keys, where, param.name.value, star)
-            graded = _given(external.grad_keys, where, param.name.value, star)
+            moved = self._takes(function, param, external.moved_keys)
+            graded = self._takes(function, param, external.grad_keys)
             if not (moved or graded):
                 continue
             scope.boundary[param.name.value] = Boundary(

@@ -17,7 +17,6 @@ while none of them changed.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import os
 import re
 import sys
@@ -65,6 +64,8 @@ _PROJECT_FILES = 5000
 _CALLER_FILES = 100
 #: Calling modules a process keeps, read.
 _KEPT_CALLERS = 64
+#: Notebooks bigger than this are not read as callers (their outputs: images).
+_MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
 #: The prefix of the dependency that stands for a whole project's files
 #: (``project_fingerprint``): a result that read callers in other files is
 #: reused only while no file of the project was added, removed or changed.
@@ -302,10 +303,7 @@ class Tree:
             for index, (path, size, mtime) in enumerate(files):
                 known = self._words.get(path)
                 if known is None or known[:2] != (size, mtime):
-                    text = ""
-                    if size <= _MAX_BYTES:
-                        with contextlib.suppress(SourceReadError):
-                            text = read_source(Path(path)).text
+                    text = _caller_text(path, size)
                     known = self._words[path] = (size, mtime, _called_or_imported(text))
                 for word in known[2]:
                     words.setdefault(word, []).append(index)
@@ -319,9 +317,10 @@ class Tree:
         from tensorlint.analysis.pytree import parse
 
         def read() -> Optional[CallingModule]:
+            text = _caller_text(dependency[0], dependency[1])
             try:
-                return CallingModule(parse(read_source(Path(dependency[0])).text), library)
-            except (SourceReadError, SyntaxError, ValueError, RecursionError, MemoryError):
+                return CallingModule(parse(text), library) if text else None
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
 
         return _kept(self._callers, dependency, _KEPT_CALLERS, read, None)
@@ -637,7 +636,12 @@ class FileView:
                 return there._names(qual, self.path, name)
 
             for call in module.calls_of(name, refers, method, local=path == self.path):
-                found.append((call._replace(test=test), f"{self._display(path)}:{call.line}"))
+                place = f"{self._display(path)}:{call.line}"
+                if dependency[0].endswith(".ipynb"):
+                    cell = notebook_place(dependency[0], call.line)
+                    if cell is not None:
+                        place = f"{self._display(path)}:cell {cell[0]}:{cell[1]}"
+                found.append((call._replace(test=test), place))
         return found
 
     def _names(self, qual: str, target: Path, name: str, hops: int = _REEXPORT_HOPS) -> bool:
@@ -721,9 +725,39 @@ def _called_or_imported(text: str) -> frozenset[str]:
     return frozenset(sys.intern(word) for word in words)
 
 
+def _caller_text(path: str, size: int) -> str:
+    """The code of a project file read as a caller: a module's text, or a
+    notebook's code cells joined (``notebook.load``); "" when it cannot be read."""
+    notebook = path.endswith(".ipynb")
+    if size > (_MAX_NOTEBOOK_BYTES if notebook else _MAX_BYTES):
+        return ""
+    try:
+        text = read_source(Path(path)).text
+        if notebook:
+            from tensorlint.notebook import NotebookError, load
+
+            try:
+                return load(text).python
+            except NotebookError:
+                return ""
+        return text
+    except (SourceReadError, MemoryError):
+        return ""
+
+
+def notebook_place(path: str, line: int) -> Optional[tuple[int, int]]:
+    """(code cell, line in it) of a line of a notebook's joined code, or None."""
+    from tensorlint.notebook import NotebookError, load
+
+    try:
+        return load(read_source(Path(path)).text).locate(line)
+    except (SourceReadError, NotebookError, MemoryError):
+        return None
+
+
 def project_files(root: str) -> Optional[list[Dependency]]:
-    """The Python files under ``root`` (the default excludes and hidden
-    folders skipped), sorted; None when there are more than ``_PROJECT_FILES``."""
+    """The Python files and notebooks under ``root`` (the default excludes and
+    hidden folders skipped), sorted; None when there are more than ``_PROJECT_FILES``."""
     from tensorlint.engine.discovery import DEFAULT_EXCLUDES
 
     skipped = frozenset(DEFAULT_EXCLUDES)
@@ -731,7 +765,7 @@ def project_files(root: str) -> Optional[list[Dependency]]:
     for folder, folders, names in os.walk(root):
         folders[:] = sorted(f for f in folders if f not in skipped and not f.startswith("."))
         for file in sorted(names):
-            if file.endswith(".py"):
+            if file.endswith((".py", ".ipynb")):
                 dependency = _stat(os.path.join(folder, file))
                 if dependency is not None:
                     found.append(dependency)
