@@ -67,7 +67,8 @@ LISTANY = "listany"
 MAY_NUMBER = "number:"
 #: a value that is a torch tensor on some path (a public function's parameter
 #: one of its callers in the file passes a tensor, where callers no one here
-#: sees may pass other values): kept like evidence; not a proof for the fixes
+#: sees may pass other values; a name a branch binds to a tensor): kept like
+#: evidence; not a proof for the fixes
 MAY_TENSOR = "tensor:"
 
 EMPTY: Facts = frozenset()
@@ -151,6 +152,9 @@ def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
 
 
+_LISTS = frozenset({ELEMS, LISTANY, LIST0})
+
+
 def meet(a: Facts, b: Facts) -> Facts:
     """Where two values (or paths) meet: proofs both agree on, evidence of either."""
     if a == b:
@@ -174,7 +178,14 @@ def meet(a: Facts, b: Facts) -> Facts:
         return b - {CPU, NOGRAD} | {LISTANY}
     if LISTANY in b and ELEMS in a:
         return a - {CPU, NOGRAD} | {LISTANY}
-    return (a & b) | evidence(a) | evidence(b)
+    found = (a & b) | evidence(a) | evidence(b)
+    other = b if TENSOR in a else a
+    if (TENSOR in a) != (TENSOR in b) and not evidence(other) and not (a | b) & _LISTS:
+        # a torch tensor on one path only, nothing said of the value on the
+        # other (``if grid is None: grid = torch.zeros(n, device=d)``): it
+        # may be one, and the evidence is that path's
+        found = found | {MAY_TENSOR}
+    return found
 
 
 def carry(facts: Facts) -> Facts:

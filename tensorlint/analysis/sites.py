@@ -17,6 +17,8 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
+    LIST0,
+    LISTANY,
     MAY_NUMBER,
     MAY_TENSOR,
     NDARRAY,
@@ -924,7 +926,10 @@ class Site:
 
     def may_be_tensor_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a torch tensor on some path only (``MAY_TENSOR``)?"""
-        return may_be_tensor(expr) and MAY_TENSOR in self.facts(expr)
+        if not may_be_tensor(expr):
+            return False
+        facts = self.facts(expr)
+        return MAY_TENSOR in facts and not facts & {ELEMS, LISTANY, LIST0}
 
     def is_torch_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` known to be a tensor, or a module's output, here?"""
@@ -942,8 +947,10 @@ class Site:
         if not (typed or lists):
             return None
         facts = self.facts(expr)
-        if typed and (TENSOR in facts or MAY_TENSOR in facts):
+        if typed and TENSOR in facts:
             return "tensor"
+        if typed and MAY_TENSOR in facts and not facts & {ELEMS, LISTANY, LIST0}:
+            return "tensor"  # (a list that holds one is not one)
         if ELEMS in facts:
             return "list" if lists else None
         if typed and OUTPUT in facts:

@@ -41,7 +41,9 @@ class ImplicitTensorToArray(Rule):
     without torch given CUDA scores by the model's file), and so does a
     parameter of a public function that a caller in the same file passes a
     tensor (`auc_of(labels, scores)` called with CUDA scores; other callers
-    may pass arrays, so the fix is unsafe there). It
+    may pass arrays, so the fix is unsafe there), and a value that is a
+    tensor on one path (`if x is None: x = torch.zeros(n, device=d)`, then
+    `np.asarray(x)`; unsafe fix too). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
@@ -228,7 +230,7 @@ def convert(
         if site.is_tensor(found.arg):
             what = f"torch tensor `{ctx.short(found.arg)}`"
         elif site.may_be_tensor_value(found.arg):
-            what = f"`{ctx.short(found.arg)}`, a torch tensor where a caller here passes one"
+            what = f"`{ctx.short(found.arg)}`, a torch tensor on some paths"
         else:
             what = f"`{ctx.short(found.arg)}`, a module's output"
         action = "convert it explicitly"
