@@ -102,7 +102,7 @@ def parameter_facts(
             for token in evidence(facts):
                 via.setdefault(token, site.call)
     if not complete:
-        found = {name: evidence(facts) for name, facts in found.items()}
+        found = {name: evidence(facts) | (facts & {MAY_TENSOR}) for name, facts in found.items()}
     return {name: facts for name, facts in found.items() if facts}, via
 
 

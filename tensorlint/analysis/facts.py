@@ -67,9 +67,10 @@ LISTANY = "listany"
 MAY_NUMBER = "number:"
 #: a value that is a torch tensor on some path (a public function's parameter
 #: one of its callers in the file passes a tensor, where callers no one here
-#: sees may pass other values; a name a branch binds to a tensor): kept like
-#: evidence; not a proof for the fixes
-MAY_TENSOR = "tensor:"
+#: sees may pass other values; a name a branch binds to a tensor): kept where
+#: paths meet, like evidence, but not by what is computed from the value (an
+#: element, an attribute, a call's result); not a proof for the fixes
+MAY_TENSOR = "maytensor"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
@@ -178,14 +179,14 @@ def meet(a: Facts, b: Facts) -> Facts:
         return b - {CPU, NOGRAD} | {LISTANY}
     if LISTANY in b and ELEMS in a:
         return a - {CPU, NOGRAD} | {LISTANY}
-    found = (a & b) | evidence(a) | evidence(b)
+    found = (a & b) | evidence(a) | evidence(b) | ((a | b) & {MAY_TENSOR})
     other = b if TENSOR in a else a
-    if (TENSOR in a) != (TENSOR in b) and not evidence(other) and not (a | b) & _LISTS:
+    if (TENSOR in a) != (TENSOR in b) and not other and not (a | b) & _LISTS:
         # a torch tensor on one path only, nothing said of the value on the
         # other (``if grid is None: grid = torch.zeros(n, device=d)``): it
         # may be one, and the evidence is that path's
         found = found | {MAY_TENSOR}
-    return found
+    return found - {MAY_TENSOR} if TENSOR in found else found
 
 
 def carry(facts: Facts) -> Facts:
