@@ -42,8 +42,9 @@ class ImplicitTensorToArray(Rule):
     parameter of a public function that a caller in the same file passes a
     tensor (`auc_of(labels, scores)` called with CUDA scores; other callers
     may pass arrays, so the fix is unsafe there), and a value that is a
-    tensor on one path (`if x is None: x = torch.zeros(n, device=d)`, then
-    `np.asarray(x)`; unsafe fix too). It
+    tensor on one path while nothing is known of it on the other (`grid =
+    cache.get(key)`, then `if grid is None: grid = torch.zeros(n,
+    device=d)`, then `np.asarray(grid)`; unsafe fix too). It
     reports when the code shows a tensor may be on CUDA or may require grad
     (the evidence of TL101 and TL102, named in the message). A tensor of
     unknown device and grad state is reported by the strict rule TL113.
