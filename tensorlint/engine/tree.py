@@ -727,32 +727,62 @@ def _called_or_imported(text: str) -> frozenset[str]:
 
 def _caller_text(path: str, size: int) -> str:
     """The code of a project file read as a caller: a module's text, or a
-    notebook's code cells joined (``notebook.load``); "" when it cannot be read."""
+    notebook's code cells joined (``_notebook_code``); "" when it cannot be read."""
     notebook = path.endswith(".ipynb")
     if size > (_MAX_NOTEBOOK_BYTES if notebook else _MAX_BYTES):
         return ""
     try:
         text = read_source(Path(path)).text
-        if notebook:
-            from tensorlint.notebook import NotebookError, load
-
-            try:
-                return load(text).python
-            except NotebookError:
-                return ""
-        return text
     except (SourceReadError, MemoryError):
         return ""
+    return _notebook_code(text)[0] if notebook else text
+
+
+def _notebook_code(text: str) -> tuple[str, list[int]]:
+    """A notebook's code cells joined, IPython's own lines (``!ls``,
+    ``%matplotlib``, ``x?``) made ``pass``, and the first line of each code
+    cell; ("", []) for what is not a notebook, or code past ``_MAX_BYTES``.
+    (Cheaper than ``notebook.load``, which keeps what a fix needs.)"""
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return "", []
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return "", []
+    lines: list[str] = []
+    starts: list[int] = []
+    size = 0
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(s for s in source if isinstance(s, str))
+        if not isinstance(source, str):
+            continue
+        starts.append(len(lines) + 1)
+        for line in source.splitlines():
+            stripped = line.lstrip()
+            if stripped.startswith(("!", "%", "?")) or stripped.endswith("?"):
+                line = line[: len(line) - len(stripped)] + "pass"
+            lines.append(line)
+            size += len(line) + 1
+        if size > _MAX_BYTES:
+            return "", []
+    return "\n".join(lines) + "\n", starts
 
 
 def notebook_place(path: str, line: int) -> Optional[tuple[int, int]]:
     """(code cell, line in it) of a line of a notebook's joined code, or None."""
-    from tensorlint.notebook import NotebookError, load
-
     try:
-        return load(read_source(Path(path)).text).locate(line)
-    except (SourceReadError, NotebookError, MemoryError):
+        starts = _notebook_code(read_source(Path(path)).text)[1]
+    except (SourceReadError, MemoryError):
         return None
+    cell = bisect.bisect_right(starts, line)
+    return (cell, line - starts[cell - 1] + 1) if cell else None
 
 
 def project_files(root: str) -> Optional[list[Dependency]]:
