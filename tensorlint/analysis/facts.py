@@ -16,7 +16,7 @@ evidence (``x.cuda().cpu()`` is on the CPU).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
@@ -153,7 +153,14 @@ def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
 
 
-_LISTS = frozenset({ELEMS, LISTANY, LIST0})
+#: what a list or tuple of values may be known as
+LISTS = frozenset({ELEMS, LISTANY, LIST0})
+
+
+def may_be_tensor_only(facts: Facts) -> bool:
+    """Is the value a torch tensor on some path only (``MAY_TENSOR``), not a
+    list that holds one?"""
+    return MAY_TENSOR in facts and not facts & LISTS
 
 
 def meet(a: Facts, b: Facts) -> Facts:
@@ -181,7 +188,7 @@ def meet(a: Facts, b: Facts) -> Facts:
         return a - {CPU, NOGRAD} | {LISTANY}
     found = (a & b) | evidence(a) | evidence(b) | ((a | b) & {MAY_TENSOR})
     other = b if TENSOR in a else a
-    if (TENSOR in a) != (TENSOR in b) and not other and not (a | b) & _LISTS:
+    if (TENSOR in a) != (TENSOR in b) and not other and not (a | b) & LISTS:
         # a torch tensor on one path only, nothing said of the value on the
         # other (``if grid is None: grid = torch.zeros(n, device=d)``): it
         # may be one, and the evidence is that path's
@@ -1571,10 +1578,18 @@ def guarded_facts(facts: Facts, kind: str) -> Facts:
     if kind == IS_ARRAY:
         return frozenset({NDARRAY})
     if kind == NOT_TORCH:
-        if facts & {ELEMS, LISTANY, LIST0}:
+        if facts & LISTS:
             return facts  # a list of tensors is not a tensor either
         return evidence(facts) | {NOTTENSOR}  # (what its fields may be keeps)
     return frozenset({OTHER})
+
+
+def refine(env: dict[str, Facts], kinds: Mapping[str, str], known: Callable[[str], Facts]) -> None:
+    """Give each value a type test names (``type_guards``) what the test says
+    of it in ``env``; ``known(key)`` is what it is when ``env`` lacks it."""
+    for key, kind in kinds.items():
+        facts = env.get(key)
+        env[key] = guarded_facts(known(key) if facts is None else facts, kind)
 
 
 def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:

@@ -49,7 +49,6 @@ from tensorlint.analysis.facts import (
     evidence,
     frozen,
     grad_mode,
-    guarded_facts,
     is_basic_index,
     is_false,
     is_true,
@@ -60,6 +59,7 @@ from tensorlint.analysis.facts import (
     parameter_loop_sets_grad,
     positional,
     record,
+    refine,
     registered_buffer,
     requires_grad_test,
     returns_indices,
@@ -378,11 +378,7 @@ class FactsWalker:
             self._on_cpu_device(device[0], start if device[1] else else_env)
         guards = type_guards(node.test, self.scope)  # ``if isinstance(x, tf.Tensor):``
         for branch, kinds in ((start, guards.body), (else_env, guards.orelse)):
-            for key, kind in kinds.items():
-                known = branch.get(key)
-                if known is None:
-                    known = self.evaluator.expr(_parse_key(key), env)
-                branch[key] = guarded_facts(known, kind)
+            refine(branch, kinds, lambda key: self.evaluator.expr(_parse_key(key), env))
         body_env = self.run(suite_body(node.body), start)
         on_cpu = cuda_test(node.test)
         if on_cpu is not None:

@@ -616,10 +616,6 @@ class External(NamedTuple):
     moved_keys: Optional[frozenset[str]] = frozenset()
     grad_keys: Optional[frozenset[str]] = frozenset()  #: the same for module outputs
 
-    def gives(self, keys: Optional[frozenset[str]], position: int, name: str) -> bool:
-        """Does an argument these calls pass at ``position`` or as ``name`` carry it?"""
-        return keys is None or str(position) in keys or name in keys
-
     @classmethod
     def of(cls, name: str, calls: Sequence[tuple[Call, str]]) -> External:
         """Meet ``calls``, each with its place (``train.py:40``)."""

@@ -17,10 +17,7 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
-    LIST0,
-    LISTANY,
     MAY_NUMBER,
-    MAY_TENSOR,
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
@@ -36,12 +33,13 @@ from tensorlint.analysis.facts import (
     element_facts,
     evidence,
     grad_mode,
-    guarded_facts,
     is_basic_index,
     is_false,
     keeps_grad_flag,
     keyword,
     may_be_tensor,
+    may_be_tensor_only,
+    refine,
     requires_grad_test,
     self_name,
     torch_valued,
@@ -70,6 +68,7 @@ class ModuleAnalysis:
         *,
         assume_torch: bool = False,
         torch_imported: bool = False,
+        torch_tested: bool = False,
         torch_via: Optional[str] = None,
         library: bool = True,
         summary: Optional[ModuleSummary] = None,
@@ -87,6 +86,9 @@ class ModuleAnalysis:
         )
         #: set when the file imports torch in a part the selective parse left out
         self.torch_imported = torch_imported
+        #: set when a file that does not import torch tests values for torch
+        #: tensors (``_is_torch_tensor(x)``): torch code where the test holds
+        self.torch_tested = torch_tested
         #: the module of the checked tree through which torch reaches a file
         #: that does not import it (``engine/tree.py``), or None
         self.torch_via = torch_via
@@ -333,16 +335,15 @@ class ModuleAnalysis:
             or self.torch_imported
             or self.index.imports_torch
             or self.torch_via is not None
+            or self.torch_tested
         )
 
     @property
     def tested_for_torch(self) -> bool:
         """Is torch code here only what a test for torch tensors guards
         (``if _is_torch_tensor(x):`` in a file that never imports torch)?"""
-        return (
-            not (self.assume_torch or self.torch_imported or self.index.imports_torch)
-            and self.torch_via is not None
-            and ops.TORCH_TEST_HELPER.match(self.torch_via) is not None
+        return self.torch_tested and not (
+            self.assume_torch or self.torch_imported or self.index.imports_torch
         )
 
     @property
@@ -926,10 +927,7 @@ class Site:
 
     def may_be_tensor_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a torch tensor on some path only (``MAY_TENSOR``)?"""
-        if not may_be_tensor(expr):
-            return False
-        facts = self.facts(expr)
-        return MAY_TENSOR in facts and not facts & {ELEMS, LISTANY, LIST0}
+        return may_be_tensor(expr) and may_be_tensor_only(self.facts(expr))
 
     def is_torch_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` known to be a tensor, or a module's output, here?"""
@@ -949,7 +947,7 @@ class Site:
         facts = self.facts(expr)
         if typed and TENSOR in facts:
             return "tensor"
-        if typed and MAY_TENSOR in facts and not facts & {ELEMS, LISTANY, LIST0}:
+        if typed and may_be_tensor_only(facts):
             return "tensor"  # (a list that holds one is not one)
         if ELEMS in facts:
             return "list" if lists else None
@@ -984,12 +982,10 @@ class Site:
             if inner is not node.orelse and inner is not node.body:
                 continue
             guards = type_guards(node.test, self.scope)
-            for name, kind in (guards.body if inner is node.body else guards.orelse).items():
+            kinds = guards.body if inner is node.body else guards.orelse
+            if kinds:
                 refined = dict(env) if refined is None else refined
-                known = refined.get(name)
-                if known is None:
-                    known = evaluator.expr(parse_expression(name), env)
-                refined[name] = guarded_facts(known, kind)
+                refine(refined, kinds, lambda key: evaluator.expr(parse_expression(key), env))
             if inner is not node.orelse:
                 continue
             for key, fact in ((requires_grad_test(node.test), NOGRAD),

@@ -158,22 +158,19 @@ def torch_reaches(
     torch, or a module of the checked tree through which torch reaches it, or
     do the project's other files pass its functions tensors they moved to a
     device or a module's outputs?"""
-    if imports_torch(source) or tests_for_torch(source) is not None:
+    if imports_torch(source) or tests_for_torch(source):
         return True
-    return tree is not None and (
-        tree.torch_via(source) is not None or tree.torch_callers(source, triggers) is not None
-    )
+    return tree is not None and _torch_via(tree, source, triggers) is not None
 
 
-def tests_for_torch(source: str) -> Optional[str]:
-    """The helper a file that never imports torch tests values for torch
-    tensors with (``_is_torch_tensor(x)``, ``ops.TORCH_TEST_CALL``), if any:
-    where that test holds, ``x`` is a torch tensor (``facts.type_guards``)."""
-    found = ops.TORCH_TEST_CALL.search(source)
-    return found.group(0).rstrip("( \t") if found is not None else None
+def tests_for_torch(source: str) -> bool:
+    """Does the file test values for torch tensors with a helper named so
+    (``_is_torch_tensor(x)``, ``ops.TORCH_TEST_CALL``)? Where that test holds,
+    ``x`` is a torch tensor (``facts.type_guards``)."""
+    return ops.TORCH_TEST_CALL.search(source) is not None
 
 
-def _torch_via(tree: TreeView, source: str, triggers: re.Pattern[str]) -> Optional[str]:
+def _torch_via(tree: TreeView, source: str, triggers: Optional[re.Pattern[str]]) -> Optional[str]:
     """The module (or the caller) through which torch reaches ``source``, as
     the prefilter found it (``torch_reaches``)."""
     return tree.torch_via(source) or tree.torch_callers(source, triggers)
@@ -364,15 +361,16 @@ def _lint_parsed(
             raise
         raise LintError(_syntax_message(source, error)) from None
     direct = imports_torch(source)
+    tested = not direct and tests_for_torch(source)
     analysis = ModuleAnalysis(
         module,
         source,
         assume_torch=settings.assume_torch,
         torch_imported=direct,
+        torch_tested=tested,
         torch_via=None
-        if direct
-        else tests_for_torch(source)
-        or (None if tree is None else _torch_via(tree, source, plan.blocks_for(source))),
+        if direct or tested or tree is None
+        else _torch_via(tree, source, plan.blocks_for(source)),
         library=(settings.library if settings.library is not None else not is_script_text(source)),
         summary=summary,
         tree=tree,

@@ -635,12 +635,11 @@ class FileView:
             def refers(qual: str, there: FileView = there) -> bool:
                 return there._names(qual, self.path, name)
 
-            for call in module.calls_of(name, refers, method, local=path == self.path):
-                place = f"{self._display(path)}:{call.line}"
-                if dependency[0].endswith(".ipynb"):
-                    cell = notebook_place(dependency[0], call.line)
-                    if cell is not None:
-                        place = f"{self._display(path)}:cell {cell[0]}:{cell[1]}"
+            calls = module.calls_of(name, refers, method, local=path == self.path)
+            # a notebook's calls are named by cell (its cells' first lines, read once)
+            starts = _notebook_starts(dependency) if calls and path.suffix == ".ipynb" else None
+            for call in calls:
+                place = f"{self._display(path)}:{_place(call.line, starts)}"
                 found.append((call._replace(test=test), place))
         return found
 
@@ -775,14 +774,18 @@ def _notebook_code(text: str) -> tuple[str, list[int]]:
     return "\n".join(lines) + "\n", starts
 
 
-def notebook_place(path: str, line: int) -> Optional[tuple[int, int]]:
-    """(code cell, line in it) of a line of a notebook's joined code, or None."""
+def _notebook_starts(dependency: Dependency) -> list[int]:
+    """The first line of each code cell in a notebook's joined code."""
     try:
-        starts = _notebook_code(read_source(Path(path)).text)[1]
+        return _notebook_code(read_source(Path(dependency[0])).text)[1]
     except (SourceReadError, MemoryError):
-        return None
-    cell = bisect.bisect_right(starts, line)
-    return (cell, line - starts[cell - 1] + 1) if cell else None
+        return []
+
+
+def _place(line: int, starts: Optional[list[int]]) -> str:
+    """``12``, or ``cell 3:2`` for a line of a notebook's joined code."""
+    cell = bisect.bisect_right(starts, line) if starts else 0
+    return f"cell {cell}:{line - starts[cell - 1] + 1}" if starts and cell else str(line)
 
 
 def project_files(root: str) -> Optional[list[Dependency]]:
