@@ -25,6 +25,7 @@ from typing import NamedTuple, Optional, Union
 from tensorlint.analysis import syntax
 from tensorlint.analysis.facts import (
     EMPTY,
+    GRAD,
     MAY_TENSOR,
     TENSOR,
     FactEvaluator,
@@ -116,12 +117,20 @@ def _is_static(function: syntax.FunctionDef) -> bool:
 class FactEvaluatorAt:
     """The facts of an expression at one call site (its caller's environment)."""
 
-    def __init__(self, evaluator: FactEvaluator, env: Mapping[str, Facts]) -> None:
+    def __init__(
+        self, evaluator: FactEvaluator, env: Mapping[str, Facts], *, no_grad: bool = False
+    ) -> None:
         self.evaluator = evaluator
         self.env = env
+        #: the call is made with grad disabled: what requires grad is no
+        #: evidence in the callee it runs
+        self.no_grad = no_grad
 
     def __call__(self, expr: syntax.BaseExpression) -> Facts:
-        return self.evaluator.expr(expr, self.env)
+        facts = self.evaluator.expr(expr, self.env)
+        if self.no_grad:
+            facts = frozenset(t for t in facts if not t.startswith(GRAD))
+        return facts
 
 
 def owner_of(ancestors: Sequence[syntax.CSTNode]) -> Optional[syntax.CSTNode]:

@@ -906,7 +906,8 @@ class FactEvaluator:
                 facts = facts | {PARAMFREE}
             return facts
         if qual == ops.TORCH_LOAD:
-            return self._torch_function(qual, node, env) | self._loaded(node, env)
+            # a tensor (or what holds them); what it reads from says nothing of them
+            return frozenset({TENSOR}) | self._loaded(node, env)
         if _is_torch_function(qual):
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
@@ -942,13 +943,15 @@ class FactEvaluator:
     def _loaded(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``torch.load(f)``: without ``map_location`` its tensors come back on
         the device they were saved from (a checkpoint saved during training
-        on a GPU: CUDA, evidence where the file names an accelerator); with
-        ``map_location`` on the CPU, the CPU."""
+        on a GPU: CUDA, evidence where the file names an accelerator or maps
+        another load's location, as a fallback for machines without one
+        does); with ``map_location`` on the CPU, the CPU."""
         location = keyword(node, "map_location")
         if location is None:
             location = positional(node, 1)
         if location is None or _is_none(location):
-            if not self.scope.module().names_accelerator:
+            module = self.scope.module()
+            if not (module.names_accelerator or module.maps_locations):
                 return EMPTY  # a file that never names one saves and loads on the CPU
             return frozenset({record(self.scope, "load", node)})
         if self._cpu_device(location, env) or _maps_to_storage(location):

@@ -51,6 +51,7 @@ class Scope:
         "global_names",
         "instances",
         "kind",
+        "maps_locations",
         "names_accelerator",
         "node",
         "params",
@@ -79,6 +80,9 @@ class Scope:
         self.callees: Any = None
         #: the module scope's text names an accelerator (``roles.mentions_accelerator``)
         self.names_accelerator = False
+        #: (a module) does its text name ``map_location``: checkpoints that
+        #: may hold tensors saved on another device?
+        self.maps_locations = False
         #: the module scope's cache: a small statement's id -> the names it
         #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
         self.tensor_uses: dict[int, tuple[str, ...]] = {}

@@ -111,6 +111,7 @@ class ModuleAnalysis:
         module_scope.functions.update(local_functions)
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
         module_scope.names_accelerator = mentions_accelerator(source)
+        module_scope.maps_locations = "map_location" in source
         self._classes_summary = (summary or EMPTY_SUMMARY).classes
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}
@@ -156,6 +157,8 @@ class ModuleAnalysis:
                 called.add(owner)
                 self._mark_callers(owner)
             _add_path(self._wanted.setdefault(id(owner), set()), candidate.ancestors)
+        if library and self.boundary_counts:
+            self._mark_entry_callers()
         if called:
             # one level up: a function of this file that passes its parameters
             # on to one of these (``evaluate`` calls ``roc(labels, scores)``)
@@ -167,6 +170,34 @@ class ModuleAnalysis:
                     if isinstance(caller, syntax.FunctionDef) and caller not in called:
                         called.add(caller)
                         self._mark_callers(caller)
+
+    def _mark_entry_callers(self) -> None:
+        """A public function that its own file calls takes what those calls
+        pass; where a caller is itself a public function that no code here
+        calls (``assert_equal(a, b)`` calling ``to_numpy(a)``), its
+        parameters are the API boundary, and what they may be reaches the
+        function through the call. Two calls up, at most."""
+        level = [o for o in self._wanted_owners if isinstance(o, syntax.FunctionDef)]
+        seen: set[int] = {id(o) for o in level}
+        for _ in range(_ENTRY_DEPTH):
+            above: list[syntax.FunctionDef] = []
+            for function in level:
+                scope = self.index.scopes.get(function)
+                if (
+                    scope is None
+                    or not _is_public(function, scope)
+                    or not self._is_called(function.name.value)
+                ):
+                    continue
+                for site in self.index.calls:
+                    if not callers.targets(function, scope, site):
+                        continue
+                    caller = callers.owner_of(site.ancestors)
+                    if isinstance(caller, syntax.FunctionDef) and id(caller) not in seen:
+                        seen.add(id(caller))
+                        self._mark_boundary(caller)
+                        above.append(caller)
+            level = above
 
     def _mark_boundary(self, function: syntax.FunctionDef) -> None:
         """Parameters of a public function no code in this file calls take values
@@ -484,8 +515,15 @@ class ModuleAnalysis:
             return None
         walk = self._caller_walk(caller)
         attributes = walk.attributes if site.scope is walk.scope else None
+        # a call made with grad disabled runs the callee so: ``.numpy()``
+        # there converts what requires grad (torch >= 1.6)
+        no_grad = (
+            self.numpy_checks_grad_mode
+            and _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0]
+            is True
+        )
         return callers.FactEvaluatorAt(
-            FactEvaluator(site.scope, attributes), walk.env_at(site.ancestors)
+            FactEvaluator(site.scope, attributes), walk.env_at(site.ancestors), no_grad=no_grad
         )
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
@@ -859,6 +897,9 @@ def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
 
 #: candidates that are no evidence that their function's arguments come from
 #: outside: a call of a helper, of a NumPy function, of a library function
+#: how many calls up from a converting function the API boundary is looked for
+_ENTRY_DEPTH = 2
+
 _NOT_BOUNDARY = frozenset({"helper", "npcall", "libcall", "axescall"})
 
 

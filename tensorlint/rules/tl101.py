@@ -27,14 +27,16 @@ class NumpyOnAcceleratorTensor(Rule):
     `device=dev`, a module moved that way, an object any call made with
     `device=dev` such as `init_detector(cfg, device=dev)`, a checkpoint read
     with `torch.load(f)` and no `map_location` in a file that names an
-    accelerator, whose tensors come back on the device they were saved
-    from), the result of a
+    accelerator or gives another load a `map_location`, whose tensors come
+    back on the device they were saved from), the result of a
     function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
     or a parameter of a public library function that no code in the file
     calls (its callers may pass a CUDA tensor). A function called in its own
     file takes what those calls pass: a caller's `.cuda()` is evidence in
-    the helper, and the message names the call. When the project's other
+    the helper, and the message names the call; so is the parameter of a
+    public caller that no code calls, two calls up at most
+    (`assert_close(a, b)` calling `as_array(a)`). When the project's other
     files call it, they decide the same way, and one that no file calls
     keeps the guess. A parameter named `device`, `dtype` or `batch_size` is
     never a tensor. A `.cpu()` earlier in the chain, `torch.from_numpy`, a

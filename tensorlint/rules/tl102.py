@@ -24,7 +24,9 @@ class NumpyOnGradTensor(Rule):
     such as `nn.ReLU()` or a loss add none), a parameter of a public library
     function no code in the file calls (unless named for data: `labels`,
     `targets`, `indices`, `mask`; when the project's other files call it,
-    what they pass instead), what a caller in the file passes, or the
+    what they pass instead), what a caller in the file passes (a public
+    caller that no code calls passes on its own parameters, two calls up at
+    most), or the
     result of a function or of a method of an instance made in the file
     (in the file or imported from the checked tree) that returns a value
     computed with grad enabled from a module's output or parameters. A
