@@ -159,6 +159,39 @@ def test_summaries_say_what_a_function_returns_and_writes() -> None:
     assert found["Box.keep"].params == ("a",)  # ``self`` is the receiver
 
 
+TUPLES = """
+def step(model, x):
+    out = model(x)
+    if x is None:
+        return None
+    return out.argmax(1).detach().cpu(), out.softmax(1)
+
+def act(self_device, x, model):
+    y = model(x.to(self_device))
+    if y is None:
+        return y.detach(), 0
+    return y.detach(), y.sum()
+
+def mixed(x):
+    if x:
+        return x, x
+    return x, x, x
+"""
+
+
+def test_summaries_say_what_each_position_of_a_returned_tuple_is() -> None:
+    found = summarize(ast.parse(TUPLES)).functions
+    preds, probs = found["step"].elements
+    assert preds.returns == frozenset({"cpu", "nograd", "tensor"}) and not preds.grad_output
+    assert probs.grad_output and not probs.returns
+    value, total = found["act"].elements
+    assert "tensor" in value.returns  # ``.detach()`` on both paths
+    assert not total.returns  # ``0`` on one path, a tensor on the other
+    assert found["mixed"].elements == ()  # tuples of two lengths: nothing per position
+    summary = summarize(ast.parse(TUPLES))
+    assert ModuleSummary.from_json(summary.to_json()) == summary
+
+
 def test_type_aliases_are_followed_to_what_they_name() -> None:
     summary = summarize(ast.parse("Long = torch.LongTensor\nTriples: TypeAlias = Long\n"))
     assert summary.alias_chain("Triples") == ["Long", "torch.LongTensor"]

@@ -17,7 +17,7 @@ evidence (``x.cuda().cpu()`` is on the CPU).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.from_ast import parse_expression
@@ -29,6 +29,10 @@ from tensorlint.analysis.names import (
     target_names,
 )
 from tensorlint.analysis.walk import children
+
+if TYPE_CHECKING:
+    from tensorlint.analysis.callees import Callee
+    from tensorlint.analysis.summaries import Element
 
 Facts = frozenset[str]
 
@@ -340,8 +344,9 @@ _PLAIN_ATTRIBUTES = frozenset(
 
 Env = dict[str, Facts]
 
-#: a function summary's ``returns`` -> the proof it gives
-_PROOFS = {"cpu": CPU, "nograd": NOGRAD}
+#: a function summary's ``returns`` -> the proof it gives (``"tensor"``: a
+#: position of the tuples it returns is a tensor, ``summaries.TENSOR_MADE``)
+_PROOFS = {"cpu": CPU, "nograd": NOGRAD, "tensor": TENSOR}
 
 _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torch.fft.",
                                   "torch.special.", "torch.sparse.")  # fmt: skip
@@ -726,7 +731,36 @@ class FactEvaluator:
         callee = callees.of(node, self.scope) if callees else None
         if callee is None:
             return facts
+        return self._summarised(node, env, facts, callee, None)
+
+    def call_elements(
+        self, node: syntax.Call, env: Mapping[str, Facts], count: int
+    ) -> Optional[list[Facts]]:
+        """What each of ``count`` values unpacked from the call is (``a, b =
+        f(x)``), where the function returns tuples of that length; else None."""
+        callees = self.scope.module().callees
+        callee = callees.of(node, self.scope) if callees else None
+        if callee is None or len(callee.summary.elements) != count:
+            return None
+        facts = self._call(node, env)
+        return [self._summarised(node, env, facts, callee, e) for e in callee.summary.elements]
+
+    def _summarised(
+        self,
+        node: syntax.Call,
+        env: Mapping[str, Facts],
+        facts: Facts,
+        callee: Callee,
+        element: Optional[Element],
+    ) -> Facts:
+        """``facts`` of the call, with what the callee's summary says of what
+        it returns (of one position of the tuples it returns: ``element``)."""
         summary = callee.summary
+        returns, grad_output, device_output = (
+            (summary.returns, summary.grad_output, summary.device_output)
+            if element is None
+            else element
+        )
         if summary.carries or summary.carries_unseen:
             # the function returns what it computes from these parameters:
             # their grad evidence, a public function's parameters included
@@ -740,9 +774,9 @@ class FactEvaluator:
                     if name not in summary.carries:
                         grad = {t for t in grad if t[len(GRAD) :][:1] != API_MARK}
                     facts = facts | grad
-        if summary.returns:
+        if returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
-            facts = facts | {_PROOFS[r] for r in summary.returns if r in _PROOFS}
+            facts = facts | {_PROOFS[r] for r in returns if r in _PROOFS}
         if summary.moves_to and CPU not in facts:
             # it moves what it returns to the device the caller names
             passed = bind_arguments(node, summary.params, summary.names)
@@ -752,7 +786,7 @@ class FactEvaluator:
                     continue
                 facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
                 break
-        if summary.device_output and CPU not in facts:
+        if device_output and CPU not in facts:
             # it returns a value it moved to a device (``return x.to(self.device)``)
             facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
         if summary.grad_made:
@@ -761,7 +795,7 @@ class FactEvaluator:
                 TENSOR,
                 record(self.scope, "callee-requires-grad", node, callee.describe()),
             }
-        if summary.grad_output and NOGRAD not in facts:
+        if grad_output and NOGRAD not in facts:
             # it returns a module's output computed with grad enabled (here,
             # grad mode is the caller's: a no-grad context settles it as usual)
             facts = facts | {record(self.scope, "callee-output", node, callee.describe())}

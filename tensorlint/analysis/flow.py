@@ -235,6 +235,17 @@ class FactsWalker:
             for element, element_facts in zip(elements, values):
                 bind_target(env, element, element_facts)
             return
+        if isinstance(value, syntax.Call) and not any(
+            isinstance(e, syntax.StarredElement) for e in target.elements
+        ):
+            # a function of the project that returns tuples: each position's own facts
+            known = self.evaluator.call_elements(value, env, len(elements))
+            if known is not None:
+                for element, element_facts in zip(elements, known):
+                    if self.no_grad and computed_without_grad(value, self.scope):
+                        element_facts = settle(element_facts | {NOGRAD})
+                    bind_target(env, element, element_facts)
+                return
         shared = evidence(facts)
         indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):

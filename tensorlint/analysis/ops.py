@@ -266,6 +266,11 @@ TENSOR_ONLY_METHODS = frozenset(
     }
     | TENSOR_NEW_METHODS
 )  # fmt: skip
+#: Of those, the ones whose result is no tensor (a size, a flag, a handle).
+TENSOR_ONLY_INFO_METHODS = frozenset(
+    {"backward", "numel", "size", "dim", "data_ptr", "element_size", "is_contiguous",
+     "storage_offset", "register_hook", "retain_grad"}
+)  # fmt: skip
 #: ``Variable(t)``: since torch 0.4 it returns ``t`` itself (``volatile`` is
 #: ignored; ``requires_grad=True`` sets the flag), so it keeps ``t``'s facts.
 VARIABLE_CLASSES = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})

@@ -70,6 +70,40 @@ class Write(NamedTuple):
     via: str = ""  #: the function of the module the write goes through
 
 
+#: in an ``Element``'s ``returns``: the position is a tensor (``x.detach()``)
+TENSOR_MADE = "tensor"
+
+
+def _makes_tensor(node: ast.expr) -> bool:
+    """Is ``node`` a call of a method only tensors have that gives a tensor,
+    perhaps moved or cast after it (``x.detach().cpu()``)?"""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr in _KEEPS_KIND or node.func.attr in ops.CAST_METHODS)
+    ):
+        node = node.func.value
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ops.TENSOR_ONLY_METHODS
+        and node.func.attr not in ops.TENSOR_ONLY_INFO_METHODS
+    )
+
+
+#: methods whose result is what their receiver is (a tensor, a module)
+_KEEPS_KIND = frozenset({"cpu", "cuda", "to"})
+
+
+class Element(NamedTuple):
+    """What one position of the tuples a function returns is (``return
+    x.detach().cpu(), model(x)``: the first proven, the second an output)."""
+
+    returns: frozenset[str] = frozenset()
+    grad_output: bool = False
+    device_output: bool = False
+
+
 class FunctionSummary(NamedTuple):
     name: str  #: ``f`` or ``Class.method``
     line: int
@@ -97,6 +131,9 @@ class FunctionSummary(NamedTuple):
     #: functions imported from elsewhere (``replicate_input(x)``): what those
     #: do is not known here, so a guess about the parameter does not pass
     carries_unseen: tuple[str, ...] = ()
+    #: where every ``return`` gives a tuple of the same length (no ``*``):
+    #: what each position is; else empty
+    elements: tuple[Element, ...] = ()
 
     @property
     def names(self) -> frozenset[str]:
@@ -118,6 +155,9 @@ class FunctionSummary(NamedTuple):
             "grad_made": self.grad_made,
             "moves_to": list(self.moves_to),
             "carries_unseen": list(self.carries_unseen),
+            "elements": [
+                [sorted(e.returns), e.grad_output, e.device_output] for e in self.elements
+            ],
         }
 
     @classmethod
@@ -144,6 +184,10 @@ class FunctionSummary(NamedTuple):
             _bool(data.get("grad_made", False)),
             tuple(_text(p) for p in data.get("moves_to", ())),
             tuple(_text(p) for p in data.get("carries_unseen", ())),
+            tuple(
+                Element(frozenset(_text(r) for r in e[0]), _bool(e[1]), _bool(e[2]))
+                for e in data.get("elements", ())
+            ),
         )
 
 
@@ -472,6 +516,9 @@ class _Summarizer:
         #: local name -> the parameters naming the device it was moved to
         self.moved_to: dict[str, set[str]] = {}
         self.moves_to: set[str] = set()
+        #: per position of the tuples returned so far (None: none yet; empty:
+        #: a ``return`` of something else, or of another length)
+        self.elements: Optional[list[Element]] = None
 
     # -- the walk ------------------------------------------------------------
 
@@ -514,6 +561,7 @@ class _Summarizer:
                 for p in (*positional, *kwonly)
                 if _UNSEEN + p in self.carries and p not in self.carries
             ),
+            tuple(self.elements or ()),
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -803,6 +851,34 @@ class _Summarizer:
             self.moves_to |= self.device_params(value)
         made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
+        self._return_elements(value)
+
+    def _return_elements(self, value: ast.expr) -> None:
+        """Meet what each position of a returned tuple is with the returns before."""
+        if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
+            self.elements = []
+            return
+        if self.elements is not None and len(self.elements) != len(value.elts):
+            self.elements = []
+            return
+        found = []
+        for element in value.elts:
+            proofs = self.prove(element)
+            if self.no_grad and self._computes(element):
+                proofs = proofs | {"nograd"}
+            grad = "nograd" not in proofs and self.module_output(element)
+            device = "cpu" not in proofs and self.device_value(element)
+            if _makes_tensor(element):
+                proofs = proofs | {TENSOR_MADE}
+            found.append(Element(proofs, grad, device))
+        if self.elements is None:
+            self.elements = found
+        elif self.elements:
+            self.elements = [
+                Element(a.returns & b.returns, a.grad_output or b.grad_output,
+                        a.device_output or b.device_output)
+                for a, b in zip(self.elements, found)
+            ]  # fmt: skip
 
     def requires_grad_value(self, node: ast.expr) -> bool:
         """Is ``node`` a tensor set to require grad here (``torch.tensor(a,
