@@ -247,6 +247,8 @@ class FactsWalker:
                     bind_target(env, element, element_facts)
                 return
         shared = evidence(facts)
+        if self.no_grad and NOGRAD in facts and computed_without_grad(value, self.scope):
+            shared = shared | {NOGRAD}  # computed with grad disabled: every part
         indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):
             if indices and position == 1:
