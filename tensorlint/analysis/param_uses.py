@@ -77,3 +77,66 @@ def _visit(node: syntax.CSTNode, where: str, uses: dict[str, set[str]], scope: S
             continue
         for child in children(current):
             stack.append((child, _ANY if where == _NEUTRAL else where))
+
+
+def moved_here(function: syntax.FunctionDef, names: Collection[str]) -> set[str]:
+    """The ``names`` (parameters of ``function``) that the body itself moves
+    to a device, directly or through a name bound to one (``x = batch``,
+    then ``x_gpu = x.to(self.device)`` or ``x.cuda()``): the function takes
+    them on the host and moves them where it wants them, so the guess that
+    its callers pass them on a device does not apply."""
+    wanted = set(names)
+    if not wanted:
+        return set()
+    aliases: dict[str, str] = {}  # a local name -> the parameter it was bound to
+    moves: list[str] = []  # the receivers of moves
+    stack: list[syntax.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (syntax.FunctionDef, syntax.Lambda, syntax.ClassDef)):
+            continue  # (a closure runs when, and on what, it likes)
+        if (
+            isinstance(current, syntax.Assign)
+            and len(current.targets) == 1
+            and isinstance(current.targets[0].target, syntax.Name)
+            and isinstance(current.value, syntax.Name)
+            and current.value.value in wanted
+        ):
+            aliases[current.targets[0].target.value] = current.value.value
+        if isinstance(current, syntax.Call) and isinstance(current.func, syntax.Attribute):
+            receiver = current.func.value
+            if isinstance(receiver, syntax.Name) and _moves(current, current.func.attr.value):
+                moves.append(receiver.value)
+        stack.extend(children(current))
+    return {
+        name if name in wanted else aliases[name]
+        for name in moves
+        if name in wanted or name in aliases
+    }
+
+
+def _moves(call: syntax.Call, method: str) -> bool:
+    """``.cuda()``, or ``.to(...)`` given what names a device (``device=``, a
+    ``device`` or ``dev`` variable, ``"cuda"``)."""
+    if method == "cuda":
+        return True
+    if method != "to" or not call.args:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == "device":
+                return True
+            continue
+        value = arg.value
+        if isinstance(value, syntax.SimpleString):
+            text = value.evaluated_value
+            return isinstance(text, str) and text.startswith("cuda")
+        last = value.attr.value if isinstance(value, syntax.Attribute) else None
+        if isinstance(value, syntax.Name):
+            last = value.value
+        return last is not None and last.lower() in _DEVICE_NAMES
+    return False
+
+
+#: names of variables that hold a device
+_DEVICE_NAMES = frozenset({"device", "dev", "_device", "gpu", "cuda_device", "target_device"})

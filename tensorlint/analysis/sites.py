@@ -50,7 +50,7 @@ from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import Boundary, Scope, dotted_name, qualified_name
-from tensorlint.analysis.param_uses import numbers_only
+from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
@@ -227,11 +227,16 @@ class ModuleAnalysis:
         shown = _dispatcher(function) if name.startswith("_") else None
         params = _parameters(function, scope)
         numbers = numbers_only(function, [p.name.value for p in params], scope)
+        moved = moved_here(function, [p.name.value for p in params])
         for param in params:
             if param.name.value in numbers:
                 continue  # used as a size or a count: a number, not a tensor
             scope.boundary[param.name.value] = Boundary(
-                param, f"{shown or name}()", device, grad, note
+                param,
+                f"{shown or name}()",
+                None if param.name.value in moved else device,  # taken on the host
+                grad,
+                note,
             )
 
     def resolve_boundary(self, evidence: Evidence) -> Optional[Evidence]:

@@ -39,7 +39,8 @@ class NumpyOnAcceleratorTensor(Rule):
     (`assert_close(a, b)` calling `as_array(a)`). When the project's other
     files call it, they decide the same way, and one that no file calls
     keeps the guess. A parameter named `device`, `dtype` or `batch_size` is
-    never a tensor. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
+    never a tensor, and one the function moves to a device itself (`x_gpu =
+    x.to(self.device)`) is given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
     factory without `device=` or `torch.load(f, map_location="cpu")` prove
     the CPU and silence it. A test of the value's type counts too: under
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
