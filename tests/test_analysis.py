@@ -955,3 +955,28 @@ def test_parameters_used_only_as_numbers_are_found() -> None:
     # ``scale`` only in arithmetic says nothing; ``k`` is also passed to a
     # call; ``shape`` and ``items`` are used as objects
     assert numbers_only(function, names, scope) == {"steps", "n"}
+
+
+def test_parameters_the_function_moves_itself_are_found() -> None:
+    from tensorlint.analysis.param_uses import moved_here
+    from tensorlint.analysis.parse import parse_whole
+    from tensorlint.analysis.syntax import FunctionDef
+
+    source = (
+        "def f(self, batch, target, mask, weights, table, dev):\n"
+        "    x = batch\n"
+        "    x_gpu = x.to(self.device)\n"
+        "    y = target.cuda()\n"
+        "    m = mask.to(torch.float32)\n"
+        "    w = weights.to('cpu')\n"
+        "    t = table.to(device=dev)\n"
+        "    def later(z):\n"
+        "        return dev.to('cuda')\n"
+        "    return x.numpy(), y, m, w, t\n"
+    )
+    function = parse_whole(source).body[0]
+    assert isinstance(function, FunctionDef)
+    names = ["batch", "target", "mask", "weights", "table", "dev"]
+    # through a name bound to it, ``.cuda()``, ``device=``; not a cast, not
+    # the CPU, not inside a closure
+    assert moved_here(function, names) == {"batch", "target", "table"}
