@@ -48,6 +48,8 @@ __all__ = ["Case", "load_cases", "main", "score"]
 HERE = Path(__file__).resolve().parent / "recall"
 CASES = HERE / "cases"
 HELD_OUT = HERE / "held_out.txt"
+#: cases from the held-out repositories: for measuring only (README.md)
+HELD_OUT_CASES = HERE / "held_out_cases"
 
 KINDS = ("D", "W", "S")
 CRASHES = ("device", "grad", "both")
@@ -120,8 +122,10 @@ def held_out() -> frozenset[str]:
     return frozenset(names)
 
 
-def load_cases(directory: Path = CASES) -> list[Case]:
-    """Every case, validated: a malformed file stops the bench with its name and reason."""
+def load_cases(directory: Path = CASES, *, held: bool = False) -> list[Case]:
+    """Every case, validated: a malformed file stops the bench with its name and reason.
+    ``held``: the held-out cases, each from a repository of ``held_out.txt``
+    (the development cases never are)."""
     cases: list[Case] = []
     seen: set[str] = set()
     forbidden = held_out()
@@ -133,8 +137,10 @@ def load_cases(directory: Path = CASES) -> list[Case]:
         repo = data.get("repo")
         if not isinstance(repo, str) or not _REPO.match(repo):
             raise SystemExit(f"{path}: `repo` must be 'owner/name'")
-        if repo.lower() in forbidden:
+        if not held and repo.lower() in forbidden:
             raise SystemExit(f"{path}: {repo} is held out (bench/recall/held_out.txt)")
+        if held and repo.lower() not in forbidden:
+            raise SystemExit(f"{path}: {repo} is not held out (bench/recall/held_out.txt)")
         expected_name = repo.replace("/", "__") + ".toml"
         if path.name != expected_name:
             raise SystemExit(f"{path}: a case file is named after its repository: {expected_name}")
@@ -458,6 +464,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-case list")
     parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="score the cases from the held-out repositories (bench/recall/held_out_cases/) "
+        "instead: for measuring only, never for adjusting a rule",
+    )
+    parser.add_argument(
         "--readme",
         type=Path,
         metavar="FILE",
@@ -465,9 +477,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--repo: the README's table is of every case)",
     )
     args = parser.parse_args(argv)
-    if args.readme is not None and args.repo:
-        parser.error("--readme writes the table of every case: leave out --repo")
-    cases = load_cases()
+    if args.readme is not None and (args.repo or args.held_out):
+        parser.error("--readme writes the table of every development case: leave out --repo")
+    cases = load_cases(HELD_OUT_CASES, held=True) if args.held_out else load_cases()
     if args.repo:
         cases = [c for c in cases if c.repo in args.repo]
     if args.validate:

@@ -120,6 +120,20 @@ def test_a_held_out_repository_is_refused(tmp_path: Path) -> None:
         recall.load_cases(tmp_path)
 
 
+def test_held_out_cases_come_only_from_held_out_repositories(tmp_path: Path) -> None:
+    body = CASE.format(real="true", commit="a" * 40, path="m.py", line=7)
+    _case_file(tmp_path / "ok", body.replace("someone/proj", "openai/CLIP"), "openai__CLIP.toml")
+    assert [c.repo for c in recall.load_cases(tmp_path / "ok", held=True)] == ["openai/CLIP"]
+    _case_file(tmp_path / "bad", body)
+    with pytest.raises(SystemExit, match="not held out"):
+        recall.load_cases(tmp_path / "bad", held=True)
+
+
+def test_committed_held_out_cases_are_valid() -> None:
+    cases = recall.load_cases(recall.HELD_OUT_CASES, held=True)
+    assert len({case.id for case in cases}) == len(cases)
+
+
 def _git(cwd: Path, *args: str) -> str:
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin:/usr/local/bin"}  # fmt: skip
