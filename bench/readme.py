@@ -22,6 +22,7 @@ __all__ = ["COMMANDS", "begin", "block", "end", "replace", "stamp", "write"]
 COMMANDS: dict[str, str] = {
     "precision": "python -m bench precision --readme README.md",
     "recall": "python -m bench recall --strict --readme README.md",
+    "held-out recall": "python -m bench recall --held-out --strict --readme README.md",
 }
 
 
