@@ -140,12 +140,13 @@ class FactsWalker:
             return env
         if isinstance(node, syntax.Assign):
             facts = self.evaluator.expr(node.value, env)
-            if self.no_grad and computed_without_grad(node.value, self.scope):
+            without_grad = self.no_grad and computed_without_grad(node.value, self.scope)
+            if without_grad:
                 facts = settle(facts | {NOGRAD})
             env = dict(env)
             for target in node.targets:
                 if isinstance(target.target, (syntax.Tuple, syntax.List)):
-                    self._bind_unpacked(env, target.target, node.value, facts)
+                    self._bind_unpacked(env, target.target, node.value, facts, without_grad)
                 elif isinstance(target.target, syntax.Attribute) and _sets_requires_grad(
                     target.target
                 ):
@@ -227,8 +228,10 @@ class FactsWalker:
         target: syntax.Tuple | syntax.List,
         value: syntax.BaseExpression,
         facts: Facts,
+        without_grad: bool,
     ) -> None:
-        """``a, b = x.cpu(), y.cpu()`` element-wise; ``_, idx = torch.max(x, 1)``: indices."""
+        """``a, b = x.cpu(), y.cpu()`` element-wise; ``_, idx = torch.max(x, 1)``:
+        indices. ``without_grad``: ``value`` is computed with grad disabled."""
         elements = [e.value for e in target.elements]
         if isinstance(value, (syntax.Tuple, syntax.List)) and len(value.elements) == len(elements):
             values = [self.evaluator.expr(e.value, env) for e in value.elements]
@@ -242,12 +245,12 @@ class FactsWalker:
             known = self.evaluator.call_elements(value, env, len(elements))
             if known is not None:
                 for element, element_facts in zip(elements, known):
-                    if self.no_grad and computed_without_grad(value, self.scope):
+                    if without_grad:
                         element_facts = settle(element_facts | {NOGRAD})
                     bind_target(env, element, element_facts)
                 return
         shared = evidence(facts)
-        if self.no_grad and NOGRAD in facts and computed_without_grad(value, self.scope):
+        if without_grad:
             shared = shared | {NOGRAD}  # computed with grad disabled: every part
         indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
         for position, element in enumerate(elements):

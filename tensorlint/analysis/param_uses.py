@@ -116,9 +116,9 @@ def moved_here(function: syntax.FunctionDef, names: Collection[str]) -> set[str]
 
 
 def _moves(call: syntax.Call, method: str) -> bool:
-    """``.cuda()``, or ``.to(...)`` given what names a device (``device=``, a
-    ``device`` or ``dev`` variable, ``"cuda"``)."""
-    if method == "cuda":
+    """``.cuda()`` (or another device's method), or ``.to(...)`` given what
+    names a device (``device=``, a ``device`` or ``dev`` variable, ``"cuda"``)."""
+    if method in ops.DEVICE_CHANGING_METHODS and method != "to":
         return True
     if method != "to" or not call.args:
         return False

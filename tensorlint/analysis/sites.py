@@ -900,11 +900,11 @@ def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
         wanted.add(id(node))
 
 
-#: candidates that are no evidence that their function's arguments come from
-#: outside: a call of a helper, of a NumPy function, of a library function
 #: how many calls up from a converting function the API boundary is looked for
 _ENTRY_DEPTH = 2
 
+#: candidates that are no evidence that their function's arguments come from
+#: outside: a call of a helper, of a NumPy function, of a library function
 _NOT_BOUNDARY = frozenset({"helper", "npcall", "libcall", "axescall"})
 
 

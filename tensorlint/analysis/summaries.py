@@ -103,6 +103,14 @@ class Element(NamedTuple):
     grad_output: bool = False
     device_output: bool = False
 
+    def meet(self, other: Element) -> Element:
+        """Over two ``return`` statements: what both prove, what either may be."""
+        return Element(
+            self.returns & other.returns,
+            self.grad_output or other.grad_output,
+            self.device_output or other.device_output,
+        )
+
 
 class FunctionSummary(NamedTuple):
     name: str  #: ``f`` or ``Class.method``
@@ -838,20 +846,30 @@ class _Summarizer:
         for param, kind in sorted(self.alias(value)):
             if kind in CONVERSIONS:
                 self.aliases.append((param, kind, node.lineno))
-        proofs = self.prove(value)
-        if self.no_grad and self._computes(value):
-            proofs = proofs | {"nograd"}  # computed with grad disabled
+        returned = self._returned(value)
+        proofs = returned.returns
         self.returns = proofs if self.returns is None else self.returns & proofs
         self.carries |= self.flow(value)
-        if "nograd" not in proofs and self.module_output(value):
-            self.grad_output = True
-        if "cpu" not in proofs and self.device_value(value):
-            self.device_output = True
+        self.grad_output = self.grad_output or returned.grad_output
+        self.device_output = self.device_output or returned.device_output
         if "cpu" not in proofs:
             self.moves_to |= self.device_params(value)
         made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
         self._return_elements(value)
+
+    def _returned(self, value: ast.expr) -> Element:
+        """What a returned value is: what it proves (``nograd`` too when
+        computed with grad disabled), and whether it may be a module's output
+        with grad enabled or a value moved to a device this function chose."""
+        proofs = self.prove(value)
+        if self.no_grad and self._computes(value):
+            proofs = proofs | {"nograd"}  # computed with grad disabled
+        return Element(
+            proofs,
+            "nograd" not in proofs and self.module_output(value),
+            "cpu" not in proofs and self.device_value(value),
+        )
 
     def _return_elements(self, value: ast.expr) -> None:
         """Meet what each position of a returned tuple is with the returns before."""
@@ -863,22 +881,14 @@ class _Summarizer:
             return
         found = []
         for element in value.elts:
-            proofs = self.prove(element)
-            if self.no_grad and self._computes(element):
-                proofs = proofs | {"nograd"}
-            grad = "nograd" not in proofs and self.module_output(element)
-            device = "cpu" not in proofs and self.device_value(element)
+            returned = self._returned(element)
             if _makes_tensor(element):
-                proofs = proofs | {TENSOR_MADE}
-            found.append(Element(proofs, grad, device))
+                returned = returned._replace(returns=returned.returns | {TENSOR_MADE})
+            found.append(returned)
         if self.elements is None:
             self.elements = found
         elif self.elements:
-            self.elements = [
-                Element(a.returns & b.returns, a.grad_output or b.grad_output,
-                        a.device_output or b.device_output)
-                for a, b in zip(self.elements, found)
-            ]  # fmt: skip
+            self.elements = [a.meet(b) for a, b in zip(self.elements, found)]
 
     def requires_grad_value(self, node: ast.expr) -> bool:
         """Is ``node`` a tensor set to require grad here (``torch.tensor(a,
