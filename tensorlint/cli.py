@@ -20,7 +20,7 @@ from tensorlint.config import (
     parse_version,
     shown_pattern,
 )
-from tensorlint.diagnostics import FileResult
+from tensorlint.diagnostics import CONFIDENCES, FileResult
 from tensorlint.engine.cache import CACHE_DIR, Cache
 from tensorlint.engine.progress import Progress, wanted
 from tensorlint.engine.runner import (
@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", default=None, help="enable the strict rules"
     )
     check.add_argument("--numpy-idiom", choices=NUMPY_IDIOMS, help="spelling of .numpy() fixes")
+    check.add_argument(
+        "--min-confidence",
+        choices=CONFIDENCES,
+        help="report (and fix) only findings this sure or surer: high (the code shows the "
+        "cause), medium (also the public-API guess), low (everything; the default)",
+    )
     check.add_argument(
         "--target-version",
         metavar="X.Y",
@@ -431,6 +437,7 @@ def check(args: argparse.Namespace) -> int:
         target_version=config.target_version,
         unfixable=unfixable,
         ignore_noqa=config.ignore_noqa,
+        min_confidence=config.min_confidence,
     )
     within: tuple[str, ...] = ()
     if args.fix or args.add_noqa:  # (only a write asks; a check names hundreds of files)
@@ -561,6 +568,7 @@ def show_settings(
         print(f"  unfixable: {sorted(effective.unfixable)}")
         print(f"  extend-converting-calls: {list(effective.converting_calls)}")
         print(f"  ignore-noqa: {str(effective.ignore_noqa).lower()}")
+        print(f"  min-confidence: {effective.min_confidence}")
     return EXIT_OK
 
 
@@ -785,6 +793,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
         "select", "ignore", "extend_select", "strict", "numpy_idiom", "assume_torch",
         "force_exclude",
         "unfixable", "respect_gitignore", "ignore_noqa",  # issue 25's
+        "min_confidence",
     ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:

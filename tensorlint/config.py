@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tensorlint import glob
+from tensorlint.diagnostics import CONFIDENCES
 from tensorlint.fix.io import MAX_SETTINGS_BYTES, read_regular
 from tensorlint.glob import Glob, Token
 
@@ -77,6 +78,7 @@ KNOWN_KEYS: tuple[str, ...] = (
     "per-file-ignores",
     "unfixable",
     "respect-gitignore",
+    "min-confidence",
 )
 
 #: the oldest torch each ``numpy-idiom`` runs on (``Tensor.numpy(force=True)``: 1.13)
@@ -110,6 +112,8 @@ class Config(NamedTuple):
     #: skip what ``.gitignore`` files and ``.git/info/exclude`` ignore (Ruff's
     #: ``respect-gitignore``)
     respect_gitignore: bool = True
+    #: report only findings of this level of ``CONFIDENCES`` or surer
+    min_confidence: str = "low"
     #: ``--ignore-noqa``: report findings that noqa comments would
     #: suppress (a command-line option only, as in Ruff: not a table key)
     ignore_noqa: bool = False
@@ -320,6 +324,8 @@ def table_changes(path: Path, table: dict[str, Any]) -> dict[str, Any]:
         )
     if "unfixable" in table:
         changes["unfixable"] = _codes(path, "unfixable", table["unfixable"])
+    if "min-confidence" in table:
+        changes["min_confidence"] = parse_confidence(path, table["min-confidence"])
     if "respect-gitignore" in table:
         changes["respect_gitignore"] = _bool(path, "respect-gitignore", table["respect-gitignore"])
     if "per-file-ignores" in table:
@@ -344,6 +350,16 @@ def _converting_calls(path: Path, key: str, value: object) -> tuple[str, ...]:
                 f"got {entry!r}",
             )
     return entries
+
+
+def parse_confidence(path: Path, value: object) -> str:
+    """A ``min-confidence`` value: a level of ``CONFIDENCES``."""
+    if not isinstance(value, str) or value not in CONFIDENCES:
+        raise ConfigError(
+            path,
+            f"{_TABLE} 'min-confidence' must be one of {', '.join(CONFIDENCES)}, got {value!r}",
+        )
+    return value
 
 
 def parse_version(path: Path, value: object) -> tuple[int, int]:
@@ -461,7 +477,14 @@ def _extended(base: Config, changes: dict[str, Any], source: Path) -> Config:
     rebase = functools.partial(_rebased, base.root, root)
     merged: dict[str, Any] = {
         name: changes.get(name, getattr(base, name))
-        for name in ("strict", "numpy_idiom", "assume_torch", "force_exclude", "target_version")
+        for name in (
+            "strict",
+            "numpy_idiom",
+            "assume_torch",
+            "force_exclude",
+            "target_version",
+            "min_confidence",
+        )
     }
     if "select" in changes:  # a new rule selection: the base's is dropped
         merged["select"] = changes["select"]

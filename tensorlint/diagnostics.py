@@ -24,6 +24,23 @@ class Applicability(enum.Enum):
     DISPLAY_ONLY = "display-only"
 
 
+#: How sure a finding is, least sure first: the one list of the levels.
+#: ``high``: the code shows the hazard's cause (a move to a device, a
+#: module's output, a trainable parameter, a write into shared memory);
+#: ``medium``: it rests on the public-API guess that callers no checked code
+#: shows may pass a CUDA tensor or one that requires grad; ``low``: the
+#: strict rules, which report what no evidence supports. ``--min-confidence``
+#: hides the findings below a level; docs/confidence.md has each level's
+#: measured precision.
+CONFIDENCES: tuple[str, ...] = ("low", "medium", "high")
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+
+
+def confidence_rank(level: str) -> int:
+    """The place of ``level`` in ``CONFIDENCES`` (``low`` is 0)."""
+    return CONFIDENCES.index(level)
+
+
 class Position(NamedTuple):
     """A place in a source file: 1-based line, 0-based column in characters."""
 
@@ -70,6 +87,8 @@ class Diagnostic(NamedTuple):
     cell: Optional[int] = None
     #: the evidence, where the finding names it
     related: tuple[Related, ...] = ()
+    #: one of ``CONFIDENCES``
+    confidence: str = HIGH
 
 
 class FileResult(NamedTuple):

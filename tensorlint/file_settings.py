@@ -82,6 +82,7 @@ def settings_in(config: Config, path: Optional[Path]) -> Settings:
         target_version=config.target_version,
         unfixable=_unfixable(config.unfixable),
         ignore_noqa=config.ignore_noqa,
+        min_confidence=config.min_confidence,
     )
 
 

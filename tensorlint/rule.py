@@ -12,7 +12,16 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, NamedTuple, Optional
 
-from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
+from tensorlint.diagnostics import (
+    HIGH,
+    LOW,
+    Applicability,
+    Diagnostic,
+    Edit,
+    Fix,
+    Position,
+    Related,
+)
 
 if TYPE_CHECKING:
     from tensorlint.analysis import syntax
@@ -72,6 +81,9 @@ class Settings(NamedTuple):
     unfixable: frozenset[str] = frozenset()
     #: ``--ignore-noqa``: noqa comments suppress nothing
     ignore_noqa: bool = False
+    #: ``min-confidence``: findings below this level of ``CONFIDENCES`` are
+    #: not reported (nor fixed)
+    min_confidence: str = LOW
 
 
 class Rule:
@@ -96,6 +108,9 @@ class Rule:
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     #: what the rule's fixes are: a key of ``FIX_SAFETY`` (None: no fix)
     FIX: ClassVar[Optional[str]] = None
+    #: the confidence of the rule's findings (a level of ``CONFIDENCES``);
+    #: a rule that reports on evidence gives each finding its evidence's
+    CONFIDENCE: ClassVar[str] = HIGH
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         raise NotImplementedError
@@ -123,6 +138,7 @@ class RuleContext:
         applicability: Applicability = Applicability.SAFE,
         description: str = "",
         related: Sequence[tuple[syntax.CSTNode, str]] = (),
+        confidence: Optional[str] = None,
     ) -> None:
         fix = None
         if edits:
@@ -138,6 +154,7 @@ class RuleContext:
                 related=tuple(
                     Related(self.start(where), self.end(where), text) for where, text in related
                 ),
+                confidence=rule.CONFIDENCE if confidence is None else confidence,
             )
         )
 

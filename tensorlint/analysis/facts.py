@@ -29,6 +29,7 @@ from tensorlint.analysis.names import (
     target_names,
 )
 from tensorlint.analysis.walk import children
+from tensorlint.diagnostics import HIGH, MEDIUM
 
 if TYPE_CHECKING:
     from tensorlint.analysis.callees import Callee
@@ -112,6 +113,16 @@ class Evidence(NamedTuple):
     note: str = ""
     #: the call in this file that passed the value to the site's function
     via: Optional[syntax.Call] = None
+    #: for ``api`` evidence: a caller in another file shows the value's cause
+    #: (it passes a value it moved, or a module's output), not its own guess
+    shown: bool = False
+
+    @property
+    def confidence(self) -> str:
+        """How sure a finding resting on this evidence is (``CONFIDENCES``):
+        ``medium`` for the API boundary's guess about callers no checked code
+        shows, ``high`` for a cause the code shows."""
+        return MEDIUM if self.kind in _API_KINDS and not self.shown else HIGH
 
 
 def record(

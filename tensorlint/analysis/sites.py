@@ -259,7 +259,9 @@ class ModuleAnalysis:
         if clause == made and not self._takes(function, evidence.node, keys):
             return None
         return evidence._replace(
-            through=clause, note="a parameter of a function other files of the project call"
+            through=clause,
+            note="a parameter of a function other files of the project call",
+            shown=clause == made,
         )
 
     def _takes(

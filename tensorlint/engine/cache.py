@@ -46,7 +46,16 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from tensorlint import __version__
-from tensorlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Position, Related
+from tensorlint.diagnostics import (
+    CONFIDENCES,
+    LOW,
+    Applicability,
+    Diagnostic,
+    Edit,
+    Fix,
+    Position,
+    Related,
+)
 from tensorlint.engine.tree import PROJECT_DEPENDENCY, project_fingerprint
 from tensorlint.file_settings import folder_key
 from tensorlint.fix.io import read_regular
@@ -119,6 +128,8 @@ def settings_key(settings: Settings) -> str:
         key += f"|unfixable={','.join(sorted(settings.unfixable))}"
     if settings.ignore_noqa:
         key += "|ignore-noqa"
+    if settings.min_confidence != LOW:
+        key += f"|min-confidence={settings.min_confidence}"
     return key
 
 
@@ -487,7 +498,7 @@ class Cache:
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 5
+_FORMAT_VERSION = 6
 
 
 def encode(
@@ -580,7 +591,7 @@ def _diagnostic_row(d: Diagnostic) -> list[object]:
         ]
     )
     related = [[*_span(r.start, r.end), r.message, r.cell] for r in d.related]
-    return [d.code, d.name, d.message, _span(d.start, d.end), fix, d.cell, related]
+    return [d.code, d.name, d.message, _span(d.start, d.end), fix, d.cell, related, d.confidence]
 
 
 def _span(start: Position, end: Position) -> list[int]:
@@ -588,8 +599,10 @@ def _span(start: Position, end: Position) -> list[int]:
 
 
 def _diagnostic(row: object) -> Diagnostic:
-    code, name, message, span, fix, cell, related = _list(row, 7)
+    code, name, message, span, fix, cell, related, confidence = _list(row, 8)
     start, end = _positions(span)
+    if confidence not in CONFIDENCES:
+        raise ValueError("malformed cache entry")
     return Diagnostic(
         _str(code),
         _str(name),
@@ -599,6 +612,7 @@ def _diagnostic(row: object) -> Diagnostic:
         None if fix is None else _fix(fix),
         _optional_int(cell),
         tuple(_related(r) for r in _list(related)),
+        _str(confidence),
     )
 
 

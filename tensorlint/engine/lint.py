@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import ops
-from tensorlint.diagnostics import Diagnostic
+from tensorlint.diagnostics import LOW, Diagnostic, confidence_rank
 from tensorlint.engine.imports import imports_torch
 from tensorlint.engine.literals import required_words
 from tensorlint.noqa import (
@@ -397,13 +397,17 @@ def _as_configured(
     diagnostics: list[Diagnostic], ctx: RuleContext, comments: Comments, settings: Settings
 ) -> list[Diagnostic]:
     """``--ignore-noqa``: every finding, whatever the comments say (TL900's
-    too: its own findings are not suppressed either); ``unfixable``: those
-    codes' findings without their fix."""
+    too: its own findings are not suppressed either); ``min-confidence``:
+    the findings of that level or surer; ``unfixable``: those codes'
+    findings without their fix."""
     if settings.ignore_noqa:
         found = list(ctx.diagnostics)
         if UnusedNoqa.CODE in settings.enabled:
             found += unused_noqa(ctx.source, comments, ctx.diagnostics, settings.enabled, _KNOWN)
         diagnostics = sorted(found, key=lambda d: (d.start, d.code))
+    if settings.min_confidence != LOW:  # after TL900: a noqa a hidden finding needs is used
+        least = confidence_rank(settings.min_confidence)
+        diagnostics = [d for d in diagnostics if confidence_rank(d.confidence) >= least]
     if settings.unfixable:
         diagnostics = [
             d._replace(fix=None) if d.fix is not None and d.code in settings.unfixable else d

@@ -14,6 +14,7 @@ The schema (documented in the README, section *CI output formats*)::
           "code": "TL101",
           "name": "numpy-on-accelerator-tensor",
           "level": "error",                  # "warning" for strict-profile rules
+          "confidence": "high",              # or "medium", "low" (README: Confidence)
           "message": "...",
           "related": [                       # the evidence the finding rests on
             {"cell": null, "line": 3, "column": 9, "end_line": 3, "end_column": 21,
@@ -47,7 +48,15 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from tensorlint import __version__
-from tensorlint.diagnostics import Applicability, Diagnostic, FileResult, Fix, Position, Related
+from tensorlint.diagnostics import (
+    CONFIDENCES,
+    Applicability,
+    Diagnostic,
+    FileResult,
+    Fix,
+    Position,
+    Related,
+)
 from tensorlint.reporters import ReportOptions
 from tensorlint.reporters._common import TOOL_NAME, json_safe, level, one_based
 
@@ -105,6 +114,7 @@ JSON_SCHEMA: dict[str, Any] = {
                     "code": {"type": "string", "pattern": "^TL[0-9]{3}$"},
                     "name": {"type": "string"},
                     "level": {"enum": ["error", "warning"]},
+                    "confidence": {"enum": list(CONFIDENCES)},
                     "message": {"type": "string"},
                     "related": {
                         "type": "array",
@@ -218,6 +228,7 @@ def _finding(path: str, d: Diagnostic) -> dict[str, Any]:
         "code": d.code,
         "name": d.name,
         "level": level(d.code),
+        "confidence": d.confidence,
         "message": d.message,
         "related": [_related(r) for r in d.related],
         "fix": _fix(d.fix),

@@ -77,7 +77,9 @@ def _rule(rule: type[Rule]) -> dict[str, Any]:
         "defaultConfiguration": {"enabled": bool(rule.DEFAULT), "level": level(rule.CODE)},
         "properties": {
             "tags": ["correctness", "pytorch", "numpy"],
-            "precision": "high",
+            # (GitHub code scanning ranks alerts by it; each result has its own
+            # ``confidence`` too)
+            "precision": rule.CONFIDENCE,
             "fix": rule.FIX or "none",
             "profile": "default" if rule.DEFAULT else "strict",
         },
@@ -109,6 +111,7 @@ def _result(path: str, d: Diagnostic) -> dict[str, Any]:
         result["ruleIndex"] = _RULE_INDEX[d.code]
     result["level"] = level(d.code)
     result["message"] = {"text": d.message}
+    result["properties"] = {"confidence": d.confidence}
     if d.cell is not None:
         region = _region(d.start, d.end)
         where = f"cell {d.cell}, line {region['startLine']}, column {region['startColumn']}"

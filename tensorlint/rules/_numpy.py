@@ -42,11 +42,13 @@ def report(
     related: Sequence[tuple[syntax.CSTNode, str]] = (),
     *,
     moves: bool,
+    confidence: Optional[str] = None,
 ) -> None:
     """Report a ``.numpy()`` call missing ``.cpu()`` (``moves``) or ``.detach()``.
 
     TL101, TL102, TL111 and TL112 share this: the fix and its safety are the
-    same whether evidence or the strict profile made the finding.
+    same whether evidence or the strict profile made the finding (whose
+    ``confidence`` is the evidence's, or the rule's without one).
     """
     cpu, detach = missing(site, ctx)
     # moving to the CPU: a write through the result (``t.numpy()[:] = v``)
@@ -64,6 +66,7 @@ def report(
         Applicability.UNSAFE if unsafe else Applicability.SAFE,
         f"Insert `{chain_text(ctx, cpu, detach, site)}` before `.numpy()`",
         related,
+        confidence,
     )
 
 

@@ -93,4 +93,4 @@ class NumpyOnAcceleratorTensor(Rule):
             return
         reason, related = _evidence.explain(evidence, ctx)
         why = f"which may be on a CUDA device (TypeError there): {reason}"
-        _numpy.report(self, site, ctx, why, related, moves=True)
+        _numpy.report(self, site, ctx, why, related, moves=True, confidence=evidence.confidence)

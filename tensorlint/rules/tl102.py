@@ -98,4 +98,4 @@ class NumpyOnGradTensor(Rule):
         reason, related = _evidence.explain(evidence, ctx)
         note = _evidence.grad_mode_note(site, ctx)
         why = f"which may require grad (RuntimeError there): {reason}{note}"
-        _numpy.report(self, site, ctx, why, related, moves=False)
+        _numpy.report(self, site, ctx, why, related, moves=False, confidence=evidence.confidence)

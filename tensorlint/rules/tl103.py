@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from tensorlint.analysis import index, library_table, numpy_table, ops, syntax
-from tensorlint.diagnostics import Applicability, Edit
+from tensorlint.diagnostics import Applicability, Edit, confidence_rank
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
@@ -139,11 +139,13 @@ class ImplicitTensorToArray(Rule):
     def check(self, site: Site, ctx: RuleContext) -> None:
         for found in converted(site):
             for value in found.values:
-                evidence = site.device_evidence(value) or site.grad_evidence(value)
+                # the surer of the two, the device's on a tie
+                shown = [e for e in (site.device_evidence(value), site.grad_evidence(value)) if e]
+                evidence = max(shown, key=lambda e: confidence_rank(e.confidence), default=None)
                 if evidence is not None:
                     reason, related = _evidence.explain(evidence, ctx)
                     why = f"which may be on CUDA or require grad: {reason}"
-                    convert(self, site, ctx, found, why, related)
+                    convert(self, site, ctx, found, why, related, evidence.confidence)
                     return
 
 
@@ -217,8 +219,10 @@ def convert(
     found: Converted,
     why: str,
     related: Sequence[tuple[syntax.CSTNode, str]] = (),
+    confidence: Optional[str] = None,
 ) -> None:
-    """Report, with the explicit conversion as the fix (shared with TL113)."""
+    """Report, with the explicit conversion as the fix (shared with TL113;
+    ``confidence``: the evidence's, or the rule's without one)."""
     node = site.node
     assert isinstance(node, syntax.Call)
     if site.kind == "library_function":
@@ -260,6 +264,7 @@ def convert(
         Applicability.UNSAFE if unsafe else Applicability.SAFE,
         "Convert the tensor explicitly",
         related,
+        confidence,
     )
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.diagnostics import LOW
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
@@ -60,6 +61,7 @@ class NumpyOnUnknownGradTensor(Rule):
     CODE = "TL112"
     NAME = "numpy-on-unknown-grad-tensor"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe or unsafe"

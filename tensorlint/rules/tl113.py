@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.diagnostics import LOW
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import tl103
 
@@ -61,6 +62,7 @@ class ImplicitUnknownTensorToArray(Rule):
     CODE = "TL113"
     NAME = "implicit-unknown-tensor-to-array"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"numpy_function", "library_function"})
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
     LIBRARY_TRIGGERS = tl103.ImplicitTensorToArray.LIBRARY_TRIGGERS

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.diagnostics import LOW
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
 
@@ -70,6 +71,7 @@ class FromNumpySharedMemory(Rule):
     CODE = "TL211"
     NAME = "from-numpy-shared-memory"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"from_numpy"})
     TRIGGERS = (r"from_numpy",)
     FIX = "safe"

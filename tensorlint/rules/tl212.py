@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tensorlint.diagnostics import LOW
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
 
@@ -61,6 +62,7 @@ class NumpySharedMemory(Rule):
     CODE = "TL212"
     NAME = "numpy-shared-memory"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe"

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensorlint.analysis import syntax
+from tensorlint.diagnostics import LOW
 from tensorlint.rule import Rule, RuleContext
 from tensorlint.rules import _alias
 
@@ -48,6 +49,7 @@ class AsTensorSharedMemory(Rule):
     CODE = "TL213"
     NAME = "as-tensor-shared-memory"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"as_tensor"})
     TRIGGERS = (r"as_tensor|asarray",)
     FIX = "safe"

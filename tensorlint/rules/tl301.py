@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensorlint.analysis import ops, syntax
-from tensorlint.diagnostics import Applicability
+from tensorlint.diagnostics import LOW, Applicability
 from tensorlint.rule import Rule, RuleContext
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ class DataAttributeDetach(Rule):
     CODE = "TL301"
     NAME = "data-attribute-detach"
     DEFAULT = False
+    CONFIDENCE = LOW
     KINDS = frozenset({"data"})
     TRIGGERS = (r"\.data\b",)
     REQUIRES = (r"\.numpy\s*\(|array\s*\(",)
