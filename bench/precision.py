@@ -206,8 +206,9 @@ def sites(root: Path) -> list[dict[str, str]]:
 # ----------------------------------------------------------------------- findings
 
 
-def findings(root: Path, strict: bool) -> dict[Key, str]:
-    """Run ``tensorlint check`` on each package: finding key -> message.
+def findings(root: Path, strict: bool, least: str = "low") -> dict[Key, str]:
+    """Run ``tensorlint check`` on each package: finding key -> message
+    (``least``: its ``--min-confidence``).
 
     A finding spans lines (a chain broken over several); its key's line is
     the first, or the line of the labelled site inside its span when there is
@@ -222,6 +223,8 @@ def findings(root: Path, strict: bool) -> dict[Key, str]:
                    "--exit-zero", "--output-format", "json"]  # fmt: skip
         if strict:
             command.append("--strict")
+        if least != "low":
+            command += ["--min-confidence", least]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         try:
             report = json.loads(result.stdout)
@@ -429,11 +432,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_sites is not None:
         return _list_sites(root, args.list_sites, args.sample)
     labels = load_labels()
-    profiles = [("default profile", False)] + ([("strict profile", True)] if args.strict else [])
+    profiles = [
+        ("default profile, high confidence", False, "high"),
+        ("default profile", False, "low"),
+    ]
+    profiles += [("strict profile", True, "low")] if args.strict else []
     totals: list[tuple[str, Tally]] = []
-    for title, strict in profiles:
-        by_rule, by_kind, by_set, disagreements = score(findings(root, strict), labels)
-        totals.append((title.split()[0], _get(by_rule, "all")))
+    for title, strict, least in profiles:
+        by_rule, by_kind, by_set, disagreements = score(findings(root, strict, least), labels)
+        totals.append((title.replace(" profile", ""), _get(by_rule, "all")))
         print(render(title, by_rule, by_kind, by_set, labels))
         print()
         if not args.quiet and disagreements:

@@ -299,12 +299,20 @@ def _code_cell(notebook: Path, index: int) -> int | None:
 # ----------------------------------------------------------------------- findings
 
 
-def findings(tree: Path, strict: bool) -> dict[tuple[str, int | None], list[tuple[int, int, str]]]:
-    """``tensorlint check`` on every file of ``tree``: (path, cell) -> [(first, last, code)]."""
+#: the default profile's findings of high confidence only (``--min-confidence
+#: high``): a column of the tables, read from the default run
+HIGH = "high confidence"
+
+Spans = dict[tuple[str, int | None], list[tuple[int, int, str, str]]]
+
+
+def findings(tree: Path, strict: bool) -> Spans:
+    """``tensorlint check`` on every file of ``tree``: (path, cell) -> [(first,
+    last, code, confidence)]."""
     files = sorted(
         str(p.resolve()) for p in tree.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file()
     )
-    found: dict[tuple[str, int | None], list[tuple[int, int, str]]] = defaultdict(list)
+    found: Spans = defaultdict(list)
     if not files:
         return found
     command = [sys.executable, "-m", "tensorlint", "check", "--no-cache", "--exit-zero",
@@ -319,7 +327,9 @@ def findings(tree: Path, strict: bool) -> dict[tuple[str, int | None], list[tupl
         raise RuntimeError(f"tensorlint failed on {tree}: {result.stderr.strip()[-300:]}") from None
     for item in report["findings"]:
         rel = Path(item["file"]).resolve().relative_to(tree.resolve()).as_posix()
-        found[(rel, item.get("cell"))].append((item["line"], item["end_line"], item["code"]))
+        found[(rel, item.get("cell"))].append(
+            (item["line"], item["end_line"], item["code"], item["confidence"])
+        )
     return found
 
 
@@ -355,9 +365,14 @@ def run(
                 result.error = f"{case.path} not in {commit[:10]}"
             for profile in profiles:
                 spans = reports[profile].get((case.path, cell), [])
-                result.found[profile] = sorted(
-                    {code for first, last, code in spans if first <= case.line <= last}
-                )
+                here = [
+                    (code, level)
+                    for first, last, code, level in spans
+                    if first <= case.line <= last
+                ]
+                result.found[profile] = sorted({code for code, _ in here})
+                if profile == "default":
+                    result.found[HIGH] = sorted({code for code, level in here if level == "high"})
             results.append(result)
     return results
 
@@ -489,7 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     mirrors = args.mirrors or _default_mirrors()
     cache = ensure_cache_dir(args.cache_dir) / "recall"
-    profiles = ["default"] + (["strict"] if args.strict else [])
+    profiles = [HIGH, "default"] + (["strict"] if args.strict else [])
     results = run(cases, mirrors, cache, args.strict, clone=not args.no_clone)
     print(render(results, profiles))
     if args.readme is not None:  # (its first line counts the cases not scored, if any)
