@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tensorlint.registry import ALL_RULES
-from tensorlint.rule import FIX_SAFETY, Rule
+from tensorlint.rule import CONFIDENCE_MEANING, FIX_SAFETY, Rule
 
 __all__ = [
     "RULE_FORMATS",
@@ -63,7 +63,8 @@ def fix_sentence(rule: type[Rule]) -> str:
 
 def rule_header(rule: type[Rule]) -> str:
     default = "on" if rule.DEFAULT else "off (enable with `strict = true`)"
-    return f"Default: {default}. Fix: {fix_sentence(rule)}."
+    confidence = CONFIDENCE_MEANING[rule.CONFIDENCE]
+    return f"Default: {default}. Fix: {fix_sentence(rule)}. Confidence: {confidence}."
 
 
 def rule_doc(rule: type[Rule]) -> str:

@@ -62,6 +62,19 @@ FIX_SAFETY: dict[str, FixSafety] = {
 }
 
 
+#: ``Rule.CONFIDENCE`` of a rule whose findings each take the confidence of
+#: the evidence they rest on (``Evidence.confidence``: high or medium)
+BY_EVIDENCE = "by evidence"
+
+#: What each value of ``Rule.CONFIDENCE`` means (``tensorlint rule``'s header).
+CONFIDENCE_MEANING: dict[str, str] = {
+    HIGH: "high (the code shows what the finding says)",
+    BY_EVIDENCE: "high where the code shows the cause, medium where it rests on the "
+    "public-API guess about callers no checked code shows",
+    LOW: "low (no evidence: reported for a migration, hidden by `--min-confidence medium`)",
+}
+
+
 class Settings(NamedTuple):
     """What rules may depend on besides the code: the effective options."""
 
@@ -108,8 +121,8 @@ class Rule:
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     #: what the rule's fixes are: a key of ``FIX_SAFETY`` (None: no fix)
     FIX: ClassVar[Optional[str]] = None
-    #: the confidence of the rule's findings (a level of ``CONFIDENCES``);
-    #: a rule that reports on evidence gives each finding its evidence's
+    #: the confidence of the rule's findings: a level of ``CONFIDENCES``, or
+    #: ``BY_EVIDENCE`` for a rule that gives each finding its evidence's
     CONFIDENCE: ClassVar[str] = HIGH
 
     def check(self, site: Site, ctx: RuleContext) -> None:
@@ -154,7 +167,7 @@ class RuleContext:
                 related=tuple(
                     Related(self.start(where), self.end(where), text) for where, text in related
                 ),
-                confidence=rule.CONFIDENCE if confidence is None else confidence,
+                confidence=_confidence(rule, confidence),
             )
         )
 
@@ -208,3 +221,11 @@ class RuleContext:
         code = _COMMENT.sub("", self.analysis.code(node))
         text = _SPACES.sub(" ", _LINE_BREAK.sub("", code)).strip()
         return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _confidence(rule: Rule, given: Optional[str]) -> str:
+    if given is not None:
+        return given
+    if rule.CONFIDENCE == BY_EVIDENCE:
+        raise ValueError(f"{rule.CODE} reports on evidence: its findings need their confidence")
+    return rule.CONFIDENCE

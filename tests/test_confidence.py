@@ -13,7 +13,7 @@ from tensorlint.diagnostics import CONFIDENCES, confidence_rank
 from tensorlint.engine.cache import settings_key
 from tensorlint.engine.lint import lint_source
 from tensorlint.registry import ALL_RULES, select
-from tensorlint.rule import Settings
+from tensorlint.rule import BY_EVIDENCE, Settings
 from tests.cli_helpers import run, write
 
 #: line 6: a move the code shows (high); line 10: a public function's
@@ -70,8 +70,8 @@ def test_every_strict_rule_is_low_and_every_default_rule_surer() -> None:
     for rule in ALL_RULES:
         if rule.CODE == "TL900":  # an unused noqa is a fact, not a guess
             assert rule.CONFIDENCE == "high"
-        elif rule.DEFAULT:
-            assert rule.CONFIDENCE == "high", rule.CODE
+        elif rule.DEFAULT:  # what the code shows, or a finding's own evidence
+            assert rule.CONFIDENCE in ("high", BY_EVIDENCE), rule.CODE
         else:
             assert rule.CONFIDENCE == "low", rule.CODE
 
@@ -142,7 +142,7 @@ def test_json_and_sarif_name_each_finding_s_confidence(
     assert results[(10, "TL101")]["properties"]["confidence"] == "medium"
     assert results[(14, "TL112")]["properties"]["confidence"] == "low"
     precision = {r["id"]: r["properties"]["precision"] for r in run_["tool"]["driver"]["rules"]}
-    assert precision["TL111"] == "low" and precision["TL201"] == "high"
+    assert (precision["TL111"], precision["TL101"], precision["TL201"]) == ("low", "medium", "high")
 
 
 def test_the_command_line_level_hides_findings_and_their_fixes(
@@ -172,3 +172,21 @@ def test_a_configured_level_is_shown_and_a_flag_overrides_it(
     assert (code, ":6:" in out, ":10:" in out) == (1, True, False)
     code, out, _ = run(["check", "--no-cache", "--min-confidence", "medium", str(path)], capsys)
     assert (code, ":10:" in out) == (1, True)
+
+
+def test_a_rule_on_evidence_cannot_report_without_a_confidence() -> None:
+    from tensorlint.rule import _confidence
+    from tensorlint.rules.tl101 import NumpyOnAcceleratorTensor
+
+    assert _confidence(NumpyOnAcceleratorTensor(), "medium") == "medium"
+    with pytest.raises(ValueError, match="TL101 reports on evidence"):
+        _confidence(NumpyOnAcceleratorTensor(), None)
+
+
+def test_tensorlint_rule_says_what_confidence_its_findings_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _code, out, _ = run(["rule", "TL101"], capsys)
+    assert "Confidence: high where the code shows the cause, medium where" in out
+    _code, out, _ = run(["rule", "TL111"], capsys)
+    assert "Confidence: low" in out

@@ -37,7 +37,7 @@ from tensorlint.reporters._common import (
     level,
     one_based,
 )
-from tensorlint.rule import Rule
+from tensorlint.rule import BY_EVIDENCE, Rule
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -79,7 +79,7 @@ def _rule(rule: type[Rule]) -> dict[str, Any]:
             "tags": ["correctness", "pytorch", "numpy"],
             # (GitHub code scanning ranks alerts by it; each result has its own
             # ``confidence`` too)
-            "precision": rule.CONFIDENCE,
+            "precision": "medium" if rule.CONFIDENCE == BY_EVIDENCE else rule.CONFIDENCE,
             "fix": rule.FIX or "none",
             "profile": "default" if rule.DEFAULT else "strict",
         },

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tensorlint.rule import Rule, RuleContext
+from tensorlint.rule import BY_EVIDENCE, Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
@@ -84,6 +84,7 @@ class NumpyOnAcceleratorTensor(Rule):
     KINDS = frozenset({"numpy"})
     TRIGGERS = (r"\.numpy\s*\(",)
     FIX = "safe or unsafe"
+    CONFIDENCE = BY_EVIDENCE
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         if not site.is_torch_numpy():

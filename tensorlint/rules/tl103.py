@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from tensorlint.analysis import index, library_table, numpy_table, ops, syntax
 from tensorlint.diagnostics import Applicability, Edit, confidence_rank
-from tensorlint.rule import Rule, RuleContext
+from tensorlint.rule import BY_EVIDENCE, Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
 
 if TYPE_CHECKING:
@@ -135,6 +135,7 @@ class ImplicitTensorToArray(Rule):
         + r")\s*\(",
     )
     FIX = "safe or unsafe"
+    CONFIDENCE = BY_EVIDENCE
 
     def check(self, site: Site, ctx: RuleContext) -> None:
         for found in converted(site):
