@@ -527,6 +527,18 @@ CONTAINER_STORE_METHODS = frozenset(
     {"append", "extend", "insert", "add", "appendleft", "setdefault", "put", "put_nowait"}
 )
 
+#: List methods that add no element (what every element is still holds).
+CONTAINER_READ_METHODS = frozenset(
+    {"index", "count", "copy", "pop", "popleft", "remove", "clear", "sort", "reverse"}
+)
+#: torch functions that join the tensors of a list into one, on their device
+#: and with their grad (``torch.cat(out)`` of CPU tensors is on the CPU).
+TORCH_JOINING_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in ("cat", "concat", "concatenate", "stack", "vstack", "hstack", "dstack",
+                 "column_stack", "row_stack")
+)  # fmt: skip
+
 # --- lists and dicts (``containers.py``) -------------------------------------
 
 #: Methods only lists, dicts and deques have (never an array or a tensor): a

@@ -376,7 +376,9 @@ class _Lazy(Mapping[str, FunctionSummary]):
             or summary.device_output
             or summary.grad_made
             or summary.moves_to
-        ):
+            or any(e.returns - {TENSOR_MADE} or e.grad_output or e.device_output
+                   for e in summary.elements)
+        ):  # fmt: skip
             self.done[name] = summary
             return summary
         return default
@@ -498,6 +500,9 @@ class _Summarizer:
         self.cls = name.split(".")[0] if "." in name else None
         self.env: dict[str, set[Alias]] = {}
         self.proofs: dict[str, frozenset[str]] = {}
+        #: lists made empty here (``out = []``): what holds of every value
+        #: appended so far (None: nothing yet)
+        self.held: dict[str, Optional[frozenset[str]]] = {}
         self.writes: dict[str, Write] = {}
         self.aliases: list[tuple[str, str, int]] = []
         self.returns: Optional[frozenset[str]] = None
@@ -596,8 +601,14 @@ class _Summarizer:
                         self.on_device.add(target.value.id)
                     if made:
                         self.made.add(target.value.id)
+                    held = target.value.id
+                    if held in self.proofs and not self.no_grad and "nograd" not in proofs:
+                        # a tensor written into keeps its device, not its freedom from grad
+                        self.proofs[held] = self.proofs[held] - {"nograd"}
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
+                if isinstance(target, ast.Name) and _is_empty_list(node.value):
+                    self.held[target.id] = None
                 self.mark_device(target, moved)
                 for name in assigned_names(target):
                     self.moved_to[name] = to
@@ -652,6 +663,7 @@ class _Summarizer:
         if isinstance(target, ast.Name):
             self.env[target.id] = aliases
             self.proofs[target.id] = proofs
+            self.held.pop(target.id, None)
             if optimizer:
                 self.optimizers.add(target.id)
             else:
@@ -811,6 +823,15 @@ class _Summarizer:
             and self.module_output(node.args[-1])
         ):
             self.made.add(func.value.id)  # ``params.append(p.view(-1))``
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            held = func.value.id
+            if held in self.held:  # ``out.append(y.cpu())``: what every element is
+                if func.attr == "append" and len(node.args) == 1 and not node.keywords:
+                    added = self.prove(node.args[0])
+                    before = self.held[held]
+                    self.held[held] = added if before is None else before & added
+                elif func.attr not in ops.CONTAINER_READ_METHODS:
+                    del self.held[held]  # (``extend``, ``insert``, ``+=``: not followed)
         callee = self.callee(func)
         if callee is not None and callee.writes:
             passed = bind_arguments(node, callee)
@@ -1197,6 +1218,34 @@ class _Summarizer:
                 return inner - {"nograd"}
             if method in ops.TORCH_VIEW_METHODS:
                 return inner
+        if isinstance(node, ast.Subscript):  # an element or a slice: same device, same grad
+            return self.prove(node.value)
+        if isinstance(node, ast.Call):
+            qual = self.qualified(node.func)
+            if qual in ops.TORCH_JOINING_FUNCTIONS:
+                return self._joined(node)
+            if (
+                qual in ops.SIZE_FACTORIES
+                and not node.keywords
+                and not any(isinstance(a, ast.Starred) for a in node.args)
+            ):
+                return frozenset({"cpu", "nograd"})  # ``torch.zeros(n, 1)``
+        return frozenset()
+
+    def _joined(self, node: ast.Call) -> frozenset[str]:
+        """``torch.cat(out)``: what holds of every element joined (a list
+        made here and appended to, or a display)."""
+        if not node.args or (node.keywords and any(k.arg is None for k in node.keywords)):
+            return frozenset()
+        joined = node.args[0]
+        if isinstance(joined, ast.Name):
+            held = self.held.get(joined.id)
+            return held & {"cpu", "nograd"} if held is not None else frozenset()
+        if isinstance(joined, (ast.List, ast.Tuple)) and joined.elts:
+            found = self.prove(joined.elts[0])
+            for element in joined.elts[1:]:
+                found &= self.prove(element)
+            return found & {"cpu", "nograd"}
         return frozenset()
 
 
@@ -1208,6 +1257,10 @@ _SEEN_MODULES = frozenset({"torch", "numpy", "math", "builtins"})
 _MATCH: Optional[type] = getattr(ast, "Match", None)
 #: ``try`` and, on Python 3.11 and newer, ``try`` with ``except*`` (same fields)
 _TRY: tuple[type, ...] = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
+
+
+def _is_empty_list(node: ast.expr) -> bool:
+    return isinstance(node, ast.List) and not node.elts
 
 
 def _converted(aliases: set[Alias], kind: str) -> set[Alias]:
