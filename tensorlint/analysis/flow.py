@@ -634,6 +634,9 @@ class Event(NamedTuple):
     fills: bool = False
     #: a use that reads only metadata (``a.shape``, ``t.size()``, ``len(a)``)
     metadata: bool = False
+    #: a use that only shows the value (``print(b)``, a bare ``b`` statement:
+    #: a notebook cell's output); nothing is computed from it
+    display: bool = False
 
 
 class Conversion(NamedTuple):
@@ -1307,6 +1310,10 @@ class EventsWalker:
     def expression(self, node: syntax.CSTNode, idx: int) -> None:
         collector = _Collector()
         collector.visit(node)
+        if isinstance(node, syntax.Expr) and isinstance(
+            node.value, (syntax.Name, syntax.Attribute)
+        ):
+            collector.display.update(range(len(collector.names)))  # a bare ``b``: shown
         for comp in collector.comps:  # ``[p.numpy() for p in net.parameters()]``
             owner = self.parameters_of(comp.iter)
             if owner is not None and isinstance(comp.target, syntax.Name):
@@ -1324,6 +1331,7 @@ class EventsWalker:
                 Event(
                     idx, "use", frozenset({sid}), name_node, key,
                     held=frozenset(self._contents(sid)), metadata=n in collector.metadata,
+                    display=n in collector.display,
                 )
             )  # fmt: skip
 
@@ -1556,6 +1564,8 @@ class _Collector:
         self.comps: list[syntax.CompFor] = []
         #: positions in ``names`` of reads of metadata only (``a.shape``, ``len(a)``)
         self.metadata: set[int] = set()
+        #: positions in ``names`` of reads that only show the value (``print(b)``)
+        self.display: set[int] = set()
 
     def visit(self, node: syntax.CSTNode) -> None:
         if isinstance(node, syntax.Name):
@@ -1582,7 +1592,10 @@ class _Collector:
             return
         if isinstance(node, syntax.CompFor):
             self.comps.append(node)
+        first = len(self.names)
         for child in children(node):
             self.visit(child)
         if isinstance(node, syntax.Call):
             self.calls.append(node)
+            if isinstance(node.func, syntax.Name) and node.func.value in ops.DISPLAY_BUILTINS:
+                self.display.update(range(first + 1, len(self.names)))  # (not ``print`` itself)

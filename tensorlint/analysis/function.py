@@ -117,8 +117,10 @@ class FunctionAnalysis:
     def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
         """A write that changes the shared bytes, made after the conversion to
         one side, followed by a read of the other side's bytes (not of its
-        shape or type only: ``a.shape``, ``len(a)``), or the other side
-        belongs to the caller (a parameter, an attribute, a global).
+        shape or type only: ``a.shape``, ``len(a)``; nor a display of it,
+        ``print(b)`` or a bare ``b``, which computes nothing from it: a
+        tutorial showing the sharing), or the other side belongs to the
+        caller (a parameter, an attribute, a global).
 
         Not a write: replacing a list or dict entry, a shape-only method
         (``unsqueeze_``), a write to a name rebound to new memory first (the
@@ -144,7 +146,7 @@ class FunctionAnalysis:
                 if write.write_kind == "torch" and storage == array_side:
                     continue
                 if log.storages[other].visible or any(
-                    not use.metadata for use in log.uses_after(write.idx, other)
+                    not (use.metadata or use.display) for use in log.uses_after(write.idx, other)
                 ):
                     written = write.key or (
                         "the array" if storage == array_side else "the tensor"

@@ -378,6 +378,10 @@ READ_ONLY_BUILTINS = METADATA_BUILTINS | frozenset(
     {"float", "int", "bool", "str", "repr", "print", "format", "round", "hash"}
 )
 
+#: Builtins that only show their arguments: a value read by them is displayed,
+#: nothing is computed from it (a tutorial's ``print(b)`` after ``a += 1``).
+DISPLAY_BUILTINS = frozenset({"print", "display"})
+
 #: Methods that move a tensor off the CPU, or to a device not known here.
 DEVICE_CHANGING_METHODS = frozenset({"cuda", "to", "xpu", "mps", "ipu", "hpu"})
 

@@ -28,7 +28,10 @@ class FromNumpyWriteThrough(Rule):
     `resize_`), a write to a name rebound to new memory first (`t =
     t.clone()`, or a cast between two types the code states: `t =
     torch.from_numpy(cv2.imread(p)).float()`), and a later read of the other
-    side's shape or type only (`a.shape`, `len(a)`).
+    side's shape or type only (`a.shape`, `len(a)`). Nor is a write whose
+    other side is only shown afterwards (`print(b)`, or a bare `b` ending a
+    notebook cell): a tutorial showing that the two share memory computes
+    nothing from the changed values.
 
     ## Why is this bad?
     `torch.from_numpy` does not copy: the tensor and the array are one

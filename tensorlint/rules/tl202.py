@@ -33,7 +33,10 @@ class NumpyWriteThrough(Rule):
     or dict entry (`out["boxes"] = boxes.numpy()` and then `out["boxes"] =
     ...`), a shape-only method, a write to a name rebound to new memory
     first (`a = a.astype(np.float32)`, a cast between two known types), and
-    a later read of the other side's shape or type only (`t.shape`).
+    a later read of the other side's shape or type only (`t.shape`). Nor is
+    a write whose other side is only shown afterwards (`print(a)`, or a
+    bare `a` ending a notebook cell): a tutorial showing the sharing
+    computes nothing from the changed values.
 
     ## Why is this bad?
     On a CPU tensor `.numpy()`, `.cpu().numpy()` and
