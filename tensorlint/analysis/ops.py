@@ -297,7 +297,7 @@ INTEGER_TENSOR_ANNOTATIONS = frozenset(
 #: public function's parameter so named gives no grad evidence.
 DATA_PARAMETER_NAMES = frozenset(
     {"label", "labels", "target", "targets", "y_true", "index", "indices", "idx", "ids",
-     "mask", "masks", "edge_index", "batch_index"}
+     "mask", "masks", "edge_index", "batch_index", "lengths", "lens"}
 )  # fmt: skip
 #: Parameter names that, by convention, never hold a tensor (a device, a
 #: dtype, a size, a path): a public function's parameter so named gives no
@@ -310,7 +310,9 @@ NOT_TENSOR_PARAMETER_NAMES = frozenset(
 #: ``token_ids``, ``gt_idx``): named for data too. Not ``_mask`` (a
 #: ``pred_mask`` may be a model's soft output) nor ``_target`` (an RL
 #: ``q_target`` is computed by a network).
-DATA_NAME_SUFFIXES = frozenset({"label", "labels", "ids", "idx", "index", "indices"})
+DATA_NAME_SUFFIXES = frozenset(
+    {"label", "labels", "ids", "idx", "index", "indices", "lengths", "lens"}
+)
 #: Their CUDA twins: a tensor on a CUDA device.
 CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
 #: Classes whose instances are trainable parameters.
