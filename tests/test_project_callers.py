@@ -131,6 +131,25 @@ def test_a_method_takes_what_callers_pass_on_the_instances_they_make(
     assert _codes(whole, root, 5) == {"pkg/convert.py": {"TL101", "TL102"}}
 
 
+@pytest.mark.parametrize(
+    "made", ["Scorer()", "Scorer().eval()", "Scorer().to(device)", "Scorer().cuda().eval()"]
+)
+def test_an_instance_made_through_methods_that_return_the_module_is_one(
+    tmp_path: Path, made: str
+) -> None:
+    """``model = Model().eval()`` is a ``Model``: its methods take what the
+    calls on it pass (here a module's output), and run as those calls do."""
+    root = _project(tmp_path, "from-import", "module-output", method=True)
+    train = root / "train.py"
+    train.write_text(train.read_text().replace("scorer = Scorer()", f"scorer = {made}"))
+    whole = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _codes(whole, root, 10) == {"pkg/convert.py": {"TL102"}}
+    # called only with grad disabled: the body runs without grad
+    train.write_text(train.read_text().replace("def _run(", "@torch.no_grad()\ndef _run("))
+    whole = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _codes(whole, root, 10) == {}
+
+
 def test_the_message_names_the_call_in_the_other_file(tmp_path: Path) -> None:
     root = _project(tmp_path, "from-import", "cuda")
     (message,) = _messages(run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions()))

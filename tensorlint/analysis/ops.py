@@ -344,7 +344,8 @@ MODULE_BUFFER_METHODS = frozenset({"buffers", "named_buffers"})
 #: Buffers that ``torch.nn`` modules register (``BatchNorm*``, ``InstanceNorm*``
 #: with ``track_running_stats``): updated without grad, never requiring it.
 BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var", "num_batches_tracked"})
-#: Module methods that change the module in place (a statement of their own).
+#: Module methods that change the module in place (a statement of their own),
+#: and return it (``Model().eval().to(dev)`` is a ``Model``).
 MODULE_IN_PLACE_METHODS = frozenset(
     {"to", "cuda", "cpu", "xpu", "mps", "half", "float", "double", "bfloat16", "train", "eval"}
 )

@@ -116,6 +116,19 @@ class _Ref(NamedTuple):
     no_grad: bool  #: grad is disabled where it runs
 
 
+def _constructor(call: ast.Call) -> ast.expr:
+    """What a call that makes an instance calls: ``Model`` of ``Model(...)``
+    and of ``Model(...).eval().to(device)`` (module methods that return the
+    module itself)."""
+    while (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in ops.MODULE_IN_PLACE_METHODS
+        and isinstance(call.func.value, ast.Call)
+    ):
+        call = call.func.value
+    return call.func
+
+
 class CallingModule:
     """One module that may call functions of other modules, read once: its
     imports, its calls and mentions by their last name, and the instances
@@ -138,7 +151,7 @@ class CallingModule:
             self._index(part, function, owner, no_grad)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
                 if isinstance(part, ast.Call):
-                    self._made(statement, part.func, function, owner)
+                    self._made(statement, _constructor(part), function, owner)
                 if owner is not None and moves(part) and not _ends_with(part, _ON_CPU):
                     # ``self.scores = torch.zeros(n, device=self.device)`` in any method
                     targets = (
