@@ -21,6 +21,15 @@ def predict(model, batch):
     return out.numpy()
 """
 
+#: a public function's parameter: the API boundary's guess (medium confidence)
+GUESSED = """\
+import torch
+
+
+def to_host(t):
+    return t.numpy()
+"""
+
 DEFENSIVE = """\
 import numpy as np
 import torch
@@ -150,6 +159,7 @@ def test_runner_scores_a_case_at_the_commit_before_its_fix(tmp_path: Path) -> No
     (work / "pkg").mkdir()
     (work / "pkg" / "infer.py").write_text(BUGGY, encoding="utf-8")
     (work / "pkg" / "io.py").write_text(DEFENSIVE, encoding="utf-8")
+    (work / "pkg" / "api.py").write_text(GUESSED, encoding="utf-8")
     _git(work, "add", ".")
     _git(work, "commit", "-q", "-m", "buggy")
     parent = _git(work, "rev-parse", "HEAD")
@@ -166,7 +176,9 @@ def test_runner_scores_a_case_at_the_commit_before_its_fix(tmp_path: Path) -> No
     real = recall.Case(id="real", real=True, path="pkg/infer.py", line=7, **base)  # type: ignore[arg-type]
     negative = recall.Case(id="neg", real=False, path="pkg/io.py", line=7, **base)  # type: ignore[arg-type]
     wrong_line = recall.Case(id="other", real=True, path="pkg/infer.py", line=6, **base)  # type: ignore[arg-type]
-    results = recall.run([real, negative, wrong_line], [mirrors], tmp_path / "cache", strict=False)
+    guessed = recall.Case(id="guess", real=True, path="pkg/api.py", line=5, **base)  # type: ignore[arg-type]
+    cases = [real, negative, wrong_line, guessed]
+    results = recall.run(cases, [mirrors], tmp_path / "cache", strict=False)
 
     by_id = {r.case.id: r for r in results}
     assert all(not r.error for r in results)
@@ -174,9 +186,13 @@ def test_runner_scores_a_case_at_the_commit_before_its_fix(tmp_path: Path) -> No
     assert "TL101" in by_id["real"].found["default"]
     assert not recall.hit(by_id["neg"], "default")
     assert not recall.hit(by_id["other"], "default")
+    # the high-confidence column: the default's findings the code shows the cause of
+    assert recall.hit(by_id["real"], recall.HIGH)
+    assert recall.hit(by_id["guess"], "default") and not recall.hit(by_id["guess"], recall.HIGH)
     table = recall.score(results, "default")
-    assert table["all real"] == {"cases": 2, "found": 1}
+    assert table["all real"] == {"cases": 3, "found": 2}
     assert table["negatives (flagged)"] == {"cases": 1, "found": 0}
+    assert recall.score(results, recall.HIGH)["all real"] == {"cases": 3, "found": 1}
     # the extracted tree holds the parent's code, not the fix
     tree = tmp_path / "cache" / "trees" / f"someone+proj@{parent}" / "pkg" / "infer.py"
     assert tree.read_text(encoding="utf-8") == BUGGY
