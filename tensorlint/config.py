@@ -484,6 +484,8 @@ def _extended(base: Config, changes: dict[str, Any], source: Path) -> Config:
             "force_exclude",
             "target_version",
             "min_confidence",
+            "unfixable",
+            "respect_gitignore",
         )
     }
     if "select" in changes:  # a new rule selection: the base's is dropped

@@ -505,6 +505,26 @@ def test_a_nested_select_starts_the_rule_selection_anew(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("key", "parent", "child", "field", "inherited", "own"),
+    [
+        ("unfixable", '["TL201"]', '["TL202"]', "unfixable", ("TL201",), ("TL202",)),
+        ("respect-gitignore", "false", "true", "respect_gitignore", False, True),
+        ("min-confidence", '"high"', '"medium"', "min_confidence", "high", "medium"),
+    ],
+)
+def test_every_key_of_an_extended_file_is_inherited_or_replaced(
+    tmp_path: Path, key: str, parent: str, child: str, field: str, inherited: object, own: object
+) -> None:
+    """A key the extending file does not set is the parent's; one it sets is its own
+    (``unfixable`` and ``respect-gitignore`` were once dropped by ``extend``)."""
+    write(tmp_path / "pyproject.toml", TABLE + f"{key} = {parent}\n")
+    nested = write(tmp_path / "a" / "pyproject.toml", TABLE + 'extend = "../pyproject.toml"\n')
+    assert getattr(load_config(nested), field) == inherited
+    nested.write_text(TABLE + f'extend = "../pyproject.toml"\n{key} = {child}\n')
+    assert getattr(load_config(nested), field) == own
+
+
+@pytest.mark.parametrize(
     ("value", "words"),
     [('"missing/pyproject.toml"', "'extend': 'missing/pyproject.toml' is not a file"),
      ("3", "'extend' must be the path of a configuration file, got an integer 3"),
