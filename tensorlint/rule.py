@@ -71,7 +71,8 @@ CONFIDENCE_MEANING: dict[str, str] = {
     HIGH: "high (the code shows what the finding says)",
     BY_EVIDENCE: "high where the code shows the cause, medium where it rests on the "
     "public-API guess about callers no checked code shows",
-    LOW: "low (no evidence: reported for a migration, hidden by `--min-confidence medium`)",
+    LOW: "low (nothing the code shows makes the hazard happen: reported for a migration, "
+    "hidden by `--min-confidence medium`)",
 }
 
 

@@ -751,7 +751,7 @@ ENTRIES: dict[str, tuple[str, str, str, str]] = {
         """,
         "torch.from_numpy(batch[key])",
         "batch[key] = torch.from_numpy(batch[key])",
-        "t = torch.from_numpy(batch[key])\n        batch[key] += 1\n        print(t)",
+        "t = torch.from_numpy(batch[key])\n        batch[key] += 1\n        s = t.sum()",
     ),
     "list-entry-replaced-by-its-tensor": (
         """
@@ -850,6 +850,24 @@ def test_writing_into_the_entry_instead_is_reported(name: str) -> None:
     code = textwrap.dedent(code)
     assert replaced in code
     assert _write_through(code.replace(replaced, written), conversion) is not None
+
+
+@pytest.mark.parametrize(
+    ("reads", "reported"),
+    [
+        ("print(t)", False),
+        ('print(f"now {t.sum()}")', False),
+        ("t", False),  # a bare name: a notebook cell's output
+        ("print(t)\n    s = t.sum()", True),
+        ("s = t.sum()", True),
+        ("log(t)", True),  # an unknown call may compute from it
+    ],
+)
+def test_a_read_that_only_shows_the_other_side_is_not_corrupted(reads: str, reported: bool) -> None:
+    code = "import numpy as np\nimport torch\ndef f(p, log):\n    a = np.load(p)\n"
+    code += f"    t = torch.from_numpy(a)\n    a += 1\n    {reads}\n"
+    found = _write_through(code, "torch.from_numpy(a)")
+    assert (found is not None) == reported
 
 
 def test_a_name_used_as_a_list_or_dict_is_a_container() -> None:
