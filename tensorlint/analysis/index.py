@@ -271,6 +271,14 @@ class ModuleIndex:
         if isinstance(node, syntax.Assign):
             first = node.targets[0].target
             fresh = isinstance(first, syntax.Name) and first.value not in scope.bindings
+            # ``model = model.to(device)``: still the instance it was
+            kept = None
+            if (
+                isinstance(first, syntax.Name)
+                and len(node.targets) == 1
+                and _module_itself(node.value) == first.value
+            ):
+                kept = scope.instances.get(first.value)
             for target in node.targets:
                 self.builder.bind_target(scope, target.target)
                 if self.library_names:
@@ -278,6 +286,9 @@ class ModuleIndex:
             if fresh and len(node.targets) == 1:
                 assert isinstance(first, syntax.Name)
                 self.builder.bind_instance(scope, first.value, node.value)
+            elif kept is not None:
+                assert isinstance(first, syntax.Name)
+                scope.instances[first.value] = kept
         elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self.builder.bind_target(scope, node.target)
             if self.library_names and isinstance(node, syntax.For):
@@ -427,3 +438,16 @@ def enclosing_function(candidate: Candidate) -> Optional[syntax.FunctionDef]:
 
 
 __all__ = ["CANDIDATE_CALL_NAMES", "Candidate", "ModuleIndex", "build_index", "target_names"]
+
+
+def _module_itself(value: syntax.BaseExpression) -> Optional[str]:
+    """The name ``value`` gives back when it calls module methods that return
+    the module itself on it (``model.to(device).eval()``: ``model``)."""
+    found = False
+    while (
+        isinstance(value, syntax.Call)
+        and isinstance(value.func, syntax.Attribute)
+        and value.func.attr.value in ops.MODULE_IN_PLACE_METHODS
+    ):
+        value, found = value.func.value, True
+    return value.value if found and isinstance(value, syntax.Name) else None

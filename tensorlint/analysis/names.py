@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, Optional, Union
 
-from tensorlint.analysis import syntax
+from tensorlint.analysis import ops, syntax
 
 ScopeNode = Union[syntax.Module, syntax.FunctionDef, syntax.Lambda, syntax.ClassDef]
 
@@ -233,6 +233,14 @@ class ScopeBuilder:
         """``model = VAE(shape)``, the first binding of ``name`` here (made
         just now): an instance of what it calls, if that is a class (the
         callee's lookup decides)."""
+        # ``VAE(shape).eval().to(device)``: module methods give the module back
+        while (
+            isinstance(value, syntax.Call)
+            and isinstance(value.func, syntax.Attribute)
+            and value.func.attr.value in ops.MODULE_IN_PLACE_METHODS
+            and isinstance(value.func.value, syntax.Call)
+        ):
+            value = value.func.value
         called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
         if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
             scope.instances[name] = called

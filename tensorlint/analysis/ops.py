@@ -354,7 +354,8 @@ MODULE_SELF_METHODS = frozenset({"train", "eval", "float", "double", "half", "bf
 #: Methods and functions returning a (values, indices) pair; the indices are integers.
 ALWAYS_INDEX_PAIR = frozenset({"sort", "topk", "kthvalue", "mode", "cummax", "cummin"})
 #: ... and those that return one only when given a dimension (``torch.max(x, 1)``).
-INDEX_PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian", "aminmax"})
+#: (Not ``aminmax``: its pair is (min, max), two values that keep the input's grad.)
+INDEX_PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
 
 #: Tensor methods that return Python numbers, shapes or lists, not tensors.
 PLAIN_RESULT_METHODS = frozenset(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
@@ -609,6 +609,7 @@ class _Summarizer:
                 self.mark(target, made)
                 if isinstance(target, ast.Name) and _is_empty_list(node.value):
                     self.held[target.id] = None
+                self._bind_index_pair(target, node.value)
                 self.mark_device(target, moved)
                 for name in assigned_names(target):
                     self.moved_to[name] = to
@@ -652,6 +653,19 @@ class _Summarizer:
             self.body(tried.body, *(h.body for h in tried.handlers), tried.orelse, tried.finalbody)
         elif _MATCH is not None and isinstance(node, _MATCH):
             self.body(*(case.body for case in node.cases))  # type: ignore[attr-defined]
+
+    def _bind_index_pair(self, target: ast.expr, value: ast.expr) -> None:
+        """``_, predicted = out.max(1)``: the values are what ``out`` is, the
+        indices are on its device and never require grad."""
+        source = _index_pair_source(value, self.qualified)
+        if source is None or not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != 2:
+            return
+        values, indices = target.elts
+        proved = self.prove(source)
+        if isinstance(values, ast.Name):
+            self.proofs[values.id] = proved
+        if isinstance(indices, ast.Name):
+            self.proofs[indices.id] = (proved & {"cpu"}) | {"nograd"}
 
     def body(self, *suites: list[ast.stmt]) -> None:
         for suite in suites:
@@ -1257,6 +1271,24 @@ _SEEN_MODULES = frozenset({"torch", "numpy", "math", "builtins"})
 _MATCH: Optional[type] = getattr(ast, "Match", None)
 #: ``try`` and, on Python 3.11 and newer, ``try`` with ``except*`` (same fields)
 _TRY: tuple[type, ...] = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
+
+
+def _index_pair_source(
+    value: ast.expr, qualified: Callable[[ast.expr], Optional[str]]
+) -> Optional[ast.expr]:
+    """The tensor a (values, indices) pair is taken from: ``x`` of
+    ``x.max(1)``, ``x.topk(k)`` or ``torch.sort(x)``; None for another call."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    name = value.func.attr
+    function = (qualified(value.func) or "").startswith("torch.")
+    source = value.args[0] if function and value.args else value.func.value
+    if name in ops.ALWAYS_INDEX_PAIR:
+        return source
+    if name in ops.INDEX_PAIR_WITH_DIM:
+        dim = _keyword(value, "dim") is not None or len(value.args) > int(function)
+        return source if dim else None
+    return None
 
 
 def _is_empty_list(node: ast.expr) -> bool:
