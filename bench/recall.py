@@ -34,6 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Optional
 
 from bench import readme
 from bench.corpus import ensure_cache_dir
@@ -303,7 +304,7 @@ def _code_cell(notebook: Path, index: int) -> int | None:
 #: high``): a column of the tables, read from the default run
 HIGH = "high confidence"
 
-Spans = dict[tuple[str, int | None], list[tuple[int, int, str, str]]]
+Spans = dict[tuple[str, Optional[int]], list[tuple[int, int, str, str]]]
 
 
 def findings(tree: Path, strict: bool) -> Spans:
