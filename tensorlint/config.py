@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tensorlint import glob
-from tensorlint.diagnostics import CONFIDENCES
+from tensorlint.diagnostics import CONFIDENCES, LOW
 from tensorlint.fix.io import MAX_SETTINGS_BYTES, read_regular
 from tensorlint.glob import Glob, Token
 
@@ -113,7 +113,7 @@ class Config(NamedTuple):
     #: ``respect-gitignore``)
     respect_gitignore: bool = True
     #: report only findings of this level of ``CONFIDENCES`` or surer
-    min_confidence: str = "low"
+    min_confidence: str = LOW
     #: ``--ignore-noqa``: report findings that noqa comments would
     #: suppress (a command-line option only, as in Ruff: not a table key)
     ignore_noqa: bool = False

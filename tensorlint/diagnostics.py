@@ -32,8 +32,8 @@ class Applicability(enum.Enum):
 #: strict rules, which report what no evidence supports. ``--min-confidence``
 #: hides the findings below a level; docs/confidence.md has each level's
 #: measured precision.
-CONFIDENCES: tuple[str, ...] = ("low", "medium", "high")
 HIGH, MEDIUM, LOW = "high", "medium", "low"
+CONFIDENCES: tuple[str, ...] = (LOW, MEDIUM, HIGH)
 
 
 def confidence_rank(level: str) -> int:

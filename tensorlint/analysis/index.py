@@ -16,6 +16,7 @@ from tensorlint.analysis.names import (
     _is_import_error_handler,
     qualified_name,
     target_names,
+    through_module_methods,
 )
 from tensorlint.analysis.walk import NO_ANCESTORS, Ancestors, children
 
@@ -443,11 +444,5 @@ __all__ = ["CANDIDATE_CALL_NAMES", "Candidate", "ModuleIndex", "build_index", "t
 def _module_itself(value: syntax.BaseExpression) -> Optional[str]:
     """The name ``value`` gives back when it calls module methods that return
     the module itself on it (``model.to(device).eval()``: ``model``)."""
-    found = False
-    while (
-        isinstance(value, syntax.Call)
-        and isinstance(value.func, syntax.Attribute)
-        and value.func.attr.value in ops.MODULE_IN_PLACE_METHODS
-    ):
-        value, found = value.func.value, True
-    return value.value if found and isinstance(value, syntax.Name) else None
+    inner = through_module_methods(value)
+    return inner.value if inner is not value and isinstance(inner, syntax.Name) else None

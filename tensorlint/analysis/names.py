@@ -152,6 +152,19 @@ def dotted_name(node: syntax.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def through_module_methods(value: syntax.BaseExpression) -> syntax.BaseExpression:
+    """What module methods that return the module itself are called on:
+    ``model`` of ``model.to(device).eval()``, ``VAE(s)`` of ``VAE(s).cuda()``
+    (``value`` itself when it calls none)."""
+    while (
+        isinstance(value, syntax.Call)
+        and isinstance(value.func, syntax.Attribute)
+        and value.func.attr.value in ops.MODULE_IN_PLACE_METHODS
+    ):
+        value = value.func.value
+    return value
+
+
 def qualified_name(node: syntax.BaseExpression, scope: Scope) -> Optional[str]:
     """The import-qualified name of a name or attribute chain, if certain.
 
@@ -233,14 +246,7 @@ class ScopeBuilder:
         """``model = VAE(shape)``, the first binding of ``name`` here (made
         just now): an instance of what it calls, if that is a class (the
         callee's lookup decides)."""
-        # ``VAE(shape).eval().to(device)``: module methods give the module back
-        while (
-            isinstance(value, syntax.Call)
-            and isinstance(value.func, syntax.Attribute)
-            and value.func.attr.value in ops.MODULE_IN_PLACE_METHODS
-            and isinstance(value.func.value, syntax.Call)
-        ):
-            value = value.func.value
+        value = through_module_methods(value)  # ``VAE(shape).eval().to(device)``
         called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
         if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
             scope.instances[name] = called

@@ -601,10 +601,10 @@ class _Summarizer:
                         self.on_device.add(target.value.id)
                     if made:
                         self.made.add(target.value.id)
-                    held = target.value.id
-                    if held in self.proofs and not self.no_grad and "nograd" not in proofs:
+                    written = target.value.id
+                    if written in self.proofs and not self.no_grad and "nograd" not in proofs:
                         # a tensor written into keeps its device, not its freedom from grad
-                        self.proofs[held] = self.proofs[held] - {"nograd"}
+                        self.proofs[written] = self.proofs[written] - {"nograd"}
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
                 if isinstance(target, ast.Name) and _is_empty_list(node.value):
