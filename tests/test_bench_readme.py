@@ -38,7 +38,7 @@ def test_each_bench_table_of_the_readme_is_between_its_markers_in_the_bench_form
     assert blank == ""
     # the rows are the benches' own rendering: render an example and compare shapes
     if name == "precision":
-        example = precision.readme_table([("default", precision.Tally())], {}).splitlines()
+        example = precision.readme_table([("default", "blind", precision.Tally())], {}).splitlines()
     else:
         example = recall.render([], [recall.HIGH, "default", "strict"]).splitlines()
     assert table[0].split(" ")[1:3] == example[0].split(" ")[1:3]  # "N labels" / "N real"
