@@ -77,19 +77,30 @@ def test_the_stamp_names_the_command_the_day_and_the_commit() -> None:
 
 
 def test_the_precision_table_is_the_scores_totals() -> None:
-    labels = {
-        precision.Key("p", "a.py", "3", "TL101"): precision.Label(
-            precision.Key("p", "a.py", "3", "TL101"), "1", "REAL", "moved to CUDA"
-        ),
-        precision.Key("p", "a.py", "9", "TL102"): precision.Label(
-            precision.Key("p", "a.py", "9", "TL102"), "1", "FP", "no grad"
-        ),
-    }
+    def label(package: str, line: str, code: str, verdict: str, sampled: bool = True) -> tuple:
+        key = precision.Key(package, "a.py", line, code)
+        return key, precision.Label(key, "1", verdict, "why", sampled=sampled)
+
+    blind = sorted(precision.BLIND)[0]
+    labels = dict(
+        [
+            label("p", "3", "TL101", "REAL"),
+            label("p", "9", "TL102", "FP"),
+            label(blind, "5", "TL101", "FP"),
+            label(blind, "7", "TL101", "REAL"),  # drawn, not found: a miss
+            label(blind, "8", "TL101", "REAL", sampled=False),  # listed as reported only
+        ]
+    )
     found = {
         precision.Key("p", "a.py", "3", "TL101"): "m",
         precision.Key("p", "b.py", "1", "TL111"): "m",
+        precision.Key(blind, "a.py", "5", "TL101"): "m",
     }
-    by_rule, _, _, _ = precision.score(found, labels)
-    table = precision.readme_table([("default", by_rule["all"])], labels).splitlines()
-    assert table[0] == "2 labels on 2 sites (1 REAL, 0 WEAK, 1 FP):"
-    assert table[-1] == "| default | 2 | 1 | 0 | 0 | 1 | 100% | 1/1 (100%) |"
+    _, _, by_set, _ = precision.score(found, labels)
+    totals = [("default", group, by_set[group]) for group in ("blind", "development", "all")]
+    table = precision.readme_table(totals, labels).splitlines()
+    assert table[0] == "5 labels on 5 sites (3 REAL, 0 WEAK, 2 FP):"
+    # the reported-only REAL label is not a miss: it scores findings, never recall
+    assert table[-3] == "| default | blind (19) | 1 | 0 | 0 | 1 | 0 | 0% | 0/1 (0%) |"
+    assert table[-2] == "| default | development (13) | 2 | 1 | 0 | 0 | 1 | 100% | 1/1 (100%) |"
+    assert table[-1] == "| default | all | 3 | 1 | 0 | 1 | 1 | 50% | 1/2 (50%) |"
