@@ -16,7 +16,7 @@ evidence (``x.cuda().cpu()`` is on the CPU).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
@@ -116,6 +116,9 @@ class Evidence(NamedTuple):
     #: for ``api`` evidence: a caller in another file shows the value's cause
     #: (it passes a value it moved, or a module's output), not its own guess
     shown: bool = False
+    #: for ``move`` / ``device`` evidence made only where a flag holds (``if
+    #: use_cuda: x = x.cuda()``): the flag's dotted name (``flow.flag_test``)
+    guard: str = ""
 
     @property
     def confidence(self) -> str:
@@ -620,6 +623,12 @@ class FactEvaluator:
         if isinstance(node, syntax.IfExp):
             body = self.expr(node.body, env)
             orelse = self.expr(node.orelse, env)
+            flag = flag_test(node.test)  # ``x.cpu() if use_cuda else x``
+            if flag is not None:
+                if flag[1]:
+                    orelse = never_moved_under(orelse, flag[0], self.scope)
+                else:
+                    body = never_moved_under(body, flag[0], self.scope)
             guarded = requires_grad_test(node.test)
             if guarded is not None and dotted_name(node.orelse) == guarded:
                 orelse = orelse | {NOGRAD}
@@ -1641,10 +1650,13 @@ def refine(env: dict[str, Facts], kinds: Mapping[str, str], known: Callable[[str
 
 
 def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
-    """``(d, True)`` when the test says the device ``d`` is the CPU:
-    ``d == "cpu"``, ``d.type == "cpu"``, ``str(d) == "cpu"``,
+    """``(d, True)`` when the test says the device ``d`` is the CPU where it
+    holds: ``d == "cpu"``, ``d.type == "cpu"``, ``str(d) == "cpu"``,
     ``d == torch.device("cpu")``, ``d is CPU_DEVICE`` (a name that says
-    ``cpu``); ``(d, False)`` for ``!=`` / ``is not`` (the ``else`` branch)."""
+    ``cpu``); ``(d, False)`` when the CPU is where it fails: ``!=`` / ``is
+    not``, and a test that ``d`` is CUDA (``d.type == "cuda"``: code that
+    moves its results back to the host only on CUDA takes the other branch
+    for the CPU; another accelerator there is an unusual setup)."""
     if not isinstance(test, syntax.Comparison) or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
@@ -1655,22 +1667,57 @@ def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     else:
         return None
     for device, other in ((test.left, target.comparator), (target.comparator, test.left)):
-        if _names_the_cpu(other):
+        named = _names_a_device(other)
+        if named is not None:
             key = _device_key(device)
             if key is not None:
-                return key, body
+                return key, body == (named == "cpu")
     return None
 
 
-def _names_the_cpu(node: syntax.BaseExpression) -> bool:
+def cuda_and_tensor_test(
+    test: syntax.BaseExpression, scope: Scope
+) -> Optional[tuple[str, frozenset[str]]]:
+    """``(d, {"x"})`` for ``d.type == "cuda" and isinstance(x, torch.Tensor)``:
+    where it fails, ``x`` is not on the CUDA device ``d`` names (either ``d``
+    is not CUDA or ``x`` is no torch tensor), whatever the other values are."""
+    if not (isinstance(test, syntax.BooleanOperation) and isinstance(test.operator, syntax.And)):
+        return None
+    device: Optional[str] = None
+    keys: set[str] = set()
+    for part in (test.left, test.right):
+        tested = cpu_device_test(part)
+        if tested is not None and not tested[1] and device is None:
+            device = tested[0]
+            continue
+        torch_keys = {k for k, kind in type_guards(part, scope).body.items() if kind == IS_TORCH}
+        if not torch_keys:
+            return None
+        keys |= torch_keys
+    if device is None or not keys:
+        return None
+    return device, frozenset(keys)
+
+
+def _names_a_device(node: syntax.BaseExpression) -> Optional[str]:
+    """``"cpu"`` or ``"cuda"`` where ``node`` names that device, else None."""
     if isinstance(node, syntax.SimpleString):
-        return node.evaluated_value == "cpu"
+        value = node.evaluated_value
+        if (
+            value == "cpu"
+            or value == "cuda"
+            or (isinstance(value, str) and value.startswith("cuda:"))
+        ):
+            return "cpu" if value == "cpu" else "cuda"
+        return None
     if isinstance(node, syntax.Call) and len(node.args) == 1 and not node.args[0].keyword:
-        return (dotted_name(node.func) or "").endswith("device") and _names_the_cpu(
-            node.args[0].value
-        )
+        if (dotted_name(node.func) or "").endswith("device"):
+            return _names_a_device(node.args[0].value)
+        return None
     dotted = dotted_name(node)
-    return dotted is not None and "cpu" in dotted.rsplit(".", 1)[-1].lower()
+    if dotted is not None and "cpu" in dotted.rsplit(".", 1)[-1].lower():
+        return "cpu"
+    return None
 
 
 def _device_key(node: syntax.BaseExpression) -> Optional[str]:
@@ -1710,6 +1757,53 @@ def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
             return False
         moved = True
     return moved
+
+
+def flag_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``("use_cuda", True)`` for ``if use_cuda:`` (a name or an attribute,
+    ``self.cuda``, or ``torch.cuda.is_available()``), ``(..., False)`` for
+    ``if not use_cuda:``: a flag that code tests again to undo what it did."""
+    if isinstance(test, syntax.UnaryOperation) and isinstance(test.operator, syntax.Not):
+        inner = flag_test(test.expression)
+        return None if inner is None else (inner[0], not inner[1])
+    if isinstance(test, syntax.Call) and not test.args:
+        name = dotted_name(test.func)
+        if name is not None and name.endswith("cuda.is_available"):
+            return f"{name}()", True
+        return None
+    if isinstance(test, (syntax.Name, syntax.Attribute)):
+        name = dotted_name(test)
+        return None if name is None else (name, True)
+    return None
+
+
+def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> None:
+    """The ``move`` / ``device`` evidence that ``calls`` gave was made where
+    ``flag`` holds (innermost flag first)."""
+    table = scope.module().evidence
+    for call in calls:
+        token = f"{DEV}{id(call)}"
+        found = table.get(token)
+        if found is not None and found.kind in ("move", "device") and not found.guard:
+            table[token] = found._replace(guard=flag)
+
+
+def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
+    """What ``facts`` are where ``flag`` fails: without the device evidence
+    of moves made only where it holds (the value never left the host through
+    them). A value whose only device evidence was such moves is on the CPU."""
+    table = scope.module().evidence
+    dropped = {
+        token
+        for token in facts
+        if token.startswith(DEV) and (found := table.get(token)) is not None and found.guard == flag
+    }
+    if not dropped:
+        return facts
+    kept = facts - dropped
+    if not any(token.startswith(DEV) for token in kept):
+        kept = kept | {CPU}
+    return settle(kept)
 
 
 def merge(a: Mapping[str, Facts], b: Mapping[str, Facts]) -> Env:

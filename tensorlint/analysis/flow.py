@@ -44,11 +44,14 @@ from tensorlint.analysis.facts import (
     carry,
     computed_without_grad,
     cpu_device_test,
+    cuda_and_tensor_test,
     cuda_test,
     dict_lists_key,
     evidence,
+    flag_test,
     frozen,
     grad_mode,
+    guard_moves,
     is_basic_index,
     is_false,
     is_true,
@@ -56,6 +59,7 @@ from tensorlint.analysis.facts import (
     meet,
     merge,
     moved_only_to,
+    never_moved_under,
     parameter_loop_sets_grad,
     positional,
     record,
@@ -389,13 +393,22 @@ class FactsWalker:
         guarded = requires_grad_test(node.test)
         start = dict(env)
         else_env = dict(env)
-        device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``)
+        device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``, ``== "cuda"``)
         if device is not None:
             self._on_cpu_device(device[0], start if device[1] else else_env)
+        tested = cuda_and_tensor_test(node.test, self.scope)
+        if tested is not None:  # ``if d.type == "cuda" and isinstance(x, torch.Tensor):``
+            self._on_cpu_device(tested[0], else_env, tested[1])
         guards = type_guards(node.test, self.scope)  # ``if isinstance(x, tf.Tensor):``
         for branch, kinds in ((start, guards.body), (else_env, guards.orelse)):
             refine(branch, kinds, lambda key: self.evaluator.expr(_parse_key(key), env))
+        flag = flag_test(node.test)  # ``if use_cuda:`` / ``if not use_cuda:``
+        if flag is not None and not flag[1]:
+            self._never_moved_under(flag[0], start)
         body_env = self.run(suite_body(node.body), start)
+        if flag is not None and flag[1]:
+            guard_moves(self.scope, _calls_in(node.body), flag[0])
+            self._never_moved_under(flag[0], else_env)
         on_cpu = cuda_test(node.test)
         if on_cpu is not None:
             else_env[on_cpu] = settle(self.evaluator.expr(_parse_key(on_cpu), env) | {CPU})
@@ -413,15 +426,21 @@ class FactsWalker:
             return body_env
         return self._merge(body_env, else_env)
 
-    def _on_cpu_device(self, device: str, env: Env) -> None:
+    def _never_moved_under(self, flag: str, env: Env) -> None:
+        """Where ``flag`` fails, values moved only where it holds are on the host."""
+        for key, facts in list(env.items()):
+            env[key] = never_moved_under(facts, flag, self.scope)
+
+    def _on_cpu_device(self, device: str, env: Env, only: Optional[frozenset[str]] = None) -> None:
         """Where the device ``device`` names is the CPU: the values moved there
-        (and the tensor whose ``.device`` it is) are on the CPU."""
+        (and the tensor whose ``.device`` it is) are on the CPU; ``only``:
+        of these values, just the ones it names."""
         scope = self.evaluator.scope
         for key, facts in list(env.items()):
-            if moved_only_to(facts, device, scope):
+            if (only is None or key in only) and moved_only_to(facts, device, scope):
                 env[key] = settle(facts | {CPU})
         owner, _, attr = device.rpartition(".")
-        if attr == "device" and owner:
+        if attr == "device" and owner and (only is None or owner in only):
             env[owner] = settle(env.get(owner, self.evaluator.expr(_parse_key(owner), env)) | {CPU})
 
     def _loop(self, node: Union[syntax.For, syntax.While], env: Env) -> Env:
@@ -1599,3 +1618,15 @@ class _Collector:
             self.calls.append(node)
             if isinstance(node.func, syntax.Name) and node.func.value in ops.DISPLAY_BUILTINS:
                 self.display.update(range(first + 1, len(self.names)))  # (not ``print`` itself)
+
+
+def _calls_in(node: syntax.CSTNode) -> Iterator[syntax.Call]:
+    """Every call written inside ``node`` (not in functions or classes it defines)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, syntax.Call):
+            yield current
+        if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
+            continue
+        stack.extend(child for child in children(current) if isinstance(child, syntax.CSTNode))

@@ -32,6 +32,7 @@ from tensorlint.analysis.facts import (
     cuda_test,
     element_facts,
     evidence,
+    flag_test,
     grad_mode,
     is_basic_index,
     is_false,
@@ -39,6 +40,7 @@ from tensorlint.analysis.facts import (
     keyword,
     may_be_tensor,
     may_be_tensor_only,
+    never_moved_under,
     refine,
     requires_grad_test,
     self_name,
@@ -1034,6 +1036,11 @@ class Site:
             if kinds:
                 refined = dict(env) if refined is None else refined
                 refine(refined, kinds, lambda key: evaluator.expr(parse_expression(key), env))
+            flag = flag_test(node.test)  # ``x.cpu().numpy() if use_cuda else x.numpy()``
+            if flag is not None and inner is (node.orelse if flag[1] else node.body):
+                refined = dict(env) if refined is None else refined
+                for name, facts in list(refined.items()):
+                    refined[name] = never_moved_under(facts, flag[0], self.scope)
             if inner is not node.orelse:
                 continue
             for key, fact in ((requires_grad_test(node.test), NOGRAD),
