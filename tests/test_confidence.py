@@ -49,6 +49,22 @@ def test_each_finding_takes_the_confidence_of_what_it_rests_on() -> None:
     assert (14, "TL112", "low") in found
 
 
+def test_a_forward_pass_with_grad_enabled_is_medium_and_a_parameter_high() -> None:
+    """A module's output may be computed under a caller's ``no_grad`` (or the
+    module's own): measured, most such findings were false; a trainable
+    parameter requires grad wherever it is read."""
+    source = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def _score(batch):\n    net = nn.Linear(4, 2)\n"
+        "    out = net(batch)\n    return out.numpy(), net.weight.numpy()\n"
+    )
+    found = {
+        (d.code, d.start.column, d.confidence)
+        for d in lint_source(source, Settings(enabled=select()))
+    }
+    assert found == {("TL102", 11, "medium"), ("TL102", 24, "high")}
+
+
 def test_a_caller_in_the_file_that_moves_the_value_makes_the_guess_a_cause() -> None:
     source = (
         "import torch\n\n\ndef to_array(t):\n    return t.detach().numpy()\n\n\n"

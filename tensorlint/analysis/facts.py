@@ -124,8 +124,13 @@ class Evidence(NamedTuple):
     def confidence(self) -> str:
         """How sure a finding resting on this evidence is (``CONFIDENCES``):
         ``medium`` for the API boundary's guess about callers no checked code
-        shows, ``high`` for a cause the code shows."""
-        return MEDIUM if self.kind in _API_KINDS and not self.shown else HIGH
+        shows, and for a forward pass with grad enabled where it is made (a
+        caller in another file, or the module's own ``forward``, may run it
+        under ``no_grad``: measured, these were false far more often than
+        not, docs/confidence.md); ``high`` for a cause the code shows."""
+        if self.kind in _API_KINDS:
+            return HIGH if self.shown else MEDIUM
+        return MEDIUM if self.kind == "module-output" else HIGH
 
 
 def record(

@@ -607,7 +607,7 @@ class _Summarizer:
                         self.proofs[written] = self.proofs[written] - {"nograd"}
                 self.bind(target, aliases, proofs, optimizer)
                 self.mark(target, made)
-                if isinstance(target, ast.Name) and _is_empty_list(node.value):
+                if isinstance(target, ast.Name) and _is_empty_list(node.value, self.qualified):
                     self.held[target.id] = None
                 self._bind_index_pair(target, node.value)
                 self.mark_device(target, moved)
@@ -837,8 +837,11 @@ class _Summarizer:
             and self.module_output(node.args[-1])
         ):
             self.made.add(func.value.id)  # ``params.append(p.view(-1))``
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            held = func.value.id
+        holder = func.value if isinstance(func, ast.Attribute) else None
+        if isinstance(holder, ast.Subscript):  # ``by_key[k].append(y.cpu())``: a dict of lists
+            holder = holder.value
+        if isinstance(func, ast.Attribute) and isinstance(holder, ast.Name):
+            held = holder.id
             if held in self.held:  # ``out.append(y.cpu())``: what every element is
                 if func.attr == "append" and len(node.args) == 1 and not node.keywords:
                     added = self.prove(node.args[0])
@@ -1212,8 +1215,13 @@ class _Summarizer:
         return qual is None or qual.split(".")[0] not in _SEEN_MODULES
 
     def prove(self, node: ast.expr) -> frozenset[str]:
-        """What holds of ``node``'s value: on the CPU, without grad."""
+        """What holds of ``node``'s value: on the CPU, without grad (of a list
+        made empty here and filled, or a ``defaultdict(list)``: what holds of
+        every element added to it)."""
         if isinstance(node, ast.Name):
+            held = self.held.get(node.id)
+            if held is not None:
+                return held & {"cpu", "nograd"}
             return self.proofs.get(node.id, frozenset())
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
@@ -1291,8 +1299,18 @@ def _index_pair_source(
     return None
 
 
-def _is_empty_list(node: ast.expr) -> bool:
-    return isinstance(node, ast.List) and not node.elts
+def _is_empty_list(node: ast.expr, qualified: Callable[[ast.expr], Optional[str]]) -> bool:
+    """``[]``, or a dict of lists filled by key: ``defaultdict(list)``."""
+    if isinstance(node, ast.List) and not node.elts:
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and qualified(node.func) == "collections.defaultdict"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "list"
+        and not node.keywords
+    )
 
 
 def _converted(aliases: set[Alias], kind: str) -> set[Alias]:
