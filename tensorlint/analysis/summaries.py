@@ -485,6 +485,15 @@ def _basic_index(node: ast.expr) -> bool:
     return True
 
 
+#: Methods every object (and every ``nn.Module``) has: ``self.parameters()``,
+#: ``self.get_parameter(n)``, ``self.state_dict()`` hand back the object's own
+#: tensors, which may require grad under no-grad too.
+_OBJECT_METHODS = frozenset(
+    {"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+     "get_parameter", "get_buffer", "get_submodule", "children", "modules",
+     "named_modules", "named_children", "__getattr__", "__getattribute__"}
+)  # fmt: skip
+
 #: Keywords that say where a call puts what it makes or loads.
 _PLACING_KEYWORDS = frozenset({"device", "map_location"})
 
@@ -1162,14 +1171,38 @@ class _Summarizer:
     def _computes(self, node: ast.expr) -> bool:
         """Is ``node`` a new value (a forward pass, a torch function), not a
         name or a view, whose ``requires_grad`` would be its source's?"""
+        if isinstance(node, ast.BinOp) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert))
+        ):
+            return True  # (``x * 2``: a new tensor, if a tensor at all)
         if not isinstance(node, ast.Call) or _sets_requires_grad(node):
             return False  # (``requires_grad=True`` holds under no-grad too)
         qual = self.qualified(node.func)
-        return self._is_module_call(node.func) or (
-            qual is not None
-            and qual.startswith("torch.")
-            and qual not in ops.AS_TENSOR_FUNCS
-            and qual.rsplit(".", 1)[1] not in ops.SAME_GRAD_FLAG_METHODS
+        return (
+            self._is_module_call(node.func)
+            or self._calls_a_stored_module(node.func)
+            or (
+                qual is not None
+                and qual.startswith("torch.")
+                and qual not in ops.AS_TENSOR_FUNCS
+                and qual.rsplit(".", 1)[1] not in ops.SAME_GRAD_FLAG_METHODS
+            )
+        )
+
+    def _calls_a_stored_module(self, func: ast.expr) -> bool:
+        """``self.fc(x)`` where ``fc`` is no method of the class nor named to
+        fetch something (``self.get_weight()``: an inherited method may hand
+        back a parameter): a callable stored on the object (a layer), whose
+        result is computed from its input."""
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return False
+        functions = getattr(self.known, "nodes", self.known)
+        return (
+            func.value.id == self.me
+            and self.cls is not None
+            and f"{self.cls}.{func.attr}" not in functions
+            and func.attr not in _OBJECT_METHODS
+            and not func.attr.lstrip("_").startswith(ops.MODULE_ACCESSOR_PREFIXES)
         )
 
     def _is_module_call(self, func: ast.expr) -> bool:
