@@ -582,6 +582,14 @@ MODULE_USE_METHODS = frozenset(
 )
 #: Module methods whose items are (parts of) the module's own tensors.
 PARAMETER_ITERATORS = frozenset({"parameters", "buffers"})
+#: Methods every ``nn.Module`` has that hand back its own tensors or modules
+#: (a parameter requires grad under ``no_grad`` too), or any attribute.
+MODULE_OWN_VALUE_METHODS = (
+    MODULE_PARAMETER_METHODS
+    | MODULE_BUFFER_METHODS
+    | frozenset({"state_dict", "get_parameter", "get_buffer", "children", "named_children"})
+    | frozenset({"__getattr__", "__getattribute__"})
+)
 
 #: Annotation names that are never a tensor (a parameter annotated with only
 #: these gives no boundary evidence).

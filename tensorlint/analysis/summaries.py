@@ -485,15 +485,6 @@ def _basic_index(node: ast.expr) -> bool:
     return True
 
 
-#: Methods every object (and every ``nn.Module``) has: ``self.parameters()``,
-#: ``self.get_parameter(n)``, ``self.state_dict()`` hand back the object's own
-#: tensors, which may require grad under no-grad too.
-_OBJECT_METHODS = frozenset(
-    {"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
-     "get_parameter", "get_buffer", "get_submodule", "children", "modules",
-     "named_modules", "named_children", "__getattr__", "__getattribute__"}
-)  # fmt: skip
-
 #: Keywords that say where a call puts what it makes or loads.
 _PLACING_KEYWORDS = frozenset({"device", "map_location"})
 
@@ -1201,7 +1192,8 @@ class _Summarizer:
             func.value.id == self.me
             and self.cls is not None
             and f"{self.cls}.{func.attr}" not in functions
-            and func.attr not in _OBJECT_METHODS
+            and func.attr not in ops.MODULE_OWN_VALUE_METHODS
+            and func.attr not in ops.MODULE_ACCESSOR_METHODS
             and not func.attr.lstrip("_").startswith(ops.MODULE_ACCESSOR_PREFIXES)
         )
 
