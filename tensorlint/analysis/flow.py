@@ -1629,4 +1629,4 @@ def _calls_in(node: syntax.CSTNode) -> Iterator[syntax.Call]:
             yield current
         if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
             continue
-        stack.extend(child for child in children(current) if isinstance(child, syntax.CSTNode))
+        stack.extend(children(current))
