@@ -106,6 +106,22 @@ def is_script_text(text: str) -> bool:
     return _MAIN_GUARD.search("\n" + text.replace("\r", "\n")) is not None
 
 
+#: A line that makes a file a test suite: a test framework imported, a
+#: ``test_`` function or a ``Test`` class defined (at the start of a line).
+_TEST_TEXT = re.compile(
+    r"^[ \t]*(?:import[ \t]+(?:pytest|unittest)\b|from[ \t]+(?:pytest|unittest)\b"
+    r"|(?:async[ \t]+)?def[ \t]+test_|class[ \t]+Test)",
+    re.MULTILINE,
+)
+
+
+def is_test_text(text: str) -> bool:
+    """Does the file's text make it a test suite (``import pytest``,
+    ``def test_...``, ``class Test...``)? A suite that passes has run what
+    it converts: a deterministic crash there has not been committed."""
+    return _TEST_TEXT.search(text) is not None
+
+
 def _in_package(directory: Path) -> bool:  # (asked once per folder: _folder_role)
     return (directory / "__init__.py").is_file()
 

@@ -122,3 +122,28 @@ def test_conversion_starts_are_the_pattern_matches() -> None:
         assert conversion_starts(text) == starts, text[:80]
         found += len(starts)
     assert found > 100
+
+
+def test_test_suites_are_told_from_examples_by_their_text() -> None:
+    """A test framework imported, a ``test_`` function or a ``Test`` class at
+    the start of a line make a test suite; the words elsewhere do not."""
+    from tensorlint.roles import is_test_text
+
+    suites = [
+        "import pytest\n",
+        "from unittest import mock\n",
+        "import unittest\nclass Shapes(unittest.TestCase): ...\n",
+        "x = 1\ndef test_shape():\n    pass\n",
+        "class TestModel:\n    pass\n",
+        "class C:\n    async def test_load(self): ...\n",
+    ]
+    others = [
+        "import matplotlib.pyplot as plt\nplt.plot(losses)\n",
+        "# run pytest to check this\n",  # (a word in a comment)
+        "print('def test_x')\n",
+        "import pytest_benchmark_like_name_is_not_pytest as p\n",
+        "def testing_helper():\n    pass\n",
+        "",
+    ]
+    assert [is_test_text(t) for t in suites] == [True] * len(suites)
+    assert [is_test_text(t) for t in others] == [False] * len(others)

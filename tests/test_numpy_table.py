@@ -52,3 +52,38 @@ def test_the_rows_left_out_do_not_fail_like_a_conversion() -> None:
 def test_the_rules_read_the_table() -> None:
     assert ops.NUMPY_ARRAY_CTORS <= ops.NUMPY_CONVERTING_FUNCS == numpy_table.CONVERTING
     assert "numpy.float64" not in ops.NUMPY_CONVERTING_FUNCS
+
+
+@pytest.mark.parametrize("row", numpy_table.STORES, ids=lambda r: f"{r.shape}[{r.subscript}]")
+def test_each_store_is_what_the_installed_versions_do(row: numpy_table.ArrayStore) -> None:
+    assert measure_numpy.measure_store(row.shape, row.subscript, "meta") == row.converts
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@pytest.mark.parametrize("row", numpy_table.STORES, ids=lambda r: f"{r.shape}[{r.subscript}]")
+def test_each_store_holds_on_cuda(row: numpy_table.ArrayStore) -> None:
+    assert measure_numpy.measure_store(row.shape, row.subscript, "cuda") == row.converts
+
+
+@pytest.mark.parametrize("row", numpy_table.STORES, ids=lambda r: f"{r.shape}[{r.subscript}]")
+def test_the_analysis_reads_each_store_as_measured(row: numpy_table.ArrayStore) -> None:
+    """``analysis/stores.py`` decides from the code what ``STORES`` measured:
+    a store into one element is no conversion, one into a sub-array is."""
+    from tensorlint.analysis import syntax
+    from tensorlint.analysis.index import build_index
+    from tensorlint.analysis.parse import parse_whole
+    from tensorlint.analysis.stores import subarray_store
+
+    shape = row.shape[0] if len(row.shape) == 1 else row.shape
+    source = "import numpy as np\n\ndef f(t):\n"
+    source += f"    a = np.zeros({shape})\n    a[{row.subscript}] = t\n"
+    module = parse_whole(source)
+    function = module.body[1]
+    assert isinstance(function, syntax.FunctionDef)
+    store = function.body.body[1].body[0]
+    assert isinstance(store, syntax.Assign)
+    target = store.targets[0].target
+    assert isinstance(target, syntax.Subscript)
+    scope = build_index(module).scopes[function]
+    found = subarray_store(target, store.value, function, scope)
+    assert (found is not None) == row.converts

@@ -17,7 +17,7 @@ LIBRARY_PAGE = ROOT / "docs" / "library-functions.md"
 
 def render() -> str:
     sys.path.insert(0, str(ROOT))
-    from tensorlint.analysis.numpy_table import FUNCTIONS, LEFT_OUT
+    from tensorlint.analysis.numpy_table import FUNCTIONS, LEFT_OUT, STORES
 
     def mark(flag: bool) -> str:
         return "raises" if flag else "-"
@@ -61,6 +61,26 @@ def render() -> str:
     lines += ["", "Measured and left out:", ""]
     for name, why in LEFT_OUT:
         lines.append(f"- `{name.replace('numpy.', 'np.')}`: {why}.")
+    lines += [
+        "",
+        "## Stores into an array",
+        "",
+        "`a[i] = t` converts `t` too, one of two ways (`STORES` in the same module,",
+        "measured by `measure_store` with a 0-d tensor, which fits any store). TL103",
+        "and TL113 report a store into a sub-array of an array the code shows: every",
+        "binding of `a` in the function is `np.zeros`, `np.ones`, `np.empty` or",
+        "`np.full` given a shape, and the subscript holds a slice or fewer indices",
+        "than that shape has entries (a literal tuple or list, or one number). A",
+        "store whose array or shape the code does not show is not reported.",
+        "",
+        "| array | store | converts | note |",
+        "|---|---|---|---|",
+    ]
+    for row in STORES:
+        shape = f"np.zeros({row.shape[0] if len(row.shape) == 1 else row.shape})"
+        lines.append(
+            f"| `a = {shape}` | `a[{row.subscript}] = t` | {mark(row.converts)} | {row.note} |"
+        )
     return "\n".join(lines) + "\n"
 
 

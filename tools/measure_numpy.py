@@ -117,6 +117,30 @@ def measure(example: str, device: Optional[str] = None) -> Measured:
     return Measured(tensor, sequence, same, device)
 
 
+def measure_store(shape: tuple[int, ...], subscript: str, device: Optional[str] = None) -> bool:
+    """``a = np.zeros(shape); a[subscript] = x``: does ``x`` reach ``__array__``
+    (raise torch's conversion error with grad, and on ``device``)? ``x`` is
+    a 0-d tensor, which fits any store by broadcasting."""
+    import numpy
+    import torch
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "meta"
+    scope: dict[str, Any] = {}
+    exec(compile(f"def store(a, x):\n    a[{subscript}] = x\n", "<store>", "exec"), scope)
+    store: Callable[[Any, Any], Any] = scope["store"]
+
+    def fresh() -> Callable[[Any], Any]:
+        array = numpy.zeros(shape)
+        return lambda x: store(array, x)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grad = torch.ones((), requires_grad=True) * 2
+        moved = torch.ones((), device=device) * 2
+        return _raises(fresh(), grad, GRAD_ERROR) and _raises(fresh(), moved, DEVICE_ERROR)
+
+
 def _library_scope(folder: str) -> dict[str, Any]:
     """The names a library example may use (``{x}`` is the measured argument)."""
     import matplotlib
@@ -198,6 +222,12 @@ def main() -> int:
         found = measure(entry.example)
         mark = "" if found[:3] == (entry.tensor, entry.sequence, entry.same) else "   <- differs"
         print(f"{entry.name:28} {found}{mark}")
+    from tensorlint.analysis.numpy_table import STORES
+
+    for row in STORES:
+        converts = measure_store(row.shape, row.subscript)
+        mark = "" if converts == row.converts else "   <- differs"
+        print(f"a = np.zeros({row.shape}); a[{row.subscript}] = x  converts={converts}{mark}")
     from tensorlint.analysis.library_table import FUNCTIONS as CALLS
 
     for call in CALLS:

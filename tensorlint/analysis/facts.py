@@ -89,6 +89,10 @@ GRAD = "grad:"
 #: marks the evidence of a public function's parameter (``dev:a<id>``)
 API_MARK = "a"
 _API_KINDS = frozenset({"api", "api-grad"})
+#: The grad evidence that code run as written (an example, a script, a
+#: notebook) shows itself: a tensor made to require grad, or one it calls
+#: ``.backward()`` on (``Site.grad_evidence``).
+GRAD_SHOWN_AS_WRITTEN = frozenset({"requires-grad", "backward"})
 
 
 class Evidence(NamedTuple):

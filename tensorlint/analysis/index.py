@@ -38,7 +38,8 @@ class Candidate(NamedTuple):
     #: "numpy" (a ``.numpy()`` call), "call" (by function name), "npcall" (a
     #: NumPy function that converts a tensor argument: ``np.mean``), "libcall"
     #: (a library's: ``plt.plot``), "axescall" (a method of a matplotlib Axes:
-    #: ``ax.imshow``), "data"
+    #: ``ax.imshow``), "data", "store" (an assignment into a subscript of a
+    #: name, in a file that imports NumPy: ``preds[i] = out``)
     kind: str
     ancestors: Ancestors
     scope: Scope
@@ -160,6 +161,8 @@ class ModuleIndex:
             node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)
         ):
             self._bind_statement(node)
+            if type(node) is syntax.Assign and self.numpy_names and _stores_by_name(node):
+                self._candidate(node, "store")  # ``preds[i] = out`` (``stores.py``)
         elif isinstance(node, syntax.FunctionDef):
             self.builder.bind(self.scope_stack[-1], node.name.value)
             scope = self._push_scope("function", node)
@@ -381,6 +384,14 @@ Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
+
+
+def _stores_by_name(node: syntax.Assign) -> bool:
+    """Does ``node`` store into a subscript of a name (``preds[i] = ...``)?"""
+    return any(
+        isinstance(t.target, syntax.Subscript) and isinstance(t.target.value, syntax.Name)
+        for t in node.targets
+    )
 
 
 def _root_name(node: syntax.BaseExpression) -> str:

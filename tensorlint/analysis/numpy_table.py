@@ -169,7 +169,43 @@ FUNCTIONS: tuple[NumpyFunction, ...] = tuple(
 #: qualified name -> its row
 BY_NAME = {entry.name: entry for entry in FUNCTIONS}
 
+
+class ArrayStore(NamedTuple):
+    """``a[subscript] = x`` into ``a = np.zeros(shape)``: does ``x`` reach
+    ``Tensor.__array__``? (``analysis/stores.py`` decides the same from the
+    code: a slice, or fewer indices than dimensions.)"""
+
+    #: the array's shape
+    shape: tuple[int, ...]
+    #: the subscript, as written between the brackets
+    subscript: str
+    #: the stored tensor (0-d, or a vector the length of the store) reaches
+    #: ``__array__``: it raises with grad and on CUDA
+    converts: bool
+    #: what happens, in words (shown in the docs)
+    note: str
+
+
+_ELEMENT = (
+    "one element: NumPy calls `float(t)`, which `Tensor.item()` answers with grad and on a"
+    " CUDA device (measured on an H200; a `meta` tensor raises in `item()` instead)"
+)
+_SUBARRAY = "a sub-array: NumPy calls `np.asarray(t)`, that is `Tensor.__array__`"
+
+#: measured: ``tools/measure_numpy.py``'s ``measure_store``
+STORES: tuple[ArrayStore, ...] = (
+    ArrayStore((5,), "2", False, _ELEMENT),
+    ArrayStore((5, 3), "2, 1", False, _ELEMENT),
+    ArrayStore((5,), "1:3", True, _SUBARRAY + " (a slice)"),
+    ArrayStore((5, 1), "2", True, _SUBARRAY + " (a row: `np.zeros((n, 1))` then `a[i] = loss`)"),
+    ArrayStore((5, 3), "2", True, _SUBARRAY + " (a row)"),
+    ArrayStore((5, 3), ":, 1", True, _SUBARRAY + " (a column)"),
+    ArrayStore((5, 3), "2, 0:2", True, _SUBARRAY + " (part of a row)"),
+)
+
 #: the functions through which a tensor, or a list of tensors, reaches ``__array__``
 CONVERTING = frozenset(e.name for e in FUNCTIONS if e.tensor or e.sequence)
 
-__all__ = ["BY_NAME", "CONVERTING", "FUNCTIONS", "LEFT_OUT", "NumpyFunction"]
+__all__ = [
+    "BY_NAME", "CONVERTING", "FUNCTIONS", "LEFT_OUT", "STORES", "ArrayStore", "NumpyFunction"
+]  # fmt: skip

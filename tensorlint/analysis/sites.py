@@ -17,6 +17,7 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
+    GRAD_SHOWN_AS_WRITTEN,
     MAY_NUMBER,
     NDARRAY,
     NOGRAD,
@@ -56,8 +57,9 @@ from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
+from tensorlint.analysis.stores import Store, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
-from tensorlint.roles import mentions_accelerator
+from tensorlint.roles import is_test_text, mentions_accelerator
 
 
 class ModuleAnalysis:
@@ -635,6 +637,11 @@ class ModuleAnalysis:
         return self.called_with_evidence or self.mentions_accelerator
 
     @functools.cached_property
+    def test_suite(self) -> bool:
+        """Is the file a test suite (asked outside library code only)?"""
+        return is_test_text(self.source)
+
+    @functools.cached_property
     def mentions_accelerator(self) -> bool:
         """Does the text name an accelerator (asked outside library code only)?"""
         return mentions_accelerator(self.source)
@@ -931,6 +938,8 @@ class Site:
         self.qualname: Optional[str] = None
         #: for a call of a function that returns a conversion of its argument
         self.callee: Optional[Callee] = None
+        #: for an assignment into a NumPy sub-array (``preds[i] = out``)
+        self.store: Optional[Store] = None
         self.kind = self._classify()
 
     def _classify(self) -> str:
@@ -940,6 +949,15 @@ class Site:
             return "numpy"
         if kind == "data":
             return "data"
+        if kind == "store":
+            assert isinstance(node, syntax.Assign)
+            for target in node.targets:
+                if isinstance(target.target, syntax.Subscript):
+                    found = subarray_store(target.target, node.value, self.owner, self.scope)
+                    if found is not None:
+                        self.store = found
+                        return "array_store"
+            return ""
         assert isinstance(node, syntax.Call)
         if kind == "helper":
             callees = self.scope.module().callees
@@ -1076,11 +1094,17 @@ class Site:
         converts there (measured on torch 2.13).
 
         Outside library code, a file that never names an accelerator runs as
-        written, on the CPU, with no callers from elsewhere: a grad crash there
-        is deterministic and its author has already met it, so such a file
-        gives no grad evidence either (the strict TL112 still reports).
+        written, on the CPU, with no callers from elsewhere. A test suite there
+        gives no grad evidence (a suite that passes has run the conversion);
+        an example, a script or a notebook gives only what it shows itself,
+        a tensor made to require grad or one it calls ``.backward()`` on
+        (``GRAD_SHOWN_AS_WRITTEN``): such code is run by readers, not by a
+        suite, and on today's libraries its conversions crash whatever the
+        author's versions did (``plt.plot(losses)``). A parameter or a
+        module's output there is not evidence (the strict TL112 still reports).
         """
-        if not self.analysis.library and not self.analysis.runs_elsewhere:
+        as_written = not self.analysis.library and not self.analysis.runs_elsewhere
+        if as_written and self.analysis.test_suite:
             return None
         if self._grad_mode_exempts(expr):
             return None
@@ -1088,6 +1112,8 @@ class Site:
         if NOGRAD in facts:
             return None
         found = self._closest(facts, GRAD)
+        if as_written and found is not None and found.kind not in GRAD_SHOWN_AS_WRITTEN:
+            return None
         if (
             found is not None
             and self.analysis.numpy_checks_grad_mode

@@ -1183,8 +1183,9 @@ class _Summarizer:
     def _calls_a_stored_module(self, func: ast.expr) -> bool:
         """``self.fc(x)`` where ``fc`` is no method of the class nor named to
         fetch something (``self.get_weight()``: an inherited method may hand
-        back a parameter): a callable stored on the object (a layer), whose
-        result is computed from its input."""
+        back a parameter) nor one that hands back the module itself
+        (``self.to(dev)``, ``self.float()``): a callable stored on the object
+        (a layer), whose result is computed from its input."""
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return False
         functions = getattr(self.known, "nodes", self.known)
@@ -1193,6 +1194,7 @@ class _Summarizer:
             and self.cls is not None
             and f"{self.cls}.{func.attr}" not in functions
             and func.attr not in ops.MODULE_OWN_VALUE_METHODS
+            and func.attr not in ops.MODULE_IN_PLACE_METHODS
             and func.attr not in ops.MODULE_ACCESSOR_METHODS
             and not func.attr.lstrip("_").startswith(ops.MODULE_ACCESSOR_PREFIXES)
         )

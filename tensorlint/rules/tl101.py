@@ -46,7 +46,7 @@ class NumpyOnAcceleratorTensor(Rule):
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
     is not torch's. In tests,
     examples, scripts and notebooks that never name an accelerator, nothing
-    is evidence. Conversions of unknown origin are reported by the strict
+    is evidence of a device. Conversions of unknown origin are reported by the strict
     rule TL111 instead.
 
     ## Example

@@ -33,7 +33,11 @@ class NumpyOnGradTensor(Rule):
     method a
     base class calls on `self` runs in the grad mode of those calls.
     Tests, examples, scripts and notebooks that never name an accelerator
-    run as written on the CPU, so nothing there is evidence. Inside
+    run as written on the CPU: in a test suite (`import pytest`, `def
+    test_...`) nothing there is evidence, since a suite that passes has run
+    the conversion; an example, a script or a notebook counts only a tensor
+    it makes require grad (`requires_grad=True`, `.requires_grad_()`) or
+    calls `.backward()` on, not a parameter or a module's output. Inside
     `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
     with either, after a `torch.set_grad_enabled(False)` statement, or in a
     Lightning `validation_step` / `test_step` / `predict_step`, `.numpy()`

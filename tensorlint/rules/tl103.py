@@ -4,7 +4,7 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from tensorlint.analysis import index, library_table, numpy_table, ops, syntax
+from tensorlint.analysis import index, library_table, numpy_table, ops, stores, syntax
 from tensorlint.diagnostics import Applicability, Edit, confidence_rank
 from tensorlint.rule import BY_EVIDENCE, Rule, RuleContext
 from tensorlint.rules import _evidence, _numpy
@@ -26,7 +26,11 @@ class ImplicitTensorToArray(Rule):
     `fig.add_subplot()`), scikit-learn's metrics (`roc_auc_score(y, t)`),
     pandas' `DataFrame` and `Series`, SciPy's statistics (the table is in
     `docs/library-functions.md`; a project adds its own functions with the
-    `extend-converting-calls` setting). The argument must be known to be a torch
+    `extend-converting-calls` setting), and stores into a sub-array of a
+    NumPy array (`probs[i] = out` into `probs = np.zeros((n, k))`: a row, a
+    slice or a column; a store into one element calls `float(t)`, which
+    works on any device, and is not reported; the measured table is in
+    `docs/numpy-functions.md`). The argument must be known to be a torch
     tensor (made by a torch function in the same function, a parameter
     annotated `torch.Tensor`, a module's output as in `np.argmax(net(x), 1)`),
     or a list or tuple of them: a display
@@ -71,6 +75,12 @@ class ImplicitTensorToArray(Rule):
 
     def auc(model, inputs, labels):
         return roc_auc_score(labels, torch.sigmoid(model(inputs)))
+
+    def probabilities(model, batches, device):
+        probs = np.zeros((len(batches), 10))
+        for i, batch in enumerate(batches):
+            probs[i] = torch.softmax(model(batch.to(device)), dim=1)[0]
+        return probs
     ```
 
     ## Use instead
@@ -88,6 +98,12 @@ class ImplicitTensorToArray(Rule):
 
     def auc(model, inputs, labels):
         return roc_auc_score(labels, torch.sigmoid(model(inputs)).cpu().detach().numpy())
+
+    def probabilities(model, batches, device):
+        probs = np.zeros((len(batches), 10))
+        for i, batch in enumerate(batches):
+            probs[i] = torch.softmax(model(batch.to(device)), dim=1)[0].cpu().detach().numpy()
+        return probs
     ```
 
     ## Fix safety
@@ -97,7 +113,9 @@ class ImplicitTensorToArray(Rule):
     becomes `t.cpu().detach().numpy().copy()` (it copied before and still
     does), and any other call keeps its name and converts its argument
     (`np.median(t.cpu().detach().numpy())`, `np.asarray(t.cpu().detach().numpy(), dtype=d)`,
-    `plt.plot(t.cpu().detach().numpy())`); what the argument already ends
+    `plt.plot(t.cpu().detach().numpy())`), and a store converts the value
+    stored (`probs[i] = out.cpu().detach().numpy()`: on a CPU tensor NumPy
+    stored `out.numpy()` before, the same values); what the argument already ends
     with is not repeated (`t.detach()` becomes `t.detach().cpu().numpy()`).
     For a display or a comprehension each tensor element is converted
     (`np.stack([a.cpu().detach().numpy(), b.cpu().detach().numpy()])`);
@@ -115,7 +133,7 @@ class ImplicitTensorToArray(Rule):
 
     CODE = "TL103"
     NAME = "implicit-tensor-to-array"
-    KINDS = frozenset({"numpy_function", "library_function"})
+    KINDS = frozenset({"numpy_function", "library_function", "array_store"})
     #: ``\b(?:as|asany|ascontiguous|asfortran)?array\s*\(``, written to start
     #: with a literal (the lookbehind is the ``\b`` before the ``a``): ``re``
     #: scans for a leading literal many times faster
@@ -125,6 +143,10 @@ class ImplicitTensorToArray(Rule):
         # functions of the measured table, called on the module
         r"n(?<![\w.]n)(?:p|umpy)\.(?:linalg\.)?(?:"
         + "|".join(sorted(index.NUMPY_CALL_NAMES, key=lambda n: (-len(n), n)))
+        + r")\s*\(",
+        # ``np.zeros((n, k))``: an array a tensor may be stored into (``preds[i] = out``)
+        r"n(?<![\w.]n)(?:p|umpy)\.(?:"
+        + "|".join(sorted(n.rsplit(".", 1)[1] for n in stores.SHAPE_FACTORIES))
         + r")\s*\(",
     )
     #: ``plt.plot(``, ``ax.imshow(``, ``accuracy_score(``, ``pd.DataFrame(``: the
@@ -167,6 +189,9 @@ class Converted(NamedTuple):
 def converted(site: Site) -> tuple[Converted, ...]:
     """The arguments this call hands to ``Tensor.__array__`` that are known to
     be tensors or lists of them, in order (a NumPy function: one argument)."""
+    if site.store is not None:  # ``preds[i] = out``: the value stored into a sub-array
+        found = _converted(site, site.store.value, True, True, True)
+        return (found,) if found is not None else ()
     node = site.node
     assert isinstance(node, syntax.Call)
     qualname = site.qualname or ""
@@ -225,14 +250,21 @@ def convert(
     """Report, with the explicit conversion as the fix (shared with TL113;
     ``confidence``: the evidence's, or the rule's without one)."""
     node = site.node
-    assert isinstance(node, syntax.Call)
-    if site.kind == "library_function":
-        name = ctx.short(node.func)  # as written: ``plt.plot``, ``ax.imshow``
+    if site.store is not None:
+        assert isinstance(node, syntax.Assign)
+        target = next(t.target for t in node.targets if isinstance(t.target, syntax.Subscript))
+        done = f"`{ctx.short(target)} = ...` (a store into a NumPy sub-array) converts"
+    elif site.kind == "library_function":
+        assert isinstance(node, syntax.Call)
+        done = f"`{ctx.short(node.func)}()` on"  # as written: ``plt.plot``, ``ax.imshow``
     else:
-        name = (site.qualname or "").replace("numpy.", "np.")
+        done = f"`{(site.qualname or '').replace('numpy.', 'np.')}()` on"
     edits: list[Edit] = []
     if found.targets == (found.arg,):
-        edits.append(_edit_argument(site, ctx, found.arg))
+        if site.store is not None:
+            edits.append(ctx.replace(found.arg, _explicit(site, ctx, found.arg)))
+        else:
+            edits.append(_edit_argument(site, ctx, found.arg))
         if site.is_tensor(found.arg):
             what = f"torch tensor `{ctx.short(found.arg)}`"
         elif site.may_be_tensor_value(found.arg):
@@ -260,7 +292,7 @@ def convert(
     ctx.report(
         rule,
         node,
-        f"`{name}()` on {what}, {why}; {action}",
+        f"{done} {what}, {why}; {action}",
         edits,
         Applicability.UNSAFE if unsafe else Applicability.SAFE,
         "Convert the tensor explicitly",

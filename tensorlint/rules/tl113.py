@@ -16,7 +16,9 @@ class ImplicitUnknownTensorToArray(Rule):
     convert a torch tensor (`np.mean`, `np.stack`, ufuncs, `np.save`: the
     measured table in `docs/numpy-functions.md`) and the library calls that
     do the same (`plt.plot(t)`, `ax.imshow(t)`, scikit-learn's metrics,
-    `pd.DataFrame(t)`: `docs/library-functions.md`), called on a value known
+    `pd.DataFrame(t)`: `docs/library-functions.md`), and stores into a
+    sub-array of a NumPy array (`table[i] = t` into `np.zeros((n, k))`),
+    given a value known
     to be a torch tensor, or a list of them, whose device and grad state
     the code does not show, and that is not known to be on the CPU and free
     of grad: the conversions TL103 leaves out for lack of evidence.
@@ -63,7 +65,7 @@ class ImplicitUnknownTensorToArray(Rule):
     NAME = "implicit-unknown-tensor-to-array"
     DEFAULT = False
     CONFIDENCE = LOW
-    KINDS = frozenset({"numpy_function", "library_function"})
+    KINDS = tl103.ImplicitTensorToArray.KINDS
     TRIGGERS = tl103.ImplicitTensorToArray.TRIGGERS
     LIBRARY_TRIGGERS = tl103.ImplicitTensorToArray.LIBRARY_TRIGGERS
     FIX = "safe or unsafe"
