@@ -10,7 +10,7 @@ from analysis_helpers import analyze, site
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.containers import container_keys
-from tensorlint.analysis.facts import CPU, NDARRAY, NOGRAD, OTHER, OUTPUT, TENSOR
+from tensorlint.analysis.facts import CPU, MOVED, NDARRAY, NOGRAD, OTHER, OUTPUT, TENSOR
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
 
@@ -99,8 +99,8 @@ PROVENANCE = [
     ("t = torch.tensor([1.0, 2.0])", {CPU, NOGRAD, TENSOR}),
     ("t = x.cpu()", {CPU}),
     ("t = x.to('cpu')", {CPU}),
-    ("t = torch.zeros(3).to(dev)", {NOGRAD, TENSOR}),
-    ("t = torch.zeros(3).cuda()", {NOGRAD, TENSOR}),
+    ("t = torch.zeros(3).to(dev)", {NOGRAD, TENSOR, MOVED}),
+    ("t = torch.zeros(3).cuda()", {NOGRAD, TENSOR, MOVED}),
     ("t = x.detach()", {NOGRAD, TENSOR}),
     ("t = x.data", {NOGRAD}),
     ("t = x.argmax(1)", {NOGRAD}),

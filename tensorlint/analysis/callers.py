@@ -27,6 +27,7 @@ from tensorlint.analysis.facts import (
     EMPTY,
     GRAD,
     MAY_TENSOR,
+    MOVED,
     TENSOR,
     FactEvaluator,
     Facts,
@@ -103,7 +104,9 @@ def parameter_facts(
             for token in evidence(facts):
                 via.setdefault(token, site.call)
     if not complete:
-        found = {name: evidence(facts) | (facts & {MAY_TENSOR}) for name, facts in found.items()}
+        found = {
+            name: evidence(facts) | (facts & {MAY_TENSOR, MOVED}) for name, facts in found.items()
+        }
     return {name: facts for name, facts in found.items() if facts}, via
 
 

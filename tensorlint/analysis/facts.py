@@ -76,11 +76,15 @@ MAY_NUMBER = "number:"
 #: paths meet, like evidence, but not by what is computed from the value (an
 #: element, an attribute, a call's result); not a proof for the fixes
 MAY_TENSOR = "maytensor"
+#: the result of ``.cuda()`` / ``.to(dev)`` on some path (a tensor or a
+#: module: arithmetic on it makes it a tensor there); kept by views and
+#: arithmetic, not by calls it is passed to
+MOVED = "moved"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
 CARRY: Facts = frozenset(
-    {CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE, INFERENCE}
+    {CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE, INFERENCE, MOVED}
 )
 
 #: prefixes of evidence tokens
@@ -213,7 +217,7 @@ def meet(a: Facts, b: Facts) -> Facts:
         return b - {CPU, NOGRAD} | {LISTANY}
     if LISTANY in b and ELEMS in a:
         return a - {CPU, NOGRAD} | {LISTANY}
-    found = (a & b) | evidence(a) | evidence(b) | ((a | b) & {MAY_TENSOR})
+    found = (a & b) | evidence(a) | evidence(b) | ((a | b) & {MAY_TENSOR, MOVED})
     other = b if TENSOR in a else a
     if (TENSOR in a) != (TENSOR in b) and not other and not (a | b) & LISTS:
         # a torch tensor on one path only, nothing said of the value on the
@@ -611,7 +615,13 @@ class FactEvaluator:
         if isinstance(node, syntax.BinaryOperation):
             if isinstance(node.left, syntax.BaseString):  # ``"%s" % t`` formats
                 return EMPTY
-            return self.operation(self.expr(node.left, env), self.expr(node.right, env))
+            found = self.operation(self.expr(node.left, env), self.expr(node.right, env))
+            if MOVED in found and TENSOR not in found:
+                # ``img.cuda() / 2``: what ``.cuda()`` / ``.to(dev)`` moved is a
+                # tensor or a module, and a module has no arithmetic: a tensor
+                # on the path that moved it
+                found = found | {MAY_TENSOR}
+            return found
         if isinstance(node, syntax.UnaryOperation):
             return self.expr(node.expression, env)
         if isinstance(node, syntax.Comparison):
@@ -1113,7 +1123,7 @@ class FactEvaluator:
         if method in ("to", "type"):
             return self._to_call(base, node, env)
         if method in ops.DEVICE_CHANGING_METHODS:
-            return (base - {CPU}) | {record(self.scope, "move", node)}
+            return (base - {CPU}) | {MOVED, record(self.scope, "move", node)}
         if method == "requires_grad_":
             if is_false(positional(node, 0) or keyword(node, "requires_grad")):
                 return frozen(base)
@@ -1176,14 +1186,14 @@ class FactEvaluator:
                     facts.add(NOGRAD)  # ``.to(torch.long)``, ``.type(torch.LongTensor)``
                 if qual in ops.CUDA_TENSOR_TYPES:  # ``.type(torch.cuda.FloatTensor)``
                     facts.discard(CPU)
-                    facts.add(record(self.scope, "move", node))
+                    facts.update((MOVED, record(self.scope, "move", node)))
                     continue
                 if qual != "torch.device":
                     continue
             if name == "dtype" or _names_a_dtype(value):
                 continue
             facts.discard(CPU)
-            facts.add(record(self.scope, "move", node))
+            facts.update((MOVED, record(self.scope, "move", node)))
         return frozenset(facts)
 
 
