@@ -585,3 +585,33 @@ def test_the_cache_folder_and_its_files_are_private(
     assert len(os.listdir(cache)) == 2  # .gitignore and the cache file
     assert main(["check", "--cache-dir", str(cache), str(tree)]) == 1  # and it is used
     assert "4 unchanged since the last run (cached)" in capsys.readouterr().out
+
+
+def test_many_stores_into_arrays_take_linear_time() -> None:
+    """Each store into an array asks what its function binds the array to:
+    one walk per function, shared by its stores, never one per store."""
+    from tensorlint.analysis import stores
+
+    calls: list[Any] = []
+    real = stores.bindings
+
+    def counted(owner: Any) -> Any:
+        calls.append(owner)
+        return real(owner)
+
+    lines = ["import numpy as np", "import torch", "table = np.zeros((4000, 2))"]
+    lines += [f"table[{i}] = torch.stack(rows[{i}])" for i in range(4000)]
+    source = "\n".join(lines) + "\n"
+    import tensorlint.analysis.sites as sites_module
+    from tensorlint.engine.lint import lint_source
+    from tensorlint.registry import select
+    from tensorlint.rule import Settings
+
+    original = sites_module.bindings
+    sites_module.bindings = counted
+    try:
+        findings = lint_source(source, Settings(enabled=select(select=["TL113"])))
+    finally:
+        sites_module.bindings = original
+    assert len(calls) == 1
+    assert [d.code for d in findings] == ["TL113"] * 4000

@@ -72,7 +72,7 @@ def test_the_analysis_reads_each_store_as_measured(row: numpy_table.ArrayStore) 
     from tensorlint.analysis import syntax
     from tensorlint.analysis.index import build_index
     from tensorlint.analysis.parse import parse_whole
-    from tensorlint.analysis.stores import subarray_store
+    from tensorlint.analysis.stores import bindings, subarray_store
 
     shape = row.shape[0] if len(row.shape) == 1 else row.shape
     source = "import numpy as np\n\ndef f(t):\n"
@@ -85,5 +85,5 @@ def test_the_analysis_reads_each_store_as_measured(row: numpy_table.ArrayStore) 
     target = store.targets[0].target
     assert isinstance(target, syntax.Subscript)
     scope = build_index(module).scopes[function]
-    found = subarray_store(target, store.value, function, scope)
+    found = subarray_store(target, store.value, lambda: bindings(function), scope)
     assert (found is not None) == row.converts

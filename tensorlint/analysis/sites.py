@@ -57,7 +57,7 @@ from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
-from tensorlint.analysis.stores import Store, subarray_store
+from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.roles import is_test_text, mentions_accelerator
 
@@ -128,6 +128,7 @@ class ModuleAnalysis:
         #: the statements of each calling function where a local function is called
         self._call_wanted: dict[int, set[int]] = {}
         self._caller_walks: dict[int, FunctionAnalysis] = {}
+        self._bindings: dict[int, Bindings] = {}
         self._no_grad_callers: dict[int, bool] = {}
         #: suite -> {statement: the grad mode a ``set_grad_enabled`` statement before it set}
         self._grad_sets: dict[int, dict[int, Optional[bool]]] = {}
@@ -636,6 +637,14 @@ class ModuleAnalysis:
         moved or module outputs (``_mark_callers``)?"""
         return self.called_with_evidence or self.mentions_accelerator
 
+    def bindings_of(self, owner: syntax.CSTNode) -> Bindings:
+        """What ``owner`` (a function, class or module) binds each name to,
+        for the stores into arrays it holds (one walk per owner)."""
+        found = self._bindings.get(id(owner))
+        if found is None:
+            found = self._bindings[id(owner)] = bindings(owner)
+        return found
+
     @functools.cached_property
     def test_suite(self) -> bool:
         """Is the file a test suite (asked outside library code only)?"""
@@ -951,9 +960,10 @@ class Site:
             return "data"
         if kind == "store":
             assert isinstance(node, syntax.Assign)
+            bound = functools.partial(self.analysis.bindings_of, self.owner)
             for target in node.targets:
                 if isinstance(target.target, syntax.Subscript):
-                    found = subarray_store(target.target, node.value, self.owner, self.scope)
+                    found = subarray_store(target.target, node.value, bound, self.scope)
                     if found is not None:
                         self.store = found
                         return "array_store"

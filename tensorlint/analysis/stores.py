@@ -16,7 +16,7 @@ is a literal tuple or list, or a single number.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple, Optional
 
 from tensorlint.analysis import syntax
@@ -38,11 +38,15 @@ class Store(NamedTuple):
 
 
 def subarray_store(
-    target: syntax.Subscript, value: syntax.BaseExpression, owner: syntax.CSTNode, scope: Scope
+    target: syntax.Subscript,
+    value: syntax.BaseExpression,
+    bound: Callable[[], Bindings],
+    scope: Scope,
 ) -> Optional[Store]:
     """The store ``target = value`` when ``target`` is a sub-array of a
-    NumPy array made in ``owner`` (so ``value`` goes through
-    ``np.asarray``); None when it is one element, or not known to be
+    NumPy array that the function or module around it makes (``bound``: its
+    ``bindings``, asked only when needed), so ``value`` goes through
+    ``np.asarray``; None when it is one element, or not known to be
     either."""
     array = target.value
     if not isinstance(array, syntax.Name):
@@ -50,7 +54,7 @@ def subarray_store(
     indices = _indices(target)
     if indices is None:
         return None
-    known = _array_dimensions(array.value, owner, scope)
+    known = _array_dimensions(array.value, bound(), scope)
     if known is None:
         return None  # (not shown to be a NumPy array)
     sliced = any(isinstance(index, syntax.Slice) for index in indices)
@@ -85,18 +89,17 @@ class _Array(NamedTuple):
     ndim: Optional[int]
 
 
-def _array_dimensions(name: str, owner: syntax.CSTNode, scope: Scope) -> Optional[_Array]:
-    """Is ``name`` a NumPy array wherever ``owner`` binds it (every binding
+def _array_dimensions(name: str, bound: Bindings, scope: Scope) -> Optional[_Array]:
+    """Is ``name`` a NumPy array wherever its owner binds it (every binding
     a ``SHAPE_FACTORIES`` call), and how many dimensions has it?"""
     ndims: set[Optional[int]] = set()
-    for bound in _bindings(name, owner):
-        if bound is None:
-            return None  # (bound some other way: a loop, a tuple, a ``with``)
-        if not (isinstance(bound, syntax.Call) and bound.args):
+    for value in bound.get(name, ()):
+        # (None: bound some other way: a parameter, a loop, a tuple, a ``with``)
+        if not (isinstance(value, syntax.Call) and value.args):
             return None
-        if qualified_name(bound.func, scope) not in SHAPE_FACTORIES:
+        if qualified_name(value.func, scope) not in SHAPE_FACTORIES:
             return None
-        first = bound.args[0]
+        first = value.args[0]
         if first.star or (first.keyword is not None and first.keyword.value != "shape"):
             return None
         ndims.add(_dimensions(first.value))
@@ -124,54 +127,64 @@ def _dimensions(shape: syntax.BaseExpression) -> Optional[int]:
     return None
 
 
-def _bindings(name: str, owner: syntax.CSTNode) -> Iterator[Optional[syntax.BaseExpression]]:
-    """What ``owner``'s own code binds ``name`` to: the value of each plain
-    ``name = value``, None for any other binding (nested functions and
-    classes are theirs; ``name += x`` keeps an array what it was)."""
-    stack: list[syntax.CSTNode] = list(owner_body(owner))
+#: what a function or module binds each name to (``bindings``)
+Bindings = Mapping[str, Sequence[Optional[syntax.BaseExpression]]]
+
+
+def bindings(owner: syntax.CSTNode) -> Bindings:
+    """What ``owner``'s own code binds each name to: the value of each plain
+    ``name = value`` (or ``name: T = value``), None for any other binding (a
+    parameter, a loop, a tuple target, a ``with``, ``global``; nested
+    functions and classes are theirs; ``name += x`` keeps an array what it
+    was). One walk per owner: the sites of an owner share it."""
+    found: dict[str, list[Optional[syntax.BaseExpression]]] = {}
+
+    def other(target: syntax.CSTNode) -> None:
+        for name in _names(target):
+            found.setdefault(name, []).append(None)
+
     if isinstance(owner, syntax.FunctionDef):
         params = owner.params
         every = (*params.posonly_params, *params.params, *params.kwonly_params,
                  params.star_arg, params.star_kwarg)  # fmt: skip
-        if any(isinstance(p, syntax.Param) and p.name.value == name for p in every):
-            yield None
+        for param in every:
+            if isinstance(param, syntax.Param):
+                found.setdefault(param.name.value, []).append(None)
+    stack: list[syntax.CSTNode] = list(owner_body(owner))
     while stack:
         node = stack.pop()
-        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
-            if isinstance(node, (syntax.FunctionDef, syntax.ClassDef)) and node.name.value == name:
-                yield None
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
+            found.setdefault(node.name.value, []).append(None)
+            continue
+        if isinstance(node, syntax.Lambda):
             continue
         if isinstance(node, syntax.Assign):
             for target in node.targets:
-                if isinstance(target.target, syntax.Name) and target.target.value == name:
-                    yield node.value
-                elif _binds(target.target, name):
-                    yield None
+                if isinstance(target.target, syntax.Name):
+                    found.setdefault(target.target.value, []).append(node.value)
+                else:
+                    other(target.target)
         elif isinstance(node, syntax.AnnAssign):
-            if _binds(node.target, name):
-                yield node.value
-        elif isinstance(node, (syntax.For, syntax.CompFor)):
-            if _binds(node.target, name):
-                yield None
+            if isinstance(node.target, syntax.Name):
+                found.setdefault(node.target.value, []).append(node.value)
+        elif isinstance(node, (syntax.For, syntax.CompFor, syntax.NamedExpr)):
+            other(node.target)
         elif isinstance(node, syntax.WithItem):
-            if node.asname is not None and _binds(node.asname.name, name):
-                yield None
-        elif isinstance(node, syntax.NamedExpr):
-            if _binds(node.target, name):
-                yield None
-        elif isinstance(node, (syntax.Global, syntax.Nonlocal)) and any(
-            n.name.value == name for n in node.names
-        ):
-            yield None
+            if node.asname is not None:
+                other(node.asname.name)
+        elif isinstance(node, (syntax.Global, syntax.Nonlocal)):
+            for alias in node.names:
+                found.setdefault(alias.name.value, []).append(None)
         stack.extend(children(node))
+    return found
 
 
-def _binds(target: syntax.CSTNode, name: str) -> bool:
-    """Does the target ``target`` bind ``name`` (a name, or inside a tuple or list)?"""
+def _names(target: syntax.CSTNode) -> Iterator[str]:
+    """The names a target binds (a name, or inside a tuple or list)."""
     if isinstance(target, syntax.Name):
-        return target.value == name
-    if isinstance(target, (syntax.Tuple, syntax.List)):
-        return any(_binds(e.value, name) for e in target.elements)
-    if isinstance(target, syntax.StarredElement):
-        return _binds(target.value, name)
-    return False
+        yield target.value
+    elif isinstance(target, (syntax.Tuple, syntax.List)):
+        for element in target.elements:
+            yield from _names(element.value)
+    elif isinstance(target, syntax.StarredElement):
+        yield from _names(target.value)
