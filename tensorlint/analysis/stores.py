@@ -16,12 +16,12 @@ is a literal tuple or list, or a single number.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Optional
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.flow import owner_body
-from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.names import Scope, qualified_name, target_names
 from tensorlint.analysis.walk import children
 
 #: NumPy constructors whose first argument is the array's shape.
@@ -31,8 +31,8 @@ SHAPE_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.
 class Store(NamedTuple):
     """``array[index] = value``, a store that converts ``value``."""
 
-    #: the array stored into (a name)
-    array: syntax.Name
+    #: what is stored into (``preds[i]``, a sub-array of the array ``preds``)
+    target: syntax.Subscript
     #: the value stored: converted through ``Tensor.__array__``
     value: syntax.BaseExpression
 
@@ -59,7 +59,7 @@ def subarray_store(
         return None  # (not shown to be a NumPy array)
     sliced = any(isinstance(index, syntax.Slice) for index in indices)
     if sliced or (known.ndim is not None and len(indices) < known.ndim):
-        return Store(array, value)
+        return Store(target, value)
     return None
 
 
@@ -139,8 +139,8 @@ def bindings(owner: syntax.CSTNode) -> Bindings:
     was). One walk per owner: the sites of an owner share it."""
     found: dict[str, list[Optional[syntax.BaseExpression]]] = {}
 
-    def other(target: syntax.CSTNode) -> None:
-        for name in _names(target):
+    def other(target: syntax.BaseExpression) -> None:
+        for name in target_names(target):
             found.setdefault(name, []).append(None)
 
     if isinstance(owner, syntax.FunctionDef):
@@ -177,14 +177,3 @@ def bindings(owner: syntax.CSTNode) -> Bindings:
                 found.setdefault(alias.name.value, []).append(None)
         stack.extend(children(node))
     return found
-
-
-def _names(target: syntax.CSTNode) -> Iterator[str]:
-    """The names a target binds (a name, or inside a tuple or list)."""
-    if isinstance(target, syntax.Name):
-        yield target.value
-    elif isinstance(target, (syntax.Tuple, syntax.List)):
-        for element in target.elements:
-            yield from _names(element.value)
-    elif isinstance(target, syntax.StarredElement):
-        yield from _names(target.value)

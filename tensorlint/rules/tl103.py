@@ -251,9 +251,7 @@ def convert(
     ``confidence``: the evidence's, or the rule's without one)."""
     node = site.node
     if site.store is not None:
-        assert isinstance(node, syntax.Assign)
-        target = next(t.target for t in node.targets if isinstance(t.target, syntax.Subscript))
-        done = f"`{ctx.short(target)} = ...` (a store into a NumPy sub-array) converts"
+        done = f"`{ctx.short(site.store.target)} = ...` (a store into a NumPy sub-array) converts"
     elif site.kind == "library_function":
         assert isinstance(node, syntax.Call)
         done = f"`{ctx.short(node.func)}()` on"  # as written: ``plt.plot``, ``ax.imshow``
