@@ -150,13 +150,53 @@ def test_summaries_say_what_a_function_returns_and_writes() -> None:
     assert found["view_of"].alias == ("a", "from_numpy", 7)
     assert found["copy_of"].alias is None  # a fresh copy: no alias...
     assert found["copy_of"].carries == ("a",)  # ... but computed from ``a`` (its grad)
-    assert found["host"].returns == frozenset({"cpu", "nograd"})
+    assert found["host"].returns == frozenset({"cpu", "nograd", "tensor"})
     assert found["scale"].writes["x"].line == 19
     assert found["scale_twice"].writes["y"].via == "scale"  # through the callee
     assert found["fit"].writes["net"].what == "steps an optimizer over"
     assert "schedule" not in found  # a scheduler's step writes no parameter
     assert found["Box.keep"].writes["a"].via == "Box._fill"
     assert found["Box.keep"].params == ("a",)  # ``self`` is the receiver
+
+
+MADE_TENSORS = """
+import torch
+
+
+def scaled(xs):
+    batch = torch.stack(xs, 0).cuda()
+    return 2.0 * (batch - 0.5)
+
+
+def flipped(t):
+    return -t.detach()
+
+
+def host_array(t):
+    return t.detach().cpu().numpy()
+
+
+def loaded(path):
+    return torch.load(path)
+
+
+def maybe(t, k):
+    if k:
+        return t.permute(1, 0)
+    return k * 2
+"""
+
+
+def test_summaries_say_which_functions_return_tensors() -> None:
+    """A torch function's result, arithmetic on a tensor and a method only
+    tensors have give a tensor; an array, a checkpoint or a number do not."""
+    found = summarize(ast.parse(MADE_TENSORS)).functions
+    assert "tensor" in found["scaled"].returns
+    assert found["scaled"].device_output
+    assert found["flipped"].returns == frozenset({"nograd", "tensor"})
+    assert "tensor" not in found["host_array"].returns
+    assert "loaded" not in found or "tensor" not in found["loaded"].returns
+    assert "maybe" not in found or "tensor" not in found["maybe"].returns
 
 
 TUPLES = """

@@ -159,6 +159,8 @@ def all_imports(tree: ast.Module) -> dict[str, str]:
             for alias in node.names:
                 if alias.name != "*":
                     found[alias.asname or alias.name] = f"{prefix}{sep}{alias.name}"
+                elif not node.level:
+                    found.update(ops.star_exports(prefix))
     return found
 
 
@@ -456,11 +458,14 @@ def _is_self_call(node: ast.AST, me: str) -> bool:
 
 def moves(node: ast.expr) -> bool:
     """Does the expression move a value to a device (``x.cuda()``,
-    ``x.to(device)``, ``f(x, device=dev)``)? A move to ``"cpu"`` does not count."""
+    ``x.to(device)``, ``f(x, device=dev)``, ``torch.cuda.FloatTensor(n)``)?
+    A move to ``"cpu"`` does not count."""
     for inner in ast.walk(node):
         if not isinstance(inner, ast.Call):
             continue
         func = inner.func
+        if dotted_name_of(func) in ops.CUDA_TENSOR_TYPES:
+            return True
         if isinstance(func, ast.Attribute) and func.attr in ops.DEVICE_CHANGING_METHODS:
             target = inner.args[0] if inner.args else None
             if func.attr != "to" or (target is not None and not cpu_or_dtype(target)):

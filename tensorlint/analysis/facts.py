@@ -99,6 +99,26 @@ _API_KINDS = frozenset({"api", "api-grad"})
 GRAD_SHOWN_AS_WRITTEN = frozenset({"requires-grad", "backward"})
 
 
+def shown_as_written(found: Evidence) -> bool:
+    """Is ``found`` grad evidence that code run as written shows itself:
+    ``GRAD_SHOWN_AS_WRITTEN``, or a parameter it makes (``nn.Parameter(w)``
+    is a leaf that requires grad, like ``requires_grad=True``; a module's
+    ``.weight`` is not: the module may be frozen or loaded for inference)?"""
+    if found.kind in GRAD_SHOWN_AS_WRITTEN:
+        return True
+    node = found.node
+    if found.kind != "parameter" or not isinstance(node, syntax.Call):
+        return False  # ``model.fc.weight``
+    func = node.func  # ``Parameter(w)``, ``nn.Parameter(w)``; not ``model.parameters()``
+    return isinstance(func, syntax.Name) or (
+        isinstance(func, syntax.Attribute) and func.attr.value in _PARAMETER_CLASS_NAMES
+    )
+
+
+#: ``Parameter`` of ``nn.Parameter(w)``: the parameter classes' own names
+_PARAMETER_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in ops.PARAMETER_CLASSES)
+
+
 class Evidence(NamedTuple):
     """Why a value may be on an accelerator, or may require grad.
 
@@ -249,6 +269,13 @@ def dict_lists_key(node: syntax.BaseExpression) -> Optional[str]:
     return None if key is None else f"{key}.[]"
 
 
+def unpacks_tensors(facts: Facts) -> bool:
+    """Is every value unpacked from a call with ``facts`` a tensor? A torch
+    call's result is a tensor (its rows are tensors) or a tuple of them; not
+    a forward pass's (a dict of outputs unpacks into its keys)."""
+    return TENSOR in facts and not facts & {OUTPUT, NDARRAY, OTHER, NOTTENSOR, MODULE}
+
+
 def bind_target(env: dict[str, Facts], target: syntax.BaseExpression, facts: Facts) -> None:
     """Bind an assignment or loop target: a name or dotted name takes the
     facts (and its stale sub-keys go); each name unpacked from a tuple keeps
@@ -375,9 +402,6 @@ Env = dict[str, Facts]
 #: position of the tuples it returns is a tensor, ``summaries.TENSOR_MADE``)
 _PROOFS = {"cpu": CPU, "nograd": NOGRAD, "tensor": TENSOR}
 
-_TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torch.fft.",
-                                  "torch.special.", "torch.sparse.")  # fmt: skip
-
 
 def _literal_default(param: syntax.CSTNode) -> bool:
     """Does the parameter default to a literal (``cosine_s=8e-3``,
@@ -486,14 +510,6 @@ def _operands(a: Facts, b: Facts) -> Facts:
     ):
         found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
     return found
-
-
-def _is_torch_function(qual: str) -> bool:
-    """``torch.cat``, ``torch.nn.functional.relu``: functions returning tensors."""
-    if qual.startswith(_TORCH_SUBMODULES_OF_FUNCTIONS):
-        return True
-    parts = qual.split(".")
-    return len(parts) == 2 and parts[0] == "torch" and parts[1][:1].islower()
 
 
 def annotation_facts(annotation: Optional[syntax.BaseExpression], scope: Scope) -> Facts:
@@ -978,10 +994,15 @@ class FactEvaluator:
             if self._parameter_free(qual.rsplit(".", 1)[1], node, env):
                 facts = facts | {PARAMFREE}
             return facts
+        if qual in ops.GRAD_NORM_FUNCTIONS:
+            # the gradients' total norm: a tensor without grad, where they are
+            params = positional(node, 0) or keyword(node, "parameters")
+            found = self.expr(params, env) if params is not None else EMPTY
+            return frozenset({TENSOR, NOGRAD} | {t for t in found if t.startswith(DEV)})
         if qual == ops.TORCH_LOAD:
             # a tensor (or what holds them); what it reads from says nothing of them
             return frozenset({TENSOR}) | self._loaded(node, env)
-        if _is_torch_function(qual):
+        if ops.is_torch_function(qual):
             return self._torch_function(qual, node, env)
         if qual.startswith("torch."):
             return EMPTY

@@ -69,6 +69,7 @@ from tensorlint.analysis.facts import (
     returns_indices,
     settle,
     type_guards,
+    unpacks_tensors,
 )
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
@@ -256,12 +257,20 @@ class FactsWalker:
         shared = evidence(facts)
         if without_grad:
             shared = shared | {NOGRAD}  # computed with grad disabled: every part
+        parts = shared
+        if isinstance(value, syntax.Call) and unpacks_tensors(facts):
+            # a torch call's tensor, or its tuple of them (``u, s, v = torch.svd(a)``,
+            # ``values, indices = x.sort()``): each part is a tensor, on the
+            # inputs' device, with their grad
+            parts = shared | (facts & {TENSOR, CPU, NOGRAD})
         indices = isinstance(value, syntax.Call) and returns_indices(value, self.scope)
-        for position, element in enumerate(elements):
+        for position, part in enumerate(target.elements):
             if indices and position == 1:
-                bind_target(env, element, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
+                bind_target(env, part.value, (carry(facts) - {MODULE, FROZEN}) | {NOGRAD})
+            elif isinstance(part, syntax.StarredElement):
+                bind_target(env, part.value, shared)  # a list of the rest
             else:
-                bind_target(env, element, shared)
+                bind_target(env, part.value, parts)
 
     def _set_requires_grad(
         self, env: Env, target: syntax.Attribute, value: syntax.BaseExpression

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple, Optional
 
-from tensorlint.analysis import syntax
+from tensorlint.analysis import ops, syntax
 
 
 class LibraryFunction(NamedTuple):
@@ -280,9 +280,19 @@ _MEASURED = table_with()
 #: the packages whose functions are in the table
 PACKAGES = _MEASURED.packages
 
-#: an import of one of those packages, on a line of its own (the prefilter:
-#: their calls count only in a file that has one)
-IMPORT_PATTERN = r"^[ \t]*(?:import|from)[ \t]+(?:" + "|".join(sorted(PACKAGES)) + r")\b"
+#: the front ends whose star-import binds one of those packages
+#: (``from fastai.vision.all import *`` binds ``plt``: ``ops.STAR_IMPORT_EXPORTS``)
+EXPORTED_BY = frozenset(
+    front
+    for front, names in ops.STAR_IMPORT_EXPORTS.items()
+    if any(full.split(".", 1)[0] in PACKAGES for full in names.values())
+)
+
+#: an import of one of those packages, or of a front end that binds one, on a
+#: line of its own (the prefilter: their calls count only in a file that has one)
+IMPORT_PATTERN = (
+    r"^[ \t]*(?:import|from)[ \t]+(?:" + "|".join(sorted(PACKAGES | EXPORTED_BY)) + r")\b"
+)
 
 #: the last part of each function's name (``plot``, ``accuracy_score``)
 CALL_NAMES = _MEASURED.call_names

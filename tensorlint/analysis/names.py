@@ -270,6 +270,10 @@ class ScopeBuilder:
         if isinstance(node.names, syntax.ImportStar):
             if prefix:
                 scope.stars.append(prefix)
+            if not node.relative:
+                # a front end's star-import binds the modules it imported itself
+                for name, full in ops.star_exports(prefix).items():
+                    self.bind(scope, name, full)
             return
         for alias in node.names:
             # ``from . import utils`` -> ``.utils``; ``from .utils import f`` -> ``.utils.f``

@@ -8,6 +8,8 @@ these names; nothing else spells these lists out again.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from tensorlint.analysis import numpy_table
 
@@ -508,6 +510,31 @@ TORCH_FRONT_ENDS = frozenset(
     }
 )  # fmt: skip
 
+#: What a star-import of a front end binds besides its own names (read in
+#: their sources: ``fastai.imports``, which every ``fastai.*`` star-import
+#: re-exports, has ``import numpy as np``, ``import matplotlib.pyplot as
+#: plt``, ``import pandas as pd``, ``import torch``, ``import torch.nn as nn``
+#: and ``import torch.nn.functional as F``, in fastai 0.7, 1 and 2 alike):
+#: a notebook that starts ``from fastai.vision.all import *`` calls
+#: ``plt.imshow`` and ``nn.Parameter`` without importing them.
+STAR_IMPORT_EXPORTS: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "fastai": MappingProxyType(
+            {"np": "numpy", "plt": "matplotlib.pyplot", "pd": "pandas", "torch": "torch",
+             "nn": "torch.nn", "F": "torch.nn.functional"}
+        ),
+    }
+)  # fmt: skip
+
+
+def star_exports(module: str) -> Mapping[str, str]:
+    """The names ``from <module> import *`` binds to other packages' modules
+    (``np`` -> ``numpy`` for ``fastai.basics``); empty when none are known."""
+    return STAR_IMPORT_EXPORTS.get(module.split(".", 1)[0], _NO_EXPORTS)
+
+
+_NO_EXPORTS: Mapping[str, str] = MappingProxyType({})
+
 #: Front ends' predictors whose call runs the model under ``no_grad`` or
 #: ``inference_mode`` itself, so what it returns never requires grad (read in
 #: their sources: ultralytics' ``Model.__call__``/``predict`` reach
@@ -529,6 +556,29 @@ INFERENCE_FUNCTIONS = frozenset(
     {"mmdet.apis.inference_detector", "mmseg.apis.inference_model",
      "mmseg.apis.inference_segmentor"}
 )  # fmt: skip
+
+#: Functions returning the total norm of the gradients they are given (or of
+#: the parameters' gradients): a 0-d tensor on their device, computed without
+#: grad (measured on torch 2.13: ``requires_grad`` False; since torch 1.5 it is
+#: a tensor, a float before), so ``np.isinf(norm)`` or ``np.mean(norms)``
+#: converts it.
+GRAD_NORM_FUNCTIONS = frozenset(
+    {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+     "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.get_total_norm"}
+)  # fmt: skip
+
+_TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torch.fft.",
+                                  "torch.special.", "torch.sparse.")  # fmt: skip
+
+
+def is_torch_function(qual: str) -> bool:
+    """``torch.cat``, ``torch.nn.functional.relu``: functions returning tensors
+    (or tuples of them: ``torch.svd``)."""
+    if qual.startswith(_TORCH_SUBMODULES_OF_FUNCTIONS):
+        return True
+    parts = qual.split(".")
+    return len(parts) == 2 and parts[0] == "torch" and parts[1][:1].islower()
+
 
 #: Method calls that keep a value inside a container (the value is retained).
 CONTAINER_STORE_METHODS = frozenset(

@@ -95,6 +95,9 @@ def module_imports(tree: ast.Module) -> dict[str, str]:
             for alias in node.names:
                 if alias.name != "*":
                     found.setdefault(alias.asname or alias.name, f"{prefix}{sep}{alias.name}")
+                elif not node.level:
+                    for name, full in ops.star_exports(prefix).items():
+                        found.setdefault(name, full)
     return found
 
 

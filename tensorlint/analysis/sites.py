@@ -17,7 +17,6 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
-    GRAD_SHOWN_AS_WRITTEN,
     MAY_NUMBER,
     NDARRAY,
     NOGRAD,
@@ -45,6 +44,7 @@ from tensorlint.analysis.facts import (
     refine,
     requires_grad_test,
     self_name,
+    shown_as_written,
     torch_valued,
     type_guards,
 )
@@ -152,7 +152,6 @@ class ModuleAnalysis:
                         called.add(owner)
             elif (
                 candidate.kind in _NOT_BOUNDARY
-                and not self.index.imports_torch_itself  # (torch reaches it otherwise)
                 and isinstance(owner, syntax.FunctionDef)
                 and owner not in called
                 and owner not in self._wanted_owners
@@ -1108,7 +1107,7 @@ class Site:
         gives no grad evidence (a suite that passes has run the conversion);
         an example, a script or a notebook gives only what it shows itself,
         a tensor made to require grad or one it calls ``.backward()`` on
-        (``GRAD_SHOWN_AS_WRITTEN``): such code is run by readers, not by a
+        (``facts.shown_as_written``): such code is run by readers, not by a
         suite, and on today's libraries its conversions crash whatever the
         author's versions did (``plt.plot(losses)``). A parameter or a
         module's output there is not evidence (the strict TL112 still reports).
@@ -1121,9 +1120,7 @@ class Site:
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None
-        found = self._closest(facts, GRAD)
-        if as_written and found is not None and found.kind not in GRAD_SHOWN_AS_WRITTEN:
-            return None
+        found = self._closest(facts, GRAD, shown_as_written if as_written else None)
         if (
             found is not None
             and self.analysis.numpy_checks_grad_mode
@@ -1164,16 +1161,20 @@ class Site:
             return False
         return expr.value not in self.function.env_at(self.candidate.ancestors)
 
-    def _closest(self, facts: Facts, prefix: str) -> Optional[Evidence]:
+    def _closest(
+        self, facts: Facts, prefix: str, keep: Optional[Callable[[Evidence], bool]] = None
+    ) -> Optional[Evidence]:
         """The evidence that decided: what the code shows (a move, a module's
         output, ...) before the API boundary's guess; of those, the nearest
         before the site or inside it (``m(x.cuda()).numpy()``: ``x.cuda()``),
-        else the first after it."""
+        else the first after it. ``keep``: only the evidence it accepts."""
         table = self.scope.module().evidence
         via = self._inputs()[1]
         found: list[Evidence] = []
         for token in facts:
             if token.startswith(prefix) and token in table:
+                if keep is not None and not keep(table[token]):
+                    continue
                 call = via.get(token)
                 found.append(table[token] if call is None else table[token]._replace(via=call))
         if not found:

@@ -1244,7 +1244,9 @@ class _Summarizer:
     def prove(self, node: ast.expr) -> frozenset[str]:
         """What holds of ``node``'s value: on the CPU, without grad (of a list
         made empty here and filled, or a ``defaultdict(list)``: what holds of
-        every element added to it)."""
+        every element added to it), a torch tensor (``TENSOR_MADE``: what a
+        torch function, a method only tensors have, or arithmetic on a tensor
+        gives)."""
         if isinstance(node, ast.Name):
             held = self.held.get(node.id)
             if held is not None:
@@ -1260,25 +1262,37 @@ class _Summarizer:
             if method == "cpu":
                 return inner | {"cpu"}
             if method == "detach":
-                return inner | {"nograd"}
+                return inner | {"nograd", TENSOR_MADE}
             if method in ops.DEVICE_CHANGING_METHODS:
                 return inner - {"cpu"}
             if method == "requires_grad_":
                 return inner - {"nograd"}
-            if method in ops.TORCH_VIEW_METHODS:
+            if method in ops.TORCH_VIEW_METHODS or method in ops.CAST_METHODS:
                 return inner
+            if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
+                return frozenset({TENSOR_MADE})
         if isinstance(node, ast.Subscript):  # an element or a slice: same device, same grad
             return self.prove(node.value)
+        if isinstance(node, ast.BinOp):
+            # arithmetic with a tensor gives a tensor (where the operands are)
+            sides = self.prove(node.left) | self.prove(node.right)
+            return frozenset({TENSOR_MADE}) if TENSOR_MADE in sides else frozenset()
+        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+            return self.prove(node.operand)
         if isinstance(node, ast.Call):
             qual = self.qualified(node.func)
             if qual in ops.TORCH_JOINING_FUNCTIONS:
-                return self._joined(node)
+                return self._joined(node) | {TENSOR_MADE}
             if (
                 qual in ops.SIZE_FACTORIES
                 and not node.keywords
                 and not any(isinstance(a, ast.Starred) for a in node.args)
             ):
-                return frozenset({"cpu", "nograd"})  # ``torch.zeros(n, 1)``
+                return frozenset({"cpu", "nograd", TENSOR_MADE})  # ``torch.zeros(n, 1)``
+            if qual is not None and qual != ops.TORCH_LOAD and ops.is_torch_function(qual):
+                return frozenset({TENSOR_MADE})
+            if qual in ops.GRAD_NORM_FUNCTIONS:
+                return frozenset({"nograd", TENSOR_MADE})
         return frozenset()
 
     def _joined(self, node: ast.Call) -> frozenset[str]:
