@@ -506,7 +506,7 @@ TORCH_FRONT_ENDS = frozenset(
         "mmpretrain", "mmcls", "mmrotate", "detectron2", "kornia", "monai", "pytorch3d",
         "segment_anything", "ignite", "fastai", "skorch", "pyro", "gpytorch", "botorch",
         "captum", "accelerate", "diffusers", "peft", "open_clip", "comfy", "transformers",
-        "sentence_transformers", "spconv",
+        "sentence_transformers", "spconv", "flair",
     }
 )  # fmt: skip
 
