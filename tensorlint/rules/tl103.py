@@ -31,9 +31,12 @@ class ImplicitTensorToArray(Rule):
     slice or a column; a store into one element calls `float(t)`, which
     works on any device, and is not reported; the measured table is in
     `docs/numpy-functions.md`). The argument must be known to be a torch
-    tensor (made by a torch function in the same function, a parameter
-    annotated `torch.Tensor`, a module's output as in `np.argmax(net(x), 1)`),
-    or a list or tuple of them: a display
+    tensor (made by a torch function in the same function, or unpacked
+    from one: `_, s, _ = torch.svd(a)`; returned by a function of the
+    project that returns a tensor on every path; the total norm
+    `clip_grad_norm_` returns; a parameter annotated `torch.Tensor`; a
+    module's output as in `np.argmax(net(x), 1)`), or a list or tuple of
+    them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
     list filled with `append`, `extend`, `insert` or `+=` (`losses.append(loss)`,
     then `np.mean(losses)`), also the lists of a dict of lists
