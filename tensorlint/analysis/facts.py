@@ -99,6 +99,10 @@ _API_KINDS = frozenset({"api", "api-grad"})
 GRAD_SHOWN_AS_WRITTEN = frozenset({"requires-grad", "backward"})
 
 
+#: ``Parameter`` of ``nn.Parameter(w)``: the parameter classes' own names
+_PARAMETER_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in ops.PARAMETER_CLASSES)
+
+
 def shown_as_written(found: Evidence) -> bool:
     """Is ``found`` grad evidence that code run as written shows itself:
     ``GRAD_SHOWN_AS_WRITTEN``, or a parameter it makes (``nn.Parameter(w)``
@@ -113,10 +117,6 @@ def shown_as_written(found: Evidence) -> bool:
     return isinstance(func, syntax.Name) or (
         isinstance(func, syntax.Attribute) and func.attr.value in _PARAMETER_CLASS_NAMES
     )
-
-
-#: ``Parameter`` of ``nn.Parameter(w)``: the parameter classes' own names
-_PARAMETER_CLASS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in ops.PARAMETER_CLASSES)
 
 
 class Evidence(NamedTuple):
