@@ -1778,7 +1778,7 @@ def _device_key(node: syntax.BaseExpression) -> Optional[str]:
 def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
     """Is every piece of device evidence in ``facts`` a move to (or a factory
     on) the device ``device`` names (``x.to(device=d)``, ``x.cuda(d)``,
-    ``torch.zeros(n, device=d)``)? Then where ``d`` is the CPU, so is the value.
+    ``torch.zeros(n, device=d)``, a helper given ``device=d``)? Then where ``d`` is the CPU, so is the value.
     The API boundary's guess about where a value came from does not count
     against a move that follows it (``x.to(d)`` is on ``d``, wherever ``x`` was)."""
     table = scope.module().evidence
@@ -1790,9 +1790,12 @@ def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
         if found is None or found.kind == "api":
             continue
         node = found.node
-        if not isinstance(node, syntax.Call) or found.kind not in ("move", "device"):
+        if found.kind == "device" and not isinstance(node, syntax.Call):
+            target: Optional[syntax.BaseExpression] = node  # ``device=d`` names ``d`` itself
+        elif isinstance(node, syntax.Call) and found.kind in ("move", "device"):
+            target = keyword(node, "device") or positional(node, 0)
+        else:
             return False
-        target = keyword(node, "device") or positional(node, 0)
         if target is None or dotted_name(target) != device:
             return False
         moved = True
