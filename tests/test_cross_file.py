@@ -199,6 +199,53 @@ def test_summaries_say_which_functions_return_tensors() -> None:
     assert "maybe" not in found or "tensor" not in found["maybe"].returns
 
 
+GRAD_OFF_HELPERS = """
+import torch
+
+
+def smart_inference_mode(new=True):
+    def decorate(fn):
+        return (torch.inference_mode if new else torch.no_grad)()(fn)
+
+    return decorate
+
+
+def frozen(fn):
+    return torch.no_grad()(fn)
+
+
+def quiet():
+    return torch.no_grad()
+
+
+def half_quiet(flag):
+    if flag:
+        return torch.no_grad()
+    return torch.enable_grad()
+
+
+def timed(fn):
+    def decorate(*args):
+        return fn(*args)
+
+    return decorate
+"""
+
+
+def test_summaries_say_which_functions_turn_grad_off() -> None:
+    """A factory of no-grad decorators or contexts, and a no-grad decorator
+    itself; not one that may give a grad context, nor a plain wrapper."""
+    from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP
+
+    found = summarize(ast.parse(GRAD_OFF_HELPERS)).functions
+    assert GRAD_OFF in found["smart_inference_mode"].returns
+    assert GRAD_OFF_WRAP in found["frozen"].returns
+    assert GRAD_OFF in found["quiet"].returns
+    for name in ("half_quiet", "timed"):  # (a summary that says nothing is left out)
+        summary = found.get(name)
+        assert summary is None or not summary.returns & {GRAD_OFF, GRAD_OFF_WRAP}
+
+
 TUPLES = """
 def step(model, x):
     out = model(x)

@@ -72,6 +72,13 @@ class Callees:
             self._cache[key] = self._resolve(call.func, scope)
         return self._cache[key]
 
+    def named(self, func: syntax.BaseExpression, scope: Scope) -> Optional[Callee]:
+        """The function an expression names (a decorator used bare: ``@f``)."""
+        key = id(func)
+        if key not in self._cache:
+            self._cache[key] = self._resolve(func, scope)
+        return self._cache[key]
+
     def _resolve(self, func: syntax.BaseExpression, scope: Scope) -> Optional[Callee]:
         if isinstance(func, syntax.Name):
             name = func.value

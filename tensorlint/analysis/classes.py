@@ -516,6 +516,8 @@ def grad_mode(expr: ast.expr, imports: Mapping[str, str]) -> Optional[bool]:
             return True
         if mode.value is True:
             return False
+    if not qual.startswith("torch.") and ops.NO_GRAD_HELPER.match(qual.rsplit(".", 1)[-1]):
+        return True  # the project's own (``@smart_inference_mode()``)
     return None
 
 

@@ -28,6 +28,7 @@ from tensorlint.analysis.names import (
     qualified_name,
     target_names,
 )
+from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP
 from tensorlint.analysis.walk import children
 from tensorlint.diagnostics import HIGH, MEDIUM
 
@@ -1437,7 +1438,19 @@ def grad_mode(expr: syntax.BaseExpression, scope: Scope) -> Optional[bool]:
             return True
         if is_true(mode):
             return False
-    return None
+    if qual is not None and qual.startswith("torch."):
+        return None
+    # a function of the project that gives a no-grad context or decorator
+    # (``@smart_inference_mode()``), or is a no-grad decorator itself; where
+    # its definition is not read, its name (``ops.NO_GRAD_HELPER``)
+    func = expr.func if call is not None else expr
+    callees = scope.module().callees
+    callee = callees.named(func, scope) if callees else None
+    if callee is not None:
+        wanted = GRAD_OFF if call is not None else GRAD_OFF_WRAP
+        return True if wanted in callee.summary.returns else None
+    name = (dotted_name(func) or "").rsplit(".", 1)[-1]
+    return True if name and ops.NO_GRAD_HELPER.match(name) else None
 
 
 def computed_without_grad(node: syntax.BaseExpression, scope: Scope) -> bool:
@@ -1778,7 +1791,8 @@ def _device_key(node: syntax.BaseExpression) -> Optional[str]:
 def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
     """Is every piece of device evidence in ``facts`` a move to (or a factory
     on) the device ``device`` names (``x.to(device=d)``, ``x.cuda(d)``,
-    ``torch.zeros(n, device=d)``, a helper given ``device=d``)? Then where ``d`` is the CPU, so is the value.
+    ``torch.zeros(n, device=d)``, a helper given ``device=d``)? Then where
+    ``d`` is the CPU, so is the value.
     The API boundary's guess about where a value came from does not count
     against a move that follows it (``x.to(d)`` is on ``d``, wherever ``x`` was)."""
     table = scope.module().evidence

@@ -481,6 +481,12 @@ NOT_TENSOR_TYPES = frozenset(
         "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
     }
 )  # fmt: skip
+#: A project's own no-grad decorator or context, by its name, where its
+#: definition cannot be read (``@smart_inference_mode()``, copied from
+#: YOLOv5's ``utils/torch_utils.py`` into many projects; ``torch_no_grad``).
+#: Where the definition is read, what it returns decides (``summaries.GRAD_OFF``).
+NO_GRAD_HELPER = re.compile(r"^_*(?:smart_|torch_)?(?:inference_mode|no_grad)$")
+
 #: Helper names a type test is spelt with (``_is_torch_tensor(x)``,
 #: ``is_tf_tensor(x)``): the framework in the name says what ``x`` is there.
 _TORCH_TEST_NAME = r"_*is_?(?:py)?torch(?:_?tensor)?"

@@ -72,6 +72,39 @@ class Write(NamedTuple):
 
 #: in an ``Element``'s ``returns``: the position is a tensor (``x.detach()``)
 TENSOR_MADE = "tensor"
+#: in a summary's ``returns``: every value it returns turns grad off, as a
+#: context manager or as a decorator (``return torch.no_grad()``; a project's
+#: ``smart_inference_mode()`` returning a nested ``decorate`` of the kind below)
+GRAD_OFF = "grad-off"
+#: in a summary's ``returns``: every value it returns is its argument wrapped
+#: to run with grad off (``return torch.no_grad()(fn)``): the function is a
+#: no-grad decorator itself
+GRAD_OFF_WRAP = "grad-off-wrap"
+
+
+def _returns_at_once(node: ast.FunctionDef) -> bool:
+    """Is the body of ``node`` one ``return`` (after a docstring), undecorated?"""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return not node.decorator_list and len(body) == 1 and isinstance(body[0], ast.Return)
+
+
+def _turns_grad_off(node: ast.expr, imports: Mapping[str, str]) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()``, and a choice between
+    them called (``(torch.inference_mode if new else torch.no_grad)()``)."""
+    if not isinstance(node, ast.Call):
+        return False
+    if grad_mode(node, imports) is True:
+        return True
+    func = node.func
+    return (
+        isinstance(func, ast.IfExp)
+        and not node.args
+        and not node.keywords
+        and grad_mode(func.body, imports) is True
+        and grad_mode(func.orelse, imports) is True
+    )
 
 
 def _makes_tensor(node: ast.expr) -> bool:
@@ -532,6 +565,8 @@ class _Summarizer:
         #: per position of the tuples returned so far (None: none yet; empty:
         #: a ``return`` of something else, or of another length)
         self.elements: Optional[list[Element]] = None
+        #: functions defined in this one that are no-grad decorators (``GRAD_OFF_WRAP``)
+        self.wrappers: set[str] = set()
 
     # -- the walk ------------------------------------------------------------
 
@@ -578,6 +613,12 @@ class _Summarizer:
         )
 
     def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.FunctionDef) and _returns_at_once(node):
+            # a nested decorator (``def decorate(fn): return torch.no_grad()(fn)``)
+            inner = _Summarizer(self.imports, self.known, node.name, self.imported)
+            if GRAD_OFF_WRAP in inner.run(node, False).returns:
+                self.wrappers.add(node.name)
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return
         for call in _calls(node):
@@ -1251,7 +1292,20 @@ class _Summarizer:
             held = self.held.get(node.id)
             if held is not None:
                 return held & {"cpu", "nograd"}
+            if node.id in self.wrappers:
+                return frozenset({GRAD_OFF})
             return self.proofs.get(node.id, frozenset())
+        if _turns_grad_off(node, self.imports):
+            return frozenset({GRAD_OFF})
+        if (
+            isinstance(node, ast.Call)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in self.params
+            and _turns_grad_off(node.func, self.imports)
+        ):
+            return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             inner = self.prove(node.func.value)

@@ -39,7 +39,10 @@ class NumpyOnGradTensor(Rule):
     it makes require grad (`requires_grad=True`, `.requires_grad_()`) or
     calls `.backward()` on, not a parameter or a module's output. Inside
     `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
-    with either, after a `torch.set_grad_enabled(False)` statement, or in a
+    with either or with the project's own no-grad decorator (a function
+    that returns `torch.no_grad()(fn)`, or a factory of one such as YOLOv5's
+    `@smart_inference_mode()`), after a `torch.set_grad_enabled(False)`
+    statement, or in a
     Lightning `validation_step` / `test_step` / `predict_step`, `.numpy()`
     never raises this error (it checks grad mode first), and a value
     computed there does not require grad later; a parameter, a view of one
