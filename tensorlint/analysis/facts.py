@@ -1443,7 +1443,7 @@ def grad_mode(expr: syntax.BaseExpression, scope: Scope) -> Optional[bool]:
     # a function of the project that gives a no-grad context or decorator
     # (``@smart_inference_mode()``), or is a no-grad decorator itself; where
     # its definition is not read, its name (``ops.NO_GRAD_HELPER``)
-    func = expr.func if call is not None else expr
+    func = call.func if call is not None else expr
     callees = scope.module().callees
     callee = callees.named(func, scope) if callees else None
     if callee is not None:
