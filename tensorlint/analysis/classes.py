@@ -525,6 +525,17 @@ def _decorator_name(node: ast.expr) -> Optional[str]:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def literal(node: ast.expr) -> bool:
+    """A number, a string, a bool (or a tuple or list of them), ``-1``."""
+    if isinstance(node, ast.Constant):
+        return node.value is not None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(literal(e) for e in node.elts)
+    return False
+
+
 def dotted_name_of(node: ast.expr) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes (CPython's ``ast``), else None."""
     parts: list[str] = []

@@ -879,7 +879,7 @@ class FactEvaluator:
         callee = self.expr(func, env)
         if OTHER in callee:
             return frozenset({OTHER})
-        module = self._is_module(func, callee)
+        module = self._is_module(func, callee, node)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if not module:
             return found | self._device_keyword(node, env)  # ``Grid(device=dev)``
@@ -927,11 +927,13 @@ class FactEvaluator:
             found = frozenset(t for t in found if t[t.index(":") + 1 :][:1] != API_MARK)
         return found
 
-    def _is_module(self, func: syntax.BaseExpression, callee: Facts) -> bool:
+    def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
         if callee & {MODULE, FROZEN}:
             return True
         if TENSOR in callee or NDARRAY in callee:
             return False
+        if call.args and all(a.keyword is None and _is_literal(a.value) for a in call.args):
+            return False  # ``df.head(1)``: a forward pass is given tensors, not literals
         if isinstance(func, syntax.Name) and func.value == self.self_name:
             return True  # ``self(x)`` inside a module
         if isinstance(func, syntax.Name) and func.value in self.scope.module().functions:

@@ -39,6 +39,7 @@ from tensorlint.analysis.classes import (
     blocks,
     decorated_mode,
     dotted_name_of,
+    literal,
     mentions,
     mode_inside,
     moves,
@@ -589,8 +590,12 @@ def _forward_pass(node: ast.expr) -> bool:
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             dotted = dotted_name_of(inner.func)
-            if dotted is not None and ops.names_a_forward_pass(dotted.rsplit(".", 1)[-1]):
-                return True
+            if (
+                dotted is not None
+                and ops.names_a_forward_pass(dotted.rsplit(".", 1)[-1])
+                and not (inner.args and all(literal(a) for a in inner.args))
+            ):
+                return True  # (``df.head(1)``: a forward pass is given tensors)
     return False
 
 

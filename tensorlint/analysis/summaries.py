@@ -40,6 +40,7 @@ from tensorlint.analysis.classes import (
     cpu_or_dtype,
     decorated_mode,
     grad_mode,
+    literal,
     star_imports,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
@@ -1136,7 +1137,7 @@ class _Summarizer:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ops.GRAD_ENDING_METHODS:
                 return False
-            if self._is_module_call(func):
+            if self._is_module_call(node):
                 return True
             if isinstance(func, ast.Attribute) and func.attr in ops.MODULE_PARAMETER_METHODS:
                 return True  # ``parameters_to_vector(net.parameters())``
@@ -1211,7 +1212,7 @@ class _Summarizer:
             return False  # (``requires_grad=True`` holds under no-grad too)
         qual = self.qualified(node.func)
         return (
-            self._is_module_call(node.func)
+            self._is_module_call(node)
             or self._calls_a_stored_module(node.func)
             or (
                 qual is not None
@@ -1240,7 +1241,10 @@ class _Summarizer:
             and not func.attr.lstrip("_").startswith(ops.MODULE_ACCESSOR_PREFIXES)
         )
 
-    def _is_module_call(self, func: ast.expr) -> bool:
+    def _is_module_call(self, call: ast.Call) -> bool:
+        if call.args and all(literal(a) for a in call.args):
+            return False  # ``df.head(1)``: a forward pass is given tensors, not literals
+        func = call.func
         if isinstance(func, ast.Name):
             name = func.id
             functions = getattr(self.known, "nodes", self.known)  # (computes nothing)
