@@ -928,6 +928,12 @@ class FactEvaluator:
         return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
+        if (
+            isinstance(func, syntax.Name)
+            and func.value == self_name(self.scope)
+            and _defines_call(self.scope)
+        ):
+            return False  # ``self(x)`` in a class with its own ``__call__``: that runs
         if callee & {MODULE, FROZEN}:
             return True
         if TENSOR in callee or NDARRAY in callee:
@@ -1405,6 +1411,30 @@ def returns_indices(call: syntax.Call, scope: Scope) -> bool:
         # ``torch.max(x, 1)``: the dim is the second argument; ``x.max(1)``: the first
         function = qualified_name(func, scope) is not None or isinstance(func, syntax.Name)
         return keyword(call, "dim") is not None or positional(call, int(function)) is not None
+    return False
+
+
+def _defines_call(method: Scope) -> bool:
+    """Does the class of the method ``method`` define ``__call__`` itself?"""
+    owner = method.parent
+    if owner is None or not isinstance(owner.node, syntax.ClassDef):
+        return False
+    body = owner.node.body
+    for statement in body.body if isinstance(body, syntax.IndentedBlock) else ():
+        if isinstance(statement, syntax.FunctionDef) and statement.name.value == "__call__":
+            return True
+        if isinstance(statement, syntax.SimpleStatementLine):
+            # a member left out of the analysis tree is a stub ``__call__ = None``
+            for small in statement.body:
+                if (
+                    isinstance(small, syntax.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, syntax.Name)
+                    and small.targets[0].target.value == "__call__"
+                    and isinstance(small.value, syntax.Name)
+                    and small.value.value == "None"
+                ):
+                    return True
     return False
 
 
