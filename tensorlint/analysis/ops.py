@@ -439,6 +439,8 @@ OTHER_FRAMEWORKS = frozenset(
         "oneflow",
         "mxnet",
         "onnxruntime",
+        "warp",  # NVIDIA Warp: ``wp.array.numpy()`` copies a device array to the host
+        "tinygrad",  # ``Tensor.numpy()`` copies to the host from any device
     }
 )
 
