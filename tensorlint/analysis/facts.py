@@ -838,6 +838,14 @@ class FactEvaluator:
             passed = bind_arguments(node, summary.params, summary.names)
             for name in summary.moves_to:
                 device = passed.get(name)
+                if (
+                    device is not None
+                    and len(summary.moves_to) == 1
+                    and self._cpu_device(device, env)
+                ):
+                    # ``to_device(x, "cpu")``: what it returns is moved to the CPU
+                    facts = frozenset(t for t in facts if not t.startswith(DEV)) | {CPU}
+                    break
                 if device is None or self._cpu_device(device, env) or _is_none(device):
                     continue
                 facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
@@ -1818,6 +1826,29 @@ def _device_key(node: syntax.BaseExpression) -> Optional[str]:
     if isinstance(node, syntax.Attribute) and node.attr.value == "type":
         node = node.value
     return dotted_name(node)
+
+
+def sole_move_target(facts: Facts, scope: Scope) -> Optional[str]:
+    """``d`` when every piece of device evidence in ``facts`` is a move to
+    (or a factory on) the one device ``d`` names (``moved_only_to``)."""
+    table = scope.module().evidence
+    targets: set[str] = set()
+    for token in facts:
+        found = table.get(token) if token.startswith(DEV) else None
+        if found is None or found.kind not in ("move", "device"):
+            continue
+        node = found.node
+        target = node
+        if isinstance(node, syntax.Call):
+            target = keyword(node, "device") or positional(node, 0)
+        name = dotted_name(target) if target is not None else None
+        if name is None:
+            return None
+        targets.add(name)
+    if len(targets) != 1:
+        return None
+    (only,) = targets
+    return only if moved_only_to(facts, only, scope) else None
 
 
 def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:

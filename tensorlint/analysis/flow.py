@@ -68,6 +68,7 @@ from tensorlint.analysis.facts import (
     requires_grad_test,
     returns_indices,
     settle,
+    sole_move_target,
     type_guards,
     unpacks_tensors,
 )
@@ -450,7 +451,13 @@ class FactsWalker:
                 env[key] = settle(facts | {CPU})
         owner, _, attr = device.rpartition(".")
         if attr == "device" and owner and (only is None or owner in only):
-            env[owner] = settle(env.get(owner, self.evaluator.expr(_parse_key(owner), env)) | {CPU})
+            known = env.get(owner, self.evaluator.expr(_parse_key(owner), env))
+            env[owner] = settle(known | {CPU})
+            # ``A = A.to(d); b = b.to(d)``, then ``if A.device.type == "cuda":``:
+            # where ``A`` is on the CPU so is ``d``, and what was moved there
+            target = sole_move_target(known, scope)
+            if target is not None and target != device and not target.endswith(".device"):
+                self._on_cpu_device(target, env, only)
 
     def _loop(self, node: Union[syntax.For, syntax.While], env: Env) -> Env:
         start = dict(env)
