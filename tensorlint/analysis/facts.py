@@ -1074,6 +1074,9 @@ class FactEvaluator:
         a name every path binds to one (``device = torch.device("cpu")``)?"""
         if is_cpu_device(device, self.scope):
             return True
+        if isinstance(device, syntax.Attribute) and device.attr.value == "device":
+            # ``device=x.device`` of a tensor known to be on the CPU
+            return CPU in self.expr(device.value, env)
         return isinstance(device, syntax.Name) and CPU in env.get(device.value, EMPTY)
 
     def _device_keyword(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
