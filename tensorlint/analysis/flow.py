@@ -1155,11 +1155,17 @@ class EventsWalker:
                 self._replace_entry(target, holder, value, idx)
                 return
             key = dotted_name(target.value)
-            if key is not None and self._replaced_by_itself(target, value):
+            itself = self._replaced_by_itself(target, value)
+            if key is not None and itself:
                 self.found_containers.add(key)
             container, _, _ = self.root(target.value)
             if container is not None:
                 self._store(container, value, idx)
+            if itself and key is None:
+                # an entry of a nested container replaced by a conversion of
+                # itself (``self.f["levels"][k] = torch.from_numpy(self.f["levels"][k])``):
+                # a slot rebound, or on an array its bytes copied onto themselves
+                return
             self.write(target, idx, target, "any", fills=self._fills(target, [value]))
             return
         for name in target_names(target):
