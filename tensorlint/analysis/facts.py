@@ -1188,7 +1188,7 @@ class FactEvaluator:
             return base
         if MODULE in base:
             return None
-        if method in ops.PLAIN_RESULT_METHODS:
+        if method in ops.PLAIN_RESULT_METHODS or ops.SHAPE_METHOD.search(method):
             return NUMBER
         if method in ops.INTEGER_RESULT_METHODS:
             return base | {NOGRAD}

@@ -364,6 +364,9 @@ PLAIN_RESULT_METHODS = frozenset(
     {"size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "stride",
      "element_size", "get_device", "data_ptr", "storage_offset", "is_contiguous"}
 )  # fmt: skip
+#: Methods named for a shape (``img.peek_pending_shape()``, ``x.spatial_size()``,
+#: a tensor subclass's own): they return sizes, not a tensor
+SHAPE_METHOD = re.compile(r"(?:^|_)(?:shape|shapes|size|sizes)$")
 
 #: Attributes and methods of an array or tensor that read its metadata (shape,
 #: type, device, layout), never its bytes: a write-through cannot show there.
