@@ -29,6 +29,10 @@ CANDIDATE_CALL_NAMES = frozenset(
 NUMPY_CALL_NAMES = (
     frozenset(name.rsplit(".", 1)[1] for name in ops.NUMPY_CONVERTING_FUNCS) - CANDIDATE_CALL_NAMES
 )
+#: NumPy's submodules of the measured table's functions (``linalg``, ``char``)
+NUMPY_SUBMODULES = frozenset(
+    name.split(".")[1] for name in ops.NUMPY_CONVERTING_FUNCS if name.count(".") == 2
+)
 
 
 class Candidate(NamedTuple):

@@ -142,9 +142,11 @@ class ImplicitTensorToArray(Rule):
     #: scans for a leading literal many times faster
     TRIGGERS = (
         r"a(?<!\wa)(?:s(?:any|contiguous|fortran)?a)?rray\s*\(",
-        # ``np.mean(``, ``numpy.stack(``, ``np.linalg.norm(``: the other
-        # functions of the measured table, called on the module
-        r"n(?<![\w.]n)(?:p|umpy)\.(?:linalg\.)?(?:"
+        # ``np.mean(``, ``numpy.stack(``, ``np.linalg.norm(``, ``np.char.mod(``:
+        # the other functions of the measured table, called on the module
+        r"n(?<![\w.]n)(?:p|umpy)\.(?:(?:"
+        + "|".join(sorted(index.NUMPY_SUBMODULES))
+        + r")\.)?(?:"
         + "|".join(sorted(index.NUMPY_CALL_NAMES, key=lambda n: (-len(n), n)))
         + r")\s*\(",
         # ``np.zeros((n, k))``: an array a tensor may be stored into (``preds[i] = out``)
