@@ -111,7 +111,21 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"it comes from `{code}` at line {line}, which requires grad",
             (node, "set to require grad"),
         )
+    if _constructs(node):  # ``Decoder()``: the evidence is the module it builds
+        return (
+            f"it comes from `{code}` at line {line}, a module built there, whose outputs are "
+            "computed with grad enabled",
+            (node, "a module built here: its outputs are computed with grad enabled"),
+        )
     return (
         f"it comes from `{code}` at line {line}, a module's output computed with grad enabled",
         (node, "a module's output, computed with grad enabled"),
     )
+
+
+def _constructs(node: syntax.CSTNode) -> bool:
+    """Is ``node`` a call of a class by Python's naming convention (``Net(...)``)?"""
+    if not isinstance(node, syntax.Call) or not isinstance(node.func, syntax.Name):
+        return False
+    name = node.func.value
+    return name[:1].isupper() and not name.isupper()
