@@ -67,13 +67,11 @@ class Callees:
         return bool(self.own.functions) or self.tree is not None
 
     def of(self, call: syntax.Call, scope: Scope) -> Optional[Callee]:
-        key = id(call)
-        if key not in self._cache:
-            self._cache[key] = self._resolve(call.func, scope)
-        return self._cache[key]
+        return self.named(call.func, scope)
 
     def named(self, func: syntax.BaseExpression, scope: Scope) -> Optional[Callee]:
-        """The function an expression names (a decorator used bare: ``@f``)."""
+        """The function an expression names (a callee, or a decorator used
+        bare: ``@f``)."""
         key = id(func)
         if key not in self._cache:
             self._cache[key] = self._resolve(func, scope)

@@ -1834,24 +1834,8 @@ def _device_key(node: syntax.BaseExpression) -> Optional[str]:
 def sole_move_target(facts: Facts, scope: Scope) -> Optional[str]:
     """``d`` when every piece of device evidence in ``facts`` is a move to
     (or a factory on) the one device ``d`` names (``moved_only_to``)."""
-    table = scope.module().evidence
-    targets: set[str] = set()
-    for token in facts:
-        found = table.get(token) if token.startswith(DEV) else None
-        if found is None or found.kind not in ("move", "device"):
-            continue
-        node = found.node
-        target = node
-        if isinstance(node, syntax.Call):
-            target = keyword(node, "device") or positional(node, 0)
-        name = dotted_name(target) if target is not None else None
-        if name is None:
-            return None
-        targets.add(name)
-    if len(targets) != 1:
-        return None
-    (only,) = targets
-    return only if moved_only_to(facts, only, scope) else None
+    targets = _move_targets(facts, scope)
+    return next(iter(targets)) if targets is not None and len(targets) == 1 else None
 
 
 def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
@@ -1861,8 +1845,15 @@ def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
     ``d`` is the CPU, so is the value.
     The API boundary's guess about where a value came from does not count
     against a move that follows it (``x.to(d)`` is on ``d``, wherever ``x`` was)."""
+    return _move_targets(facts, scope) == {device}
+
+
+def _move_targets(facts: Facts, scope: Scope) -> Optional[set[str]]:
+    """The devices (dotted names) the device evidence in ``facts`` moves to,
+    the API boundary's guess aside; None when a piece of it is no move or
+    names its device otherwise than by a name (``x.to(get_device())``)."""
     table = scope.module().evidence
-    moved = False
+    targets: set[str] = set()
     for token in facts:
         if not token.startswith(DEV):
             continue
@@ -1875,11 +1866,12 @@ def moved_only_to(facts: Facts, device: str, scope: Scope) -> bool:
         elif isinstance(node, syntax.Call) and found.kind in ("move", "device"):
             target = keyword(node, "device") or positional(node, 0)
         else:
-            return False
-        if target is None or dotted_name(target) != device:
-            return False
-        moved = True
-    return moved
+            return None
+        name = dotted_name(target) if target is not None else None
+        if name is None:
+            return None
+        targets.add(name)
+    return targets
 
 
 def flag_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
