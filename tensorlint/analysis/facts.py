@@ -621,6 +621,9 @@ class FactEvaluator:
             lists = dict_lists_key(node.value)
             if lists is not None and lists in env:  # ``history[phase]``
                 return env[lists]
+            part = self._returned_part(node, env)
+            if part is not None:
+                return part  # ``evaluate(net, data)[1]``: one position of its tuples
             base = self.expr(node.value, env)
             if _index_of_pair(node, self.scope):
                 return carry(base) | {NOGRAD}
@@ -800,6 +803,23 @@ class FactEvaluator:
             return None
         facts = self._call(node, env)
         return [self._summarised(node, env, facts, callee, e) for e in callee.summary.elements]
+
+    def _returned_part(self, node: syntax.Subscript, env: Mapping[str, Facts]) -> Optional[Facts]:
+        """``f(x)[k]`` of a function whose summary says what position ``k`` of
+        the tuples it returns is; else None."""
+        call = node.value
+        if not isinstance(call, syntax.Call) or len(node.slice) != 1:
+            return None
+        index = node.slice[0].slice
+        if not (isinstance(index, syntax.Index) and isinstance(index.value, syntax.Integer)):
+            return None
+        callees = self.scope.module().callees
+        callee = callees.of(call, self.scope) if callees else None
+        position = int(index.value.value, 0)
+        if callee is None or position >= len(callee.summary.elements):
+            return None
+        facts = self._call(call, env)
+        return self._summarised(call, env, facts, callee, callee.summary.elements[position])
 
     def _summarised(
         self,

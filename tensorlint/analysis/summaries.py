@@ -499,6 +499,38 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     return None
 
 
+#: what a Python number proves: it is on no device and never requires grad
+_PLAIN = frozenset({"cpu", "nograd"})
+#: builtins that return a Python number whatever they are given (``float(t)``
+#: of a one-element tensor; not ``abs`` or ``round``, which keep a tensor one)
+_NUMBER_CALLS = frozenset({"int", "float", "len", "bool"})
+
+
+def _is_number(node: ast.expr) -> bool:
+    """A numeric literal (``0``, ``-1.5``), a size (``x.shape[0]``, ``len(xs)``),
+    or ``float(...)`` / ``int(...)`` of anything."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _is_number(node.operand)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+        return node.value.attr == "shape"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _NUMBER_CALLS
+        and len(node.args) == 1
+        and not node.keywords
+    )
+
+
+def _arithmetic(left: frozenset[str], right: frozenset[str]) -> frozenset[str]:
+    """What arithmetic of two values proves: a tensor where either is one, on
+    the CPU or without grad only where both are."""
+    made = frozenset({TENSOR_MADE}) if TENSOR_MADE in left | right else frozenset()
+    return (left & right & _PLAIN) | made
+
+
 def _is_const(node: Optional[ast.expr], value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
@@ -568,6 +600,8 @@ class _Summarizer:
         self.elements: Optional[list[Element]] = None
         #: functions defined in this one that are no-grad decorators (``GRAD_OFF_WRAP``)
         self.wrappers: set[str] = set()
+        #: functions defined in this one, by name: their summaries
+        self.local: dict[str, FunctionSummary] = {}
 
     # -- the walk ------------------------------------------------------------
 
@@ -620,6 +654,12 @@ class _Summarizer:
             if GRAD_OFF_WRAP in inner.run(node, False).returns:
                 self.wrappers.add(node.name)
             return
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list:
+            # a helper defined here (``def test(loader): ...``): what its calls return
+            inner = _Summarizer(self.imports, self.known, node.name, self.imported)
+            self.local[node.name] = inner.run(node, False)
+            self.env.pop(node.name, None)
+            return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return
         for call in _calls(node):
@@ -652,6 +692,7 @@ class _Summarizer:
                 if isinstance(target, ast.Name) and _is_empty_list(node.value, self.qualified):
                     self.held[target.id] = None
                 self._bind_index_pair(target, node.value)
+                self.unpacked(target, node.value)
                 self.mark_device(target, moved)
                 for name in assigned_names(target):
                     self.moved_to[name] = to
@@ -663,6 +704,10 @@ class _Summarizer:
         elif isinstance(node, ast.AugAssign):
             if self.module_output(node.value):
                 self.mark(node.target, True)
+            if isinstance(node.target, ast.Name) and node.target.id in self.proofs:
+                # ``total += v``: what both the running value and ``v`` prove
+                name = node.target.id
+                self.proofs[name] = _arithmetic(self.proofs[name], self.prove(node.value))
             self.write(node.target, node.lineno)
             for name in assigned_names(node.target):
                 self.flows[name] = self.flows.get(name, set()) | self.flow(node.value)
@@ -719,6 +764,7 @@ class _Summarizer:
         if isinstance(target, ast.Name):
             self.env[target.id] = aliases
             self.proofs[target.id] = proofs
+            self.local.pop(target.id, None)
             self.held.pop(target.id, None)
             if optimizer:
                 self.optimizers.add(target.id)
@@ -805,6 +851,8 @@ class _Summarizer:
 
     def callee(self, func: ast.expr) -> Optional[FunctionSummary]:
         """A function of this module called by name, or a method through ``self``."""
+        if isinstance(func, ast.Name) and func.id in self.local:
+            return self.local[func.id]
         if isinstance(func, ast.Name) and func.id not in self.env:
             return self.known.get(func.id)
         if (
@@ -1310,11 +1358,13 @@ class _Summarizer:
             and _turns_grad_off(node.func, self.imports)
         ):
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
+        if _is_number(node):
+            return _PLAIN  # a Python number is no tensor: nowhere, without grad
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             inner = self.prove(node.func.value)
-            if method in ("numpy", "tolist", "item"):
-                return frozenset({"cpu", "nograd"})
+            if method in ("numpy", "tolist") or method in ops.PLAIN_RESULT_METHODS:
+                return _PLAIN
             if method in ops.INTEGER_RESULT_METHODS:
                 return inner | {"nograd"}  # integers never require grad
             if method == "cpu":
@@ -1330,11 +1380,10 @@ class _Summarizer:
             if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
                 return frozenset({TENSOR_MADE})
         if isinstance(node, ast.Subscript):  # an element or a slice: same device, same grad
-            return self.prove(node.value)
+            part = self._returned_part(node.value, node.slice)
+            return part if part is not None else self.prove(node.value)
         if isinstance(node, ast.BinOp):
-            # arithmetic with a tensor gives a tensor (where the operands are)
-            sides = self.prove(node.left) | self.prove(node.right)
-            return frozenset({TENSOR_MADE}) if TENSOR_MADE in sides else frozenset()
+            return _arithmetic(self.prove(node.left), self.prove(node.right))
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.prove(node.operand)
         if isinstance(node, ast.Call):
@@ -1351,7 +1400,35 @@ class _Summarizer:
                 return frozenset({TENSOR_MADE})
             if qual in ops.GRAD_NORM_FUNCTIONS:
                 return frozenset({"nograd", TENSOR_MADE})
+            callee = self.callee(node.func)
+            if callee is not None:
+                return callee.returns & _PLAIN  # what every ``return`` of it proves
         return frozenset()
+
+    def _returned_part(self, value: ast.expr, index: ast.expr) -> Optional[frozenset[str]]:
+        """What position ``index`` of the tuples a call of a function here
+        returns proves (``evaluate(net, data)[1]``); None where not known."""
+        if not isinstance(value, ast.Call) or not isinstance(index, ast.Constant):
+            return None
+        position = index.value
+        callee = self.callee(value.func)
+        if callee is None or not isinstance(position, int) or isinstance(position, bool):
+            return None
+        if not -len(callee.elements) <= position < len(callee.elements):
+            return None
+        return callee.elements[position].returns & _PLAIN
+
+    def unpacked(self, target: ast.expr, value: ast.expr) -> None:
+        """``n, acc = evaluate(net, data)`` of a function here that returns
+        tuples of that length: each name proves what its position does."""
+        if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, ast.Call):
+            return
+        callee = self.callee(value.func)
+        if callee is None or len(callee.elements) != len(target.elts):
+            return
+        for element, part in zip(target.elts, callee.elements):
+            if isinstance(element, ast.Name):
+                self.proofs[element.id] = part.returns & _PLAIN
 
     def _joined(self, node: ast.Call) -> frozenset[str]:
         """``torch.cat(out)``: what holds of every element joined (a list
