@@ -10,6 +10,7 @@ never reads a file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
@@ -39,6 +40,11 @@ class Lookup(ClassLookup, Protocol):
     def type_alias(self, qual: str) -> list[str]:
         """What an imported name is an alias of (``MappedTriples`` ->
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
+
+    def star_names(self, module: str) -> Mapping[str, str]:
+        """What ``from <module> import *`` of one of the tree's modules binds
+        to other packages' modules (``np`` -> ``numpy``); empty when the
+        module is not the tree's."""
 
 
 #: How many classes up ``self.f(...)`` is looked for in the bases.

@@ -29,6 +29,7 @@ from tensorlint.analysis.facts import (
     LIST0,
     LISTANY,
     MODULE,
+    MOVED,
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
@@ -191,9 +192,9 @@ class FactsWalker:
         if isinstance(node, syntax.With):
             env = dict(env)
             modes = [grad_mode(item.item, self.scope) for item in node.items]
-            for item in node.items:
+            for item, mode in zip(node.items, modes):
                 if item.asname is not None:
-                    bind_target(env, item.asname.name, EMPTY)
+                    bind_target(env, item.asname.name, self._entered(item.item, mode, env))
             outer = self.no_grad
             if True in modes or False in modes:
                 self.no_grad = True in modes and False not in modes
@@ -359,6 +360,15 @@ class FactsWalker:
         env = dict(env)
         env[key] = meet(env[key], added)
         return env
+
+    def _entered(self, item: syntax.BaseExpression, mode: Optional[bool], env: Env) -> Facts:
+        """What ``with item as name:`` binds: a module entered as a context
+        (``with Encoder().to(dev) as enc:``) is the module, whose ``__enter__``
+        returns itself by convention; anything else is not known."""
+        if mode is not None:
+            return EMPTY
+        facts = self.evaluator.expr(item, env)
+        return facts if facts & {MODULE, FROZEN, MOVED} and TENSOR not in facts else EMPTY
 
     def _augmented(self, node: syntax.AugAssign, env: Env) -> Env:
         """``xs += [v]`` on a list known to be empty or to hold tensors: it holds

@@ -6,6 +6,7 @@ computed per function, and only for functions that hold a candidate.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, Optional, cast
 
 from tensorlint.analysis import library_table, ops, syntax
@@ -55,6 +56,7 @@ class ModuleIndex:
         local_functions: frozenset[str] = frozenset(),
         helpers: frozenset[str] = frozenset(),
         calls: Optional[library_table.CallTable] = None,
+        star_names: Optional[Callable[[str], Mapping[str, str]]] = None,
     ) -> None:
         #: names (or dotted names) of functions that return an alias of an argument
         self.helpers = helpers
@@ -73,7 +75,7 @@ class ModuleIndex:
         self.scopes: dict[syntax.CSTNode, Scope] = {}
         self.scope_stack: list[Scope] = []
         self.candidates: list[Candidate] = []
-        self.builder = ScopeBuilder()
+        self.builder = ScopeBuilder(star_names)
         self.imported: set[str] = set()
         #: local names imported under another name for a candidate function
         self.aliases: set[str] = set()
@@ -438,8 +440,9 @@ def build_index(
     local_functions: frozenset[str] = frozenset(),
     helpers: frozenset[str] = frozenset(),
     calls: Optional[library_table.CallTable] = None,
+    star_names: Optional[Callable[[str], Mapping[str, str]]] = None,
 ) -> ModuleIndex:
-    index = ModuleIndex(local_functions, helpers, calls)
+    index = ModuleIndex(local_functions, helpers, calls, star_names)
     index.walk(module)
     return index
 

@@ -12,7 +12,7 @@ reach a use of the missing module, so they do not count as a disagreement.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, Optional, Union
 
@@ -232,8 +232,11 @@ def _is_import_error_handler(node: syntax.ExceptHandler) -> bool:
 class ScopeBuilder:
     """Records bindings into scopes; driven by the module index visitor."""
 
-    def __init__(self) -> None:
+    def __init__(self, star_names: Optional[Callable[[str], Mapping[str, str]]] = None) -> None:
         self.fallback_depth = 0
+        #: what a star-import of one of the checked tree's modules binds (the
+        #: modules that module imports: ``np`` -> ``numpy``), by the module named
+        self.star_names = star_names
 
     def bind(self, scope: Scope, name: str, qualname: str = UNKNOWN) -> None:
         if self.fallback_depth and name in scope.bindings:
@@ -274,6 +277,12 @@ class ScopeBuilder:
                 # a front end's star-import binds the modules it imported itself
                 for name, full in ops.star_exports(prefix).items():
                     self.bind(scope, name, full)
+            if prefix and self.star_names is not None:
+                # ``from utils import *`` of the tree's own module: the modules
+                # it imports come with its names (a name bound here stays)
+                for name, full in self.star_names(prefix).items():
+                    if name not in scope.bindings:
+                        self.bind(scope, name, full)
             return
         for alias in node.names:
             # ``from . import utils`` -> ``.utils``; ``from .utils import f`` -> ``.utils.f``

@@ -101,7 +101,13 @@ class ModuleAnalysis:
         local_functions = frozenset(self._def_counts)
         #: the library calls that convert their arguments, configured ones included
         self.library_calls = library_table.table_with(converting_calls)
-        self.index: ModuleIndex = build_index(module, local_functions, helpers, self.library_calls)
+        self.index: ModuleIndex = build_index(
+            module,
+            local_functions,
+            helpers,
+            self.library_calls,
+            tree.star_names if tree is not None and summary is not None and summary.stars else None,
+        )
         self.assume_torch = assume_torch
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}

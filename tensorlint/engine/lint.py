@@ -222,6 +222,10 @@ class TreeView(Protocol):
         """The functions of the file (its text is ``source``) that return an
         alias of an argument; raises what ``ast.parse`` raises."""
 
+    def star_names(self, module: str) -> Mapping[str, str]:
+        """What ``from <module> import *`` of one of the tree's modules binds
+        to other packages' modules (``np`` -> ``numpy``)."""
+
 
 def lint_source(
     source: str, settings: Settings, tree: Optional[TreeView] = None

@@ -413,6 +413,22 @@ class FileView:
             return summary.alias_chain(name)
         return []
 
+    def star_names(self, module: str) -> Mapping[str, str]:
+        """What ``from <module> import *`` binds to other packages' modules,
+        where ``module`` is the tree's (``np`` -> ``numpy``, ``F`` ->
+        ``torch.nn.functional``): its absolute top-level imports."""
+        for path, _ in self._candidates(f"{module}x" if module.endswith(".") else f"{module}.x"):
+            summary, dependency = self.tree.summary(path)
+            if dependency is None:
+                continue
+            self.deps[dependency[0]] = dependency
+            return {
+                name: full
+                for name, full in summary.imports.items()
+                if not full.startswith(".") and not name.startswith("_")
+            }
+        return {}
+
     def aliases(self, source: str) -> frozenset[str]:
         """The functions of this file (its text is ``source``) that return a
         conversion of an argument: shared with the files that import it."""
