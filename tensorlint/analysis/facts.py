@@ -81,6 +81,11 @@ MAY_TENSOR = "maytensor"
 #: module: arithmetic on it makes it a tensor there); kept by views and
 #: arithmetic, not by calls it is passed to
 MOVED = "moved"
+#: computed from a forward pass's output on some path (with grad enabled or
+#: not: ``out = net(x)`` under ``no_grad``, then ``out["loss"]``): torch data,
+#: as a module's grad evidence says with grad on; kept like evidence through
+#: subscripts, arithmetic and methods, not through calls it is passed to
+TORCH_DATA = "data:"
 
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
@@ -367,7 +372,7 @@ def _yields_pairs(method: str) -> bool:
 def torch_valued(facts: Facts, scope: Scope) -> bool:
     """Is a value with these facts torch data: a tensor, or the output of a
     module's forward pass (a tensor, or tensors in a tuple or dict)?"""
-    if TENSOR in facts:
+    if TENSOR in facts or TORCH_DATA in facts:
         return True
     table = scope.module().evidence
     return any(t.startswith(GRAD) and t in table and table[t].kind in _OUTPUT_KINDS for t in facts)
@@ -853,6 +858,21 @@ class FactEvaluator:
         if returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in returns if r in _PROOFS}
+        if summary.forward_output and element is None:
+            # a forward pass's own value (a tensor, or a dict of them)
+            facts = facts | {OUTPUT, TORCH_DATA}
+        if summary.keeps_device and CPU not in facts:
+            # it returns a forward pass, a view or arithmetic of these
+            # parameters: where they are (what the code shows, not the guess)
+            passed = bind_arguments(node, summary.params, summary.names)
+            for name in summary.keeps_device:
+                value = passed.get(name)
+                if value is not None:
+                    facts = facts | {
+                        t
+                        for t in self.expr(value, env)
+                        if t.startswith(DEV) and t[len(DEV) :][:1] != API_MARK
+                    }
         if summary.moves_to and CPU not in facts:
             # it moves what it returns to the device the caller names
             passed = bind_arguments(node, summary.params, summary.names)
@@ -920,7 +940,7 @@ class FactEvaluator:
                 found = found | {NOGRAD}
         else:
             found = found | {record(self.scope, "module-output", node)}
-        found = found | {OUTPUT}
+        found = found | {OUTPUT, TORCH_DATA}
         if CPU in callee and INFERENCE not in callee:
             # a module moved to the CPU computes there (inputs elsewhere
             # make the call raise first)
@@ -951,6 +971,7 @@ class FactEvaluator:
         found = EMPTY
         for arg in node.args:
             found = found | evidence(self.expr(arg.value, env))
+        found = found - {TORCH_DATA}  # (what a call returns need not be torch data)
         if not follow_api:
             found = frozenset(t for t in found if t[t.index(":") + 1 :][:1] != API_MARK)
         return found

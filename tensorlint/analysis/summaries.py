@@ -176,6 +176,15 @@ class FunctionSummary(NamedTuple):
     #: where every ``return`` gives a tuple of the same length (no ``*``):
     #: what each position is; else empty
     elements: tuple[Element, ...] = ()
+    #: parameters whose device what it returns keeps: it returns a module's
+    #: output computed from them (``return self.model(batch)``: a forward pass
+    #: runs where its inputs are), or views, arithmetic and tensor methods of
+    #: them, not moved elsewhere
+    keeps_device: tuple[str, ...] = ()
+    #: it may return the very value a forward pass returned (``out =
+    #: self.model(batch)``, ``return out``), with grad enabled or not: a
+    #: tensor, or a tuple or dict of them
+    forward_output: bool = False
 
     @property
     def names(self) -> frozenset[str]:
@@ -200,6 +209,8 @@ class FunctionSummary(NamedTuple):
             "elements": [
                 [sorted(e.returns), e.grad_output, e.device_output] for e in self.elements
             ],
+            "keeps_device": list(self.keeps_device),
+            "forward_output": self.forward_output,
         }
 
     @classmethod
@@ -230,6 +241,8 @@ class FunctionSummary(NamedTuple):
                 Element(frozenset(_text(r) for r in e[0]), _bool(e[1]), _bool(e[2]))
                 for e in data.get("elements", ())
             ),
+            tuple(_text(p) for p in data.get("keeps_device", ())),
+            _bool(data.get("forward_output", False)),
         )
 
 
@@ -410,6 +423,8 @@ class _Lazy(Mapping[str, FunctionSummary]):
             or summary.device_output
             or summary.grad_made
             or summary.moves_to
+            or summary.keeps_device
+            or summary.forward_output
             or any(e.returns - {TENSOR_MADE} or e.grad_output or e.device_output
                    for e in summary.elements)
         ):  # fmt: skip
@@ -578,6 +593,12 @@ class _Summarizer:
         self.me: Optional[str] = None
         #: name -> the parameters whose values flow into it
         self.flows: dict[str, set[str]] = {}
+        #: name -> the parameters whose device it keeps (``_device_flow``)
+        self.device_flows: dict[str, set[str]] = {}
+        self.keeps_device: set[str] = set()
+        #: local names bound to what a forward pass returned (``out = net(x)``)
+        self.forwarded: set[str] = set()
+        self.forward_output = False
         self.carries: set[str] = set()
         self.params: set[str] = set()
         #: local names holding a module's output computed with grad enabled
@@ -620,6 +641,7 @@ class _Summarizer:
         for param in (*positional, *kwonly):
             self.env[param] = {(param, "view")}
             self.flows[param] = {param}
+            self.device_flows[param] = {param}
         for statement in node.body:
             self.statement(statement)
         if self.step is not None:
@@ -645,6 +667,8 @@ class _Summarizer:
                 if _UNSEEN + p in self.carries and p not in self.carries
             ),
             tuple(self.elements or ()),
+            tuple(sorted(self.keeps_device)),
+            self.forward_output,
         )
 
     def statement(self, node: ast.stmt) -> None:
@@ -666,11 +690,17 @@ class _Summarizer:
             self.call(call)
         if isinstance(node, ast.Assign):
             flow = self.flow(node.value)
+            device_flow = self._device_flow(node.value)
+            forwarded = self._forward_pass(node.value)
             for target in node.targets:
                 for name in assigned_names(target):
                     self.flows[name] = flow
+                    self.device_flows[name] = device_flow
+                    (self.forwarded.add if forwarded else self.forwarded.discard)(name)
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
+            if self.no_grad and self._computes(node.value):
+                proofs = proofs | {"nograd"}  # ``out = net(x)`` under ``no_grad``
             optimizer = self._is_optimizer_ctor(node.value)
             made = self.module_output(node.value)
             moved = self.device_value(node.value)
@@ -711,6 +741,9 @@ class _Summarizer:
             self.write(node.target, node.lineno)
             for name in assigned_names(node.target):
                 self.flows[name] = self.flows.get(name, set()) | self.flow(node.value)
+                self.device_flows[name] = self.device_flows.get(name, set()) | self._device_flow(
+                    node.value
+                )
         elif isinstance(node, ast.Return):
             self.on_return(node)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
@@ -722,6 +755,7 @@ class _Summarizer:
                 self.made.add(name)
             for name in assigned_names(node.target):
                 self.flows[name] = self.flow(node.iter)
+                self.device_flows[name] = self._device_flow(node.iter)
             self.body(node.body, node.orelse)
         elif isinstance(node, (ast.While, ast.If)):
             self.body(node.body, node.orelse)
@@ -982,6 +1016,10 @@ class _Summarizer:
         self.device_output = self.device_output or returned.device_output
         if "cpu" not in proofs:
             self.moves_to |= self.device_params(value)
+            self.keeps_device |= self._device_flow(value)
+        named = isinstance(value, ast.Name) and value.id in self.forwarded
+        if named or self._forward_pass(value):
+            self.forward_output = True
         made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
         self._return_elements(value)
@@ -1090,6 +1128,10 @@ class _Summarizer:
             return self.device_value(node.value)
         if isinstance(node, ast.BinOp):
             return self.device_value(node.left) or self.device_value(node.right)
+        if isinstance(node, ast.Dict):  # ``{"images": x.to(self.device), ...}``
+            return any(self.device_value(v) for v in node.values)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return any(self.device_value(e) for e in node.elts)
         return False
 
     def device_params(self, node: ast.expr) -> set[str]:
@@ -1302,6 +1344,64 @@ class _Summarizer:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             return func.value.id == self.me and ops.names_a_forward_pass(func.attr)
         return False
+
+    def _forward_pass(self, node: ast.expr) -> bool:
+        """Is ``node`` a forward pass (``self.model(x)``, ``net.forward(x)``)?"""
+        return isinstance(node, ast.Call) and (
+            self._is_module_call(node)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "forward")
+        )
+
+    def _device_flow(self, node: ast.expr) -> set[str]:
+        """The parameters whose device ``node``'s value keeps: through forward
+        passes, views, arithmetic, tensor methods and torch functions of
+        them, displays holding them, and functions here that keep theirs;
+        not through moves, conversions, or calls of anything else."""
+        if isinstance(node, ast.Name):
+            return set(self.device_flows.get(node.id, ()))
+        if isinstance(node, (ast.Subscript, ast.Starred)):
+            return self._device_flow(node.value)
+        if isinstance(node, ast.BinOp):
+            return self._device_flow(node.left) | self._device_flow(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self._device_flow(node.operand)
+        if isinstance(node, ast.IfExp):
+            return self._device_flow(node.body) | self._device_flow(node.orelse)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return {p for e in node.elts for p in self._device_flow(e)}
+        if isinstance(node, ast.Dict):
+            return {p for v in node.values for p in self._device_flow(v)}
+        if not isinstance(node, ast.Call):
+            return set()
+        arguments = (*node.args, *(k.value for k in node.keywords))
+        if self._forward_pass(node):
+            return {p for a in arguments for p in self._device_flow(a)}
+        callee = self.callee(node.func)
+        if callee is not None:
+            passed = bind_arguments(node, callee)
+            return {
+                p
+                for name in callee.keeps_device
+                for value in (passed.get(name),)
+                if value is not None
+                for p in self._device_flow(value)
+            }
+        func = node.func
+        qual = self.qualified(func)
+        if qual is not None and qual.startswith("torch."):
+            if qual in ops.TORCH_FACTORIES or qual in ops.AS_TENSOR_FUNCS or qual == ops.FROM_NUMPY:
+                return set()
+            return {p for a in arguments for p in self._device_flow(a)}
+        if isinstance(func, ast.Attribute) and qual is None:
+            method = func.attr
+            if (
+                method in ops.DEVICE_CHANGING_METHODS
+                or method in ("cpu", "numpy", "tolist")
+                or method in ops.PLAIN_RESULT_METHODS
+            ):
+                return set()
+            return self._device_flow(func.value)  # ``x.sum(1)``, ``out.items()``
+        return set()
 
     def flow(self, node: ast.expr) -> set[str]:
         """The parameters whose values flow into ``node``'s value; ``~p`` for
