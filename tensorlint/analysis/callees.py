@@ -19,7 +19,7 @@ from tensorlint.analysis.facts import self_name
 from tensorlint.analysis.names import Scope, qualified_name
 from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.project_calls import Call
-from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary
+from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary, is_abstract
 
 
 class Lookup(ClassLookup, Protocol):
@@ -170,7 +170,28 @@ class Callees:
         if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
             return None
         name, method = cls.node.name.value, func.attr.value
-        return self._own(f"{name}.{method}") or self._inherited(name, method)
+        return (
+            self._own(f"{name}.{method}")
+            or self._inherited(name, method)
+            or self._overridden(name, method)
+        )
+
+    def _overridden(self, cls: str, method: str) -> Optional[Callee]:
+        """``self.f(...)`` in a base whose own ``f`` is abstract (it raises
+        ``NotImplementedError``, or does nothing) and which one class of this
+        module derives from and overrides ``f`` in: that override is what runs."""
+        nodes = getattr(self.own.functions, "nodes", None)
+        if nodes is None:
+            return None
+        entry = nodes.get(f"{cls}.{method}")
+        if entry is None or not is_abstract(entry[0]):
+            return None
+        overrides = [
+            name
+            for name, summary in self.own.classes.items()
+            if cls in summary.bases and f"{name}.{method}" in nodes
+        ]
+        return self._own(f"{overrides[0]}.{method}") if len(overrides) == 1 else None
 
     def _inherited(self, cls: str, method: str) -> Optional[Callee]:
         """``self.f(...)`` where a base of ``cls`` (a class of this module)

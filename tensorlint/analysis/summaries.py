@@ -546,6 +546,27 @@ def _arithmetic(left: frozenset[str], right: frozenset[str]) -> frozenset[str]:
     return (left & right & _PLAIN) | made
 
 
+def is_abstract(node: ast.AST) -> bool:
+    """Is the function ``node`` a placeholder for its overrides: a body (after
+    a docstring) of one ``raise NotImplementedError``, ``pass`` or ``...``?"""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = node.body
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1:
+        return False
+    statement = body[0]
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and _is_const(statement.value, Ellipsis):
+        return True
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
 def _is_const(node: Optional[ast.expr], value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
