@@ -344,7 +344,7 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     """The summaries of a module's functions and of its top-level classes' methods
     (computed on demand); ``source`` lets ``alias_names`` skip functions
     whose text has no conversion."""
-    imported = all_imports(tree)
+    imported = {**all_imports(tree), **_renamed(tree)}
     imports = {k: v for k, v in imported.items() if not v.startswith(".")}
     functions: list[tuple[str, _FunctionNode, bool]] = []
     aliases: dict[str, str] = {}
@@ -370,6 +370,30 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
         return ModuleSummary({}, aliases, imports=imported, stars=stars)
     lazy = _Lazy(imports, functions, source, frozenset(imported)) if functions else {}
     return ModuleSummary(lazy, aliases, classes, imported, stars)
+
+
+def _renamed(tree: ast.Module) -> dict[str, str]:
+    """Names a module binds once, at its top level, to an imported function
+    or class (``zeros = torch.zeros``): what they name, as imports do."""
+    imported = all_imports(tree)
+    found: dict[str, str] = {}
+    bound: dict[str, int] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            for name in assigned_names(target):
+                bound[name] = bound.get(name, 0) + 1
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        dotted = _dotted(node.value)
+        if dotted is None or "." not in dotted:
+            continue
+        head, _, rest = dotted.partition(".")
+        qual = imported.get(head)
+        if qual is not None and not qual.startswith("."):
+            found[node.targets[0].id] = f"{qual}.{rest}"
+    return {k: v for k, v in found.items() if bound.get(k) == 1 and k not in imported}
 
 
 class _Lazy(Mapping[str, FunctionSummary]):
@@ -1500,6 +1524,9 @@ class _Summarizer:
                 return inner
             if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
                 return frozenset({TENSOR_MADE})
+        if isinstance(node, ast.Attribute) and node.attr in ops.GRAD_FREE_ATTRS:
+            # ``p.grad``, ``p.data``: where ``p`` is, never requiring grad
+            return (self.prove(node.value) & {"cpu"}) | {"nograd"}
         if isinstance(node, ast.Subscript):  # an element or a slice: same device, same grad
             part = self._returned_part(node.value, node.slice)
             return part if part is not None else self.prove(node.value)
