@@ -842,16 +842,29 @@ class FactEvaluator:
             if element is None
             else element
         )
+        uses_arguments = (
+            summary.carries or summary.carries_unseen or summary.keeps_device or summary.moves_to
+        )
+        passed = bind_arguments(node, summary.params, summary.names) if uses_arguments else {}
+        given: dict[str, Facts] = {}  # the facts of each argument, evaluated once
+
+        def argument(name: str) -> Optional[Facts]:
+            value = passed.get(name)
+            if value is None:
+                return None
+            if name not in given:
+                given[name] = self.expr(value, env)
+            return given[name]
+
         if summary.carries or summary.carries_unseen:
             # the function returns what it computes from these parameters:
             # their grad evidence, a public function's parameters included
             # (not their device: a function may compute on tensors it makes);
             # through a call it cannot see, what the code shows, not the guess
-            passed = bind_arguments(node, summary.params, summary.names)
             for name in (*summary.carries, *summary.carries_unseen):
-                value = passed.get(name)
-                if value is not None:
-                    grad = {t for t in self.expr(value, env) if t.startswith(GRAD)}
+                found = argument(name)
+                if found is not None:
+                    grad = {t for t in found if t.startswith(GRAD)}
                     if name not in summary.carries:
                         grad = {t for t in grad if t[len(GRAD) :][:1] != API_MARK}
                     facts = facts | grad
@@ -864,18 +877,14 @@ class FactEvaluator:
         if summary.keeps_device and CPU not in facts:
             # it returns a forward pass, a view or arithmetic of these
             # parameters: where they are (what the code shows, not the guess)
-            passed = bind_arguments(node, summary.params, summary.names)
             for name in summary.keeps_device:
-                value = passed.get(name)
-                if value is not None:
+                found = argument(name)
+                if found is not None:
                     facts = facts | {
-                        t
-                        for t in self.expr(value, env)
-                        if t.startswith(DEV) and t[len(DEV) :][:1] != API_MARK
+                        t for t in found if t.startswith(DEV) and t[len(DEV) :][:1] != API_MARK
                     }
         if summary.moves_to and CPU not in facts:
             # it moves what it returns to the device the caller names
-            passed = bind_arguments(node, summary.params, summary.names)
             for name in summary.moves_to:
                 device = passed.get(name)
                 if (

@@ -387,6 +387,11 @@ READ_ONLY_BUILTINS = METADATA_BUILTINS | frozenset(
     {"float", "int", "bool", "str", "repr", "print", "format", "round", "hash"}
 )
 
+#: Builtins that return a Python number whatever they are given (``float(t)``
+#: of a one-element tensor, ``len(xs)``); not ``round`` or ``abs``, which give
+#: a tensor back for a tensor.
+NUMBER_RESULT_BUILTINS = frozenset({"int", "float", "len", "bool"})
+
 #: Builtins that only show their arguments: a value read by them is displayed,
 #: nothing is computed from it (a tutorial's ``print(b)`` after ``a += 1``).
 DISPLAY_BUILTINS = frozenset({"print", "display"})

@@ -540,9 +540,6 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
 
 #: what a Python number proves: it is on no device and never requires grad
 _PLAIN = frozenset({"cpu", "nograd"})
-#: builtins that return a Python number whatever they are given (``float(t)``
-#: of a one-element tensor; not ``abs`` or ``round``, which keep a tensor one)
-_NUMBER_CALLS = frozenset({"int", "float", "len", "bool"})
 
 
 def _is_number(node: ast.expr) -> bool:
@@ -557,7 +554,7 @@ def _is_number(node: ast.expr) -> bool:
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id in _NUMBER_CALLS
+        and node.func.id in ops.NUMBER_RESULT_BUILTINS
         and len(node.args) == 1
         and not node.keywords
     )
