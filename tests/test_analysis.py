@@ -10,7 +10,16 @@ from analysis_helpers import analyze, site
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.containers import container_keys
-from tensorlint.analysis.facts import CPU, MOVED, NDARRAY, NOGRAD, OTHER, OUTPUT, TENSOR
+from tensorlint.analysis.facts import (
+    CPU,
+    MAY_TENSOR,
+    MOVED,
+    NDARRAY,
+    NOGRAD,
+    OTHER,
+    OUTPUT,
+    TENSOR,
+)
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
 
@@ -139,7 +148,11 @@ PROVENANCE = [
     ("t = torch.zeros(3).new_ones(3)", {CPU, NOGRAD, TENSOR}),
     ("t = model(x).new(3)", {NOGRAD, TENSOR}),
     ("t = a.new(3)", set()),  # ``new`` of any class: not known to be a tensor
-    ("t = (model(x) == y).float().mean()", {NOGRAD}),
+    # a tensor method of a module's output: a tensor if the module is torch's
+    ("t = (model(x) == y).float().mean()", {NOGRAD, MAY_TENSOR}),
+    ("t = model(x).argmax(1)", {NOGRAD, MAY_TENSOR}),
+    ("t = model(x).softmax(-1)", {MAY_TENSOR}),
+    ("t = model(x).items()", set()),  # a dict's method: nothing known
     # buffers and state dicts
     ("t = model.bn.running_mean", {NOGRAD, TENSOR}),
     ("t = model.state_dict()['w']", {NOGRAD}),

@@ -25,6 +25,7 @@ from tensorlint.analysis.names import (
     Scope,
     bind_arguments,
     dotted_name,
+    framework_input,
     qualified_name,
     target_names,
 )
@@ -167,6 +168,10 @@ class Evidence(NamedTuple):
         return MEDIUM if self.kind == "module-output" else HIGH
 
 
+#: the kinds of device evidence (the others are grad evidence)
+_DEVICE_KINDS = frozenset({"move", "device", "load", "api", "callee-device", "batch", "gathered"})
+
+
 def record(
     scope: Scope,
     kind: str,
@@ -176,7 +181,7 @@ def record(
     note: str = "",
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
-    prefix = DEV if kind in ("move", "device", "load", "api", "callee-device") else GRAD
+    prefix = DEV if kind in _DEVICE_KINDS else GRAD
     # ``api`` tokens are marked: they follow a value, not the calls it is passed to
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
@@ -600,7 +605,7 @@ class FactEvaluator:
     ) -> None:
         self.scope = scope
         self.attributes = attributes or {}
-        self.self_name = self_name(scope) if attributes else None
+        self.self_name = self_name(scope) if attributes is not None else None
         #: what the callers in the file pass to the parameters (``callers.py``)
         self.params = params or {}
 
@@ -733,6 +738,12 @@ class FactEvaluator:
         passed = self.params.get(name)
         if passed is not None:
             facts = facts | passed
+        framework = framework_input(self.scope)
+        if framework is not None and framework == (name, "batch"):
+            # a batch the framework moved to the module's device
+            assert isinstance(self.scope.node, syntax.FunctionDef)
+            node = [*self.scope.node.params.posonly_params, *self.scope.node.params.params][1]
+            facts = facts | {record(self.scope, "batch", node, f"{self.scope.node.name.value}()")}
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None
@@ -1240,8 +1251,13 @@ class FactEvaluator:
             return None
         if method in ops.PLAIN_RESULT_METHODS or ops.SHAPE_METHOD.search(method):
             return NUMBER
+        # a forward pass's output that a tensor method is called on was a
+        # tensor, if the module is torch's (no proof for the fixes)
+        shown = {MAY_TENSOR} if TORCH_DATA in base and TENSOR not in base else EMPTY
         if method in ops.INTEGER_RESULT_METHODS:
-            return base | {NOGRAD}
+            return base | {NOGRAD} | shown
+        if shown and (method in ops.TENSOR_RESULT_METHODS or method in ops.TORCH_VIEW_METHODS):
+            return base | shown | self._arguments(node, env)
         if base & {TENSOR, NDARRAY, CPU, NOGRAD}:  # a tensor method: same device and grad
             return base | self._arguments(node, env)
         return None

@@ -33,6 +33,7 @@ from tensorlint.analysis.facts import (
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
+    NUMBER,
     OTHER,
     TENSOR,
     AttributeFacts,
@@ -161,6 +162,7 @@ class FactsWalker:
                 else:
                     bind_target(env, target.target, facts)
                     _bind_dict_of_lists(env, target.target, node.value, self.scope)
+                    self._stored_into_tensor(env, target.target, facts)
             return env
         if isinstance(node, syntax.Expr):
             value = node.value
@@ -176,7 +178,10 @@ class FactsWalker:
             if backpropagated is not None:
                 return backpropagated
             filled = self._list_call(value, env)
-            return filled if filled is not None else self._in_place_call(value, env)
+            if filled is not None:
+                return filled
+            copied = self._copied_into_tensor(value, env)
+            return copied if copied is not None else self._in_place_call(value, env)
         if isinstance(node, syntax.AugAssign):
             return self._augmented(node, env)
         if isinstance(node, syntax.AnnAssign):
@@ -392,6 +397,40 @@ class FactsWalker:
         env[key] = facts
         return env
 
+    def _stored_into_tensor(self, env: Env, target: syntax.BaseExpression, facts: Facts) -> None:
+        """``m[i] = out``: a tensor written with a value that may require grad
+        requires grad from then on (the copy is recorded by autograd), what
+        made it (``torch.zeros``) proving no grad or not. Its device stays."""
+        root = target
+        while isinstance(root, syntax.Subscript):
+            root = root.value
+        if root is target:
+            return
+        key = dotted_name(root)
+        if key is None or key not in env or TENSOR not in env[key]:
+            return
+        env[key] = _written_with(env[key], facts, self.no_grad)
+
+    def _copied_into_tensor(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
+        """``m.copy_(out)`` (or of a slice, ``m[i].copy_(out)``): as a store."""
+        if not (
+            isinstance(value, syntax.Call)
+            and isinstance(value.func, syntax.Attribute)
+            and value.func.attr.value == "copy_"
+            and value.args
+        ):
+            return None
+        root = value.func.value
+        while isinstance(root, syntax.Subscript):
+            root = root.value
+        key = dotted_name(root)
+        if key is None or key not in env or TENSOR not in env[key]:
+            return None
+        env = dict(env)
+        written = self.evaluator.expr(value.args[0].value, env)
+        env[key] = _written_with(env[key], written, self.no_grad)
+        return env
+
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
         """``model.to(device)``, ``model.requires_grad_(False)``: modules change in place."""
         if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
@@ -492,6 +531,16 @@ class FactsWalker:
         key, module, flag = found
         facts = self.evaluator.expr(module, env)
         env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
+
+
+def _written_with(tensor: Facts, written: Facts, no_grad: bool) -> Facts:
+    """A tensor's facts after a value with ``written`` facts is stored into it:
+    unchanged where the store runs without grad or the value has none;
+    else it may require grad, with the value's grad evidence."""
+    if no_grad or NOGRAD in written or written & (NUMBER | {NDARRAY}):
+        return tensor
+    # (a value of unknown grad: the proof goes, with the value's evidence if any)
+    return tensor - {NOGRAD} | frozenset(t for t in written if t.startswith(GRAD))
 
 
 def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
@@ -1519,7 +1568,7 @@ def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.Base
                 return None  # a read-only view: its own storage, flagged read-only
             copy = keyword(node, "copy")
             if (
-                qual in ops.NUMPY_VIEW_FUNCS
+                (qual in ops.NUMPY_VIEW_FUNCS or qual in ops.TORCH_VIEW_FUNCS)
                 and node.args
                 and node.args[0].keyword is None
                 and (copy is None or not is_true(copy))

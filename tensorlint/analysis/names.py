@@ -292,3 +292,45 @@ class ScopeBuilder:
                 self.bind(scope, alias.asname.name.value, full)
             else:
                 self.bind(scope, _import_alias_name(alias), full)
+
+
+def framework_bases(scope: Scope) -> frozenset[str]:
+    """The framework base classes (``ops.FRAMEWORK_NO_GRAD_METHODS``' keys) a
+    method's class derives from by name, directly (``pl.LightningModule``,
+    a project's own ``ReAgentLightningModule``): empty for other scopes."""
+    parent = scope.parent
+    node = scope.node
+    if (
+        not isinstance(node, syntax.FunctionDef)
+        or parent is None
+        or not isinstance(parent.node, syntax.ClassDef)
+    ):
+        return frozenset()
+    found: set[str] = set()
+    for base in parent.node.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
+        found.update(s for s in ops.FRAMEWORK_NO_GRAD_METHODS if last.endswith(s))
+    return frozenset(found)
+
+
+def framework_input(scope: Scope) -> Optional[tuple[str, str]]:
+    """``(parameter, kind)`` for a method a framework calls with values it
+    prepared: ``batch`` (``training_step(self, batch, i)`` of a Lightning
+    module gets a batch moved to the module's device) or ``epoch`` (its
+    ``validation_epoch_end(self, outputs)`` gets what ``validation_step``
+    returned, ``kind`` then naming that step: ``epoch:validation_step``)."""
+    node = scope.node
+    if not isinstance(node, syntax.FunctionDef) or node.asynchronous:
+        return None
+    params = [*node.params.posonly_params, *node.params.params]
+    if len(params) < 2:
+        return None
+    name = node.name.value
+    for base in framework_bases(scope):
+        if name in ops.FRAMEWORK_BATCH_METHODS.get(base, ()):
+            return params[1].name.value, "batch"
+        step = ops.FRAMEWORK_EPOCH_END_HOOKS.get(base, {}).get(name)
+        if step is not None:
+            return params[1].name.value, f"epoch:{step}"
+    return None

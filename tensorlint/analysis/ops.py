@@ -52,6 +52,18 @@ TORCH_VIEW_METHODS = frozenset(
         "atleast_2d", "atleast_3d", "view_as_real", "alias",
     }
 )  # fmt: skip
+#: The ``torch`` functions that return a view of their first argument (the
+#: function forms of view methods: ``torch.permute(t, dims)``).
+TORCH_VIEW_FUNCS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "permute", "transpose", "t", "reshape", "flatten", "ravel", "unflatten",
+        "squeeze", "unsqueeze", "narrow", "select", "diagonal", "movedim", "moveaxis",
+        "swapaxes", "swapdims", "detach", "broadcast_to", "as_strided", "atleast_1d",
+        "atleast_2d", "atleast_3d", "view_as_real", "real", "imag", "conj",
+        "resolve_conj", "resolve_neg",
+    )
+)  # fmt: skip
 #: Tensor methods that return a tuple of views of the tensor.
 TORCH_VIEW_TUPLE_METHODS = frozenset(
     {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit",
@@ -247,6 +259,18 @@ INTEGER_RESULT_METHODS = frozenset(
         "searchsorted", "bucketize", "signbit", "equal", "histc", "hash_tensor",
     }
 )  # fmt: skip
+#: Tensor methods that compute a new tensor from the receiver (reductions,
+#: element-wise maths): called on a forward pass's output, which may be a
+#: tensor or a dict or tuple of them, they say it was a tensor (no dict,
+#: tuple or output object has them), and so is what they return.
+TENSOR_RESULT_METHODS = frozenset(
+    {
+        "sum", "mean", "std", "var", "max", "min", "amax", "amin", "prod", "norm",
+        "softmax", "log_softmax", "sigmoid", "tanh", "relu", "exp", "log", "abs",
+        "sqrt", "pow", "clamp", "clip", "round", "floor", "ceil", "neg", "cumsum",
+        "square", "median", "logsumexp", "clone",
+    }
+)  # fmt: skip
 #: Functions that, given one argument only, return integer indices
 #: (``torch.where(mask)``: a tuple of index tensors).
 INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})
@@ -413,6 +437,28 @@ GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 #: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``.
 FRAMEWORK_NO_GRAD_METHODS = {
     "LightningModule": frozenset({"validation_step", "test_step", "predict_step"}),
+}
+#: Methods a framework calls with a batch it moved to the module's device
+#: first (their first parameter after ``self``), by the base class's name:
+#: Lightning's loops run ``transfer_batch_to_device`` on every batch, which
+#: moves each tensor in it (through lists, tuples and dicts) to the device
+#: the trainer put the module on. Its other values (strings, ids) are not
+#: moved, so the batch is no proof of a tensor.
+FRAMEWORK_BATCH_METHODS = {
+    "LightningModule": frozenset({"training_step", "validation_step", "test_step", "predict_step"}),
+}
+#: Hooks a framework calls with the list of what a step method returned over
+#: an epoch (their first parameter after ``self``): Lightning 1.x's
+#: ``*_epoch_end(outputs)``. What the step returned stays on the module's
+#: device (Lightning detaches a training step's loss, and runs the other
+#: steps without grad: only device evidence goes through).
+FRAMEWORK_EPOCH_END_HOOKS = {
+    "LightningModule": {
+        "training_epoch_end": "training_step",
+        "validation_epoch_end": "validation_step",
+        "test_epoch_end": "test_step",
+        "predict_epoch_end": "predict_step",
+    },
 }
 #: The torch release since which ``Tensor.numpy()`` checks grad mode, so that
 #: under ``no_grad`` even a tensor that requires grad converts (pytorch issue

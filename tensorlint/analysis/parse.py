@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Optional, Union
 
-from tensorlint.analysis import syntax
+from tensorlint.analysis import ops, syntax
 from tensorlint.analysis.from_ast import Builder, line_starts
 from tensorlint.analysis.pytree import python_tree
 
@@ -95,6 +95,11 @@ def parse_whole(source: str) -> syntax.Module:
 
 
 Member = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+#: a framework's epoch-end hook -> the step methods whose returns it is given
+_GATHERED_STEPS: dict[str, set[str]] = {}
+for _hooks in ops.FRAMEWORK_EPOCH_END_HOOKS.values():
+    for _hook, _step in _hooks.items():
+        _GATHERED_STEPS.setdefault(_hook, set()).add(_step)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -147,6 +152,8 @@ def _left_out_members(
         for index in fresh:
             seen.add(index)
             names.add(members[index][2].name)
+            # a hook a framework gives what a step returned: that step
+            names.update(_GATHERED_STEPS.get(members[index][2].name, ()))
             mentioned |= words[index]
         for index in range(len(members)):
             if not kept[index] and (

@@ -346,6 +346,10 @@ class _Context:
         self._moved: dict[tuple[int, int], set[str]] = {}
         self._grad: dict[tuple[int, int], set[str]] = {}
         self._params: dict[int, set[str]] = {}
+        #: per method a framework gives a batch it moved to the module's
+        #: device (a Lightning ``training_step``): that parameter's name (its
+        #: forward passes are values on that device)
+        self.batches: dict[int, str] = framework_batches(tree)
 
     def describe(
         self,
@@ -440,6 +444,17 @@ class _Context:
                 if (b.moves or b.attributes & attributes) and not b.on_cpu
                 for t in b.targets
             }
+            batch = self.batches.get(id(scope))
+            if batch is not None:
+                # a forward pass of what the framework moved (the batch's
+                # other values, ids or strings, need not be tensors)
+                fed = _spread(flow, {batch}, lambda b: not b.on_cpu)
+                seeds |= {
+                    t
+                    for b in flow
+                    if b.forward and b.names & fed and not b.on_cpu
+                    for t in b.targets
+                }
             for statement in _statements(scope.body):
                 # ``model.to(device)`` / ``model.cuda()`` as a statement moves a module
                 if before and statement.lineno >= before:
@@ -483,6 +498,30 @@ class _Context:
             }
             found = self._params[id(function)] = _spread(self._flow(function), seeds)
         return found
+
+
+def framework_batches(tree: ast.Module) -> dict[int, str]:
+    """Per method of a top-level class that a framework calls with a batch it
+    moved to the module's device (``ops.FRAMEWORK_BATCH_METHODS``: a
+    Lightning module's ``training_step(self, batch, i)``), by the method's
+    id: the batch parameter's name."""
+    found: dict[int, str] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        methods: frozenset[str] = frozenset()
+        for base in node.bases:
+            name = dotted_name_of(base) or ""
+            last = name.rsplit(".", 1)[-1]
+            for suffix, names in ops.FRAMEWORK_BATCH_METHODS.items():
+                if last.endswith(suffix):
+                    methods = methods | names
+        for item in node.body if methods else ():
+            if isinstance(item, ast.FunctionDef) and item.name in methods:
+                params = [*item.args.posonlyargs, *item.args.args]
+                if len(params) >= 2:
+                    found[id(item)] = params[1].arg
+    return found
 
 
 def _keys(keys: Optional[list[str]], which: list[bool]) -> Optional[frozenset[str]]:
@@ -586,13 +625,14 @@ def _assignments(
 
 def _forward_pass(node: ast.expr) -> bool:
     """Does the expression hold a module's forward pass (``model(x)``,
-    ``self.encoder(h)``) whose result it does not detach?"""
+    ``self.encoder(h)``, ``self(x)`` in a module's method) whose result it
+    does not detach?"""
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             dotted = dotted_name_of(inner.func)
             if (
                 dotted is not None
-                and ops.names_a_forward_pass(dotted.rsplit(".", 1)[-1])
+                and (dotted == "self" or ops.names_a_forward_pass(dotted.rsplit(".", 1)[-1]))
                 and not (inner.args and all(literal(a) for a in inner.args))
             ):
                 return True  # (``df.head(1)``: a forward pass is given tensors)

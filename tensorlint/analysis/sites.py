@@ -16,6 +16,7 @@ from tensorlint.analysis.facts import (
     CPU,
     DEV,
     ELEMS,
+    EMPTY,
     GRAD,
     MAY_NUMBER,
     NDARRAY,
@@ -24,6 +25,7 @@ from tensorlint.analysis.facts import (
     OTHER,
     OUTPUT,
     TENSOR,
+    TORCH_DATA,
     Env,
     Evidence,
     FactEvaluator,
@@ -41,6 +43,7 @@ from tensorlint.analysis.facts import (
     may_be_tensor,
     may_be_tensor_only,
     never_moved_under,
+    record,
     refine,
     requires_grad_test,
     self_name,
@@ -52,13 +55,20 @@ from tensorlint.analysis.flow import Conversion, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
-from tensorlint.analysis.names import Boundary, Scope, dotted_name, qualified_name
+from tensorlint.analysis.names import (
+    Boundary,
+    Scope,
+    framework_bases,
+    framework_input,
+    qualified_name,
+)
 from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
+from tensorlint.analysis.walk import children
 from tensorlint.roles import is_test_text, mentions_accelerator
 
 
@@ -434,6 +444,9 @@ class ModuleAnalysis:
                 if isinstance(owner, syntax.FunctionDef)
                 else (None, None)
             )
+            gathered = self._gathered(scope)
+            if gathered is not None:
+                params = {**(params or {}), gathered[0]: gathered[1]}
             analysis = FunctionAnalysis(
                 owner,
                 scope,
@@ -445,6 +458,65 @@ class ModuleAnalysis:
             )
             self._functions[id(owner)] = analysis
         return analysis
+
+    def _gathered(self, scope: Scope) -> Optional[tuple[str, Facts]]:
+        """``(outputs, facts)`` for a hook a framework calls with the list of
+        what a step method of its class returned (Lightning's
+        ``validation_epoch_end(self, outputs)``): the device evidence of the
+        step's returns (a dict display's values, each), grad aside (the
+        framework detaches a training loss and runs the other steps without
+        grad). None for other functions, or when the step is not here."""
+        framework = framework_input(scope)
+        if framework is None or not framework[1].startswith("epoch:"):
+            return None
+        step_name = framework[1].split(":", 1)[1]
+        parent = scope.parent
+        assert parent is not None and isinstance(parent.node, syntax.ClassDef)
+        body = parent.node.body
+        steps = [
+            item
+            for item in (body.body if isinstance(body, syntax.IndentedBlock) else ())
+            if isinstance(item, syntax.FunctionDef)
+            and item.name.value == step_name
+            and item in self.index.scopes
+        ]
+        if len(steps) != 1:
+            return None
+        step = steps[0]
+        step_scope = self.index.scopes[step]
+        returns = _returns(step)
+        wanted: set[int] = set()
+        for _, path in returns:
+            _add_path(wanted, path)
+        walk = FunctionAnalysis(
+            step,
+            step_scope,
+            wanted,
+            self.attributes_for(step_scope),
+            no_grad=True,
+        )
+        evaluator = FactEvaluator(step_scope, walk.attributes, walk.params)
+        found: Facts = frozenset()
+        for value, path in returns:
+            env = walk.env_at(path)
+            parts = (
+                [e.value for e in value.elements if isinstance(e, syntax.DictElement)]
+                if isinstance(value, syntax.Dict)
+                else [value]
+            )
+            for part in parts:
+                facts = evaluator.expr(part, env)
+                moved = frozenset(t for t in facts if t.startswith(DEV))
+                # a value a step computes from the moved batch, not taken to
+                # the host nor to a number: the framework gathers tensors
+                found = found | moved | ({TORCH_DATA} if moved else EMPTY)
+        if not any(t.startswith(DEV) for t in found):
+            return None
+        function = scope.node
+        assert isinstance(function, syntax.FunctionDef)
+        param = [*function.params.posonly_params, *function.params.params][1]
+        token = record(scope, "gathered", param, f"{step_name}()")
+        return framework[0], frozenset({token, TORCH_DATA})
 
     def runs_without_grad(self, function: syntax.FunctionDef) -> bool:
         """Does the body of ``function`` run with grad disabled: a (not
@@ -879,17 +951,10 @@ def _grad_context(
 def _framework_calls_without_grad(function: syntax.FunctionDef, scope: Scope) -> bool:
     """Is ``function`` a method a framework calls with grad disabled
     (``validation_step`` of a ``LightningModule`` subclass)?"""
-    parent = scope.parent
-    if function.asynchronous or parent is None or not isinstance(parent.node, syntax.ClassDef):
+    if function.asynchronous:
         return False
     name = function.name.value
-    for base in parent.node.bases:
-        dotted = dotted_name(base.value) if base.keyword is None else None
-        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
-        for suffix, methods in ops.FRAMEWORK_NO_GRAD_METHODS.items():
-            if last.endswith(suffix) and name in methods:
-                return True
-    return False
+    return any(name in ops.FRAMEWORK_NO_GRAD_METHODS[base] for base in framework_bases(scope))
 
 
 def _awaited(site: callers.CallSite) -> bool:
@@ -914,6 +979,54 @@ def _grad_sets(body: Sequence[syntax.CSTNode], scope: Scope) -> dict[int, Option
                 if qualified_name(call.func, scope) in ops.SET_GRAD_ENABLED:
                     verdict = grad_mode(call, scope)
     return table
+
+
+def _returns(
+    function: syntax.FunctionDef,
+) -> list[tuple[syntax.BaseExpression, list[syntax.CSTNode]]]:
+    """The values ``function`` returns (not those of functions or lambdas
+    nested in it), each with its ancestors from the function down."""
+    found: list[tuple[syntax.BaseExpression, list[syntax.CSTNode]]] = []
+    #: values stored into a dict by name (``d.update({...})``, ``d[k] = v``)
+    stored: list[tuple[str, syntax.BaseExpression, list[syntax.CSTNode]]] = []
+    stack: list[tuple[syntax.CSTNode, list[syntax.CSTNode]]] = [(function.body, [function])]
+    while stack:
+        node, path = stack.pop()
+        inner = [*path, node]
+        for child in children(node):
+            if isinstance(child, (syntax.FunctionDef, syntax.Lambda, syntax.ClassDef)):
+                continue
+            if isinstance(child, syntax.Return):
+                if child.value is not None:
+                    found.append((child.value, inner))
+                continue
+            stored.extend((name, value, inner) for name, value in _dict_stores(child))
+            if not isinstance(child, syntax.BaseExpression):
+                stack.append((child, inner))
+    returned = {v.value for v, _ in found if isinstance(v, syntax.Name)}
+    return found + [(value, path) for name, value, path in stored if name in returned]
+
+
+def _dict_stores(node: syntax.CSTNode) -> list[tuple[str, syntax.BaseExpression]]:
+    """``d.update({k: v})`` / ``d[k] = v`` as a statement: ``[("d", v), ...]``."""
+    if isinstance(node, syntax.Expr):
+        call = node.value
+        if (
+            isinstance(call, syntax.Call)
+            and isinstance(call.func, syntax.Attribute)
+            and call.func.attr.value == "update"
+            and isinstance(call.func.value, syntax.Name)
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, syntax.Dict)
+        ):
+            name = call.func.value.value
+            display = call.args[0].value
+            return [(name, e.value) for e in display.elements if isinstance(e, syntax.DictElement)]
+    if isinstance(node, syntax.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if isinstance(target, syntax.Subscript) and isinstance(target.value, syntax.Name):
+            return [(target.value.value, node.value)]
+    return []
 
 
 def _add_path(wanted: set[int], ancestors: Sequence[syntax.CSTNode]) -> None:
@@ -1012,6 +1125,17 @@ class Site:
     def may_be_tensor_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` a torch tensor on some path only (``MAY_TENSOR``)?"""
         return may_be_tensor(expr) and may_be_tensor_only(self.facts(expr))
+
+    def from_module_output(self, expr: syntax.BaseExpression) -> bool:
+        """Is ``expr`` computed from a forward pass's output (``TORCH_DATA``)
+        without being known to be a tensor (``net(x).argmax(1)``), and no
+        parameter (which other callers may pass other values)?"""
+        if not may_be_tensor(expr) or (
+            isinstance(expr, syntax.Name) and expr.value in self.scope.params
+        ):
+            return False
+        facts = self.facts(expr)
+        return TORCH_DATA in facts and TENSOR not in facts
 
     def is_torch_value(self, expr: syntax.BaseExpression) -> bool:
         """Is ``expr`` known to be a tensor, or a module's output, here?"""

@@ -72,6 +72,19 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
         )
         return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
+    if kind == "batch":
+        return (
+            f"`{code}` is the batch Lightning passes to `{evidence.name}` (line {line}), "
+            "moved to the module's device, which may be CUDA",
+            (node, "a batch Lightning moves to the module's device"),
+        )
+    if kind == "gathered":
+        return (
+            f"`{code}` (line {line}) is the list Lightning gathers of what "
+            f"`{evidence.name}` returned, values it computed on the module's device, "
+            "which may be CUDA",
+            (node, f"what `{evidence.name}` returned, on the module's device"),
+        )
     if kind == "load":
         return (
             f"it comes from `{code}` at line {line}, which restores tensors to the device "
