@@ -25,7 +25,7 @@ from tensorlint.analysis.names import (
     Scope,
     bind_arguments,
     dotted_name,
-    framework_input,
+    framework_inputs,
     qualified_name,
     target_names,
 )
@@ -738,12 +738,16 @@ class FactEvaluator:
         passed = self.params.get(name)
         if passed is not None:
             facts = facts | passed
-        framework = framework_input(self.scope)
-        if framework is not None and framework == (name, "batch"):
+        if (name, "batch") in framework_inputs(self.scope):
             # a batch the framework moved to the module's device
-            assert isinstance(self.scope.node, syntax.FunctionDef)
-            node = [*self.scope.node.params.posonly_params, *self.scope.node.params.params][1]
-            facts = facts | {record(self.scope, "batch", node, f"{self.scope.node.name.value}()")}
+            function = self.scope.node
+            assert isinstance(function, syntax.FunctionDef)
+            node = next(
+                p
+                for p in (*function.params.posonly_params, *function.params.params)
+                if p.name.value == name
+            )
+            facts = facts | {record(self.scope, "batch", node, f"{function.name.value}()")}
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None

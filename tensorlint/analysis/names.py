@@ -314,23 +314,23 @@ def framework_bases(scope: Scope) -> frozenset[str]:
     return frozenset(found)
 
 
-def framework_input(scope: Scope) -> Optional[tuple[str, str]]:
-    """``(parameter, kind)`` for a method a framework calls with values it
-    prepared: ``batch`` (``training_step(self, batch, i)`` of a Lightning
-    module gets a batch moved to the module's device) or ``epoch`` (its
-    ``validation_epoch_end(self, outputs)`` gets what ``validation_step``
-    returned, ``kind`` then naming that step: ``epoch:validation_step``)."""
+def framework_inputs(scope: Scope) -> tuple[tuple[str, str], ...]:
+    """``(parameter, kind)`` for each parameter of a method that a framework
+    calls with values it prepared: ``batch`` (``training_step(self, batch,
+    i)`` of a Lightning module gets a batch moved to the module's device) or
+    ``step:<name>`` (its ``validation_epoch_end(self, outputs)`` gets what
+    ``validation_step`` returned: ``step:validation_step``)."""
     node = scope.node
     if not isinstance(node, syntax.FunctionDef) or node.asynchronous:
-        return None
-    params = [*node.params.posonly_params, *node.params.params]
-    if len(params) < 2:
-        return None
+        return ()
+    params = [*node.params.posonly_params, *node.params.params][1:]
     name = node.name.value
-    for base in framework_bases(scope):
-        if name in ops.FRAMEWORK_BATCH_METHODS.get(base, ()):
-            return params[1].name.value, "batch"
-        step = ops.FRAMEWORK_EPOCH_END_HOOKS.get(base, {}).get(name)
-        if step is not None:
-            return params[1].name.value, f"epoch:{step}"
-    return None
+    found: list[tuple[str, str]] = []
+    for base in sorted(framework_bases(scope)):
+        position = ops.FRAMEWORK_BATCH_PARAMETERS.get(base, {}).get(name)
+        if position is not None and position < len(params):
+            found.append((params[position].name.value, "batch"))
+        step = ops.FRAMEWORK_STEP_OUTPUTS.get(base, {}).get(name)
+        if step is not None and step[1] < len(params):
+            found.append((params[step[1]].name.value, f"step:{step[0]}"))
+    return tuple(found)

@@ -436,28 +436,59 @@ GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 #: (its last part ends so): PyTorch Lightning runs its validation, test and
 #: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``.
 FRAMEWORK_NO_GRAD_METHODS = {
-    "LightningModule": frozenset({"validation_step", "test_step", "predict_step"}),
-}
+    "LightningModule": frozenset(
+        {
+            "validation_step", "test_step", "predict_step", "on_validation_batch_start",
+            "on_validation_batch_end", "on_test_batch_start", "on_test_batch_end",
+            "on_predict_batch_start", "on_predict_batch_end",
+        }
+    ),
+    # a Lightning ``Callback``'s hooks of the same loops (a Keras or fastai
+    # callback has other signatures: the batch positions below do not match)
+    "Callback": frozenset(
+        {
+            "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
+            "on_test_batch_end", "on_predict_batch_start", "on_predict_batch_end",
+        }
+    ),
+}  # fmt: skip
 #: Methods a framework calls with a batch it moved to the module's device
-#: first (their first parameter after ``self``), by the base class's name:
-#: Lightning's loops run ``transfer_batch_to_device`` on every batch, which
-#: moves each tensor in it (through lists, tuples and dicts) to the device
-#: the trainer put the module on. Its other values (strings, ids) are not
-#: moved, so the batch is no proof of a tensor.
-FRAMEWORK_BATCH_METHODS = {
-    "LightningModule": frozenset({"training_step", "validation_step", "test_step", "predict_step"}),
-}
-#: Hooks a framework calls with the list of what a step method returned over
-#: an epoch (their first parameter after ``self``): Lightning 1.x's
-#: ``*_epoch_end(outputs)``. What the step returned stays on the module's
-#: device (Lightning detaches a training step's loss, and runs the other
-#: steps without grad: only device evidence goes through).
-FRAMEWORK_EPOCH_END_HOOKS = {
+#: first, by the base class's name: method -> the batch parameter's position
+#: after ``self``. Lightning's loops run ``transfer_batch_to_device`` on every
+#: batch, which moves each tensor in it (through lists, tuples and dicts) to
+#: the device the trainer put the module on, before the module's step and
+#: batch hooks and a ``Callback``'s (``on_train_batch_end(self, trainer,
+#: pl_module, outputs, batch, batch_idx)``). Its other values (strings, ids)
+#: are not moved, so the batch is no proof of a tensor.
+_LIGHTNING_LOOPS = ("train", "validation", "test", "predict")
+FRAMEWORK_BATCH_PARAMETERS: dict[str, dict[str, int]] = {
     "LightningModule": {
-        "training_epoch_end": "training_step",
-        "validation_epoch_end": "validation_step",
-        "test_epoch_end": "test_step",
-        "predict_epoch_end": "predict_step",
+        **{f"{loop}_step": 0 for loop in ("training", "validation", "test", "predict")},
+        **{f"on_{loop}_batch_start": 0 for loop in _LIGHTNING_LOOPS},
+        **{f"on_{loop}_batch_end": 1 for loop in _LIGHTNING_LOOPS},
+    },
+    "Callback": {
+        **{f"on_{loop}_batch_start": 2 for loop in _LIGHTNING_LOOPS},
+        **{f"on_{loop}_batch_end": 3 for loop in _LIGHTNING_LOOPS},
+    },
+}
+#: Hooks a framework calls with what a step method of the same class returned
+#: (hook -> (the step, the parameter's position after ``self``)): Lightning
+#: 1.x's ``*_epoch_end(outputs)`` (a list of them, over the epoch) and a
+#: module's ``on_*_batch_end(outputs, batch, i)`` (the batch's). What the step
+#: returned stays on the module's device (Lightning detaches a training
+#: step's loss, and runs the other steps without grad: only device evidence
+#: goes through).
+FRAMEWORK_STEP_OUTPUTS: dict[str, dict[str, tuple[str, int]]] = {
+    "LightningModule": {
+        **{
+            f"{loop}_epoch_end": (f"{loop}_step", 0)
+            for loop in ("training", "validation", "test", "predict")
+        },
+        **{
+            f"on_{loop}_batch_end": (f"{step}_step", 0)
+            for loop, step in zip(_LIGHTNING_LOOPS, ("training", "validation", "test", "predict"))
+        },
     },
 }
 #: The torch release since which ``Tensor.numpy()`` checks grad mode, so that

@@ -97,8 +97,8 @@ def parse_whole(source: str) -> syntax.Module:
 Member = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 #: a framework's epoch-end hook -> the step methods whose returns it is given
 _GATHERED_STEPS: dict[str, set[str]] = {}
-for _hooks in ops.FRAMEWORK_EPOCH_END_HOOKS.values():
-    for _hook, _step in _hooks.items():
+for _hooks in ops.FRAMEWORK_STEP_OUTPUTS.values():
+    for _hook, (_step, _) in _hooks.items():
         _GATHERED_STEPS.setdefault(_hook, set()).add(_step)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 

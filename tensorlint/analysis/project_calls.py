@@ -502,25 +502,25 @@ class _Context:
 
 def framework_batches(tree: ast.Module) -> dict[int, str]:
     """Per method of a top-level class that a framework calls with a batch it
-    moved to the module's device (``ops.FRAMEWORK_BATCH_METHODS``: a
+    moved to the module's device (``ops.FRAMEWORK_BATCH_PARAMETERS``: a
     Lightning module's ``training_step(self, batch, i)``), by the method's
     id: the batch parameter's name."""
     found: dict[int, str] = {}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
-        methods: frozenset[str] = frozenset()
+        positions: dict[str, int] = {}
         for base in node.bases:
             name = dotted_name_of(base) or ""
             last = name.rsplit(".", 1)[-1]
-            for suffix, names in ops.FRAMEWORK_BATCH_METHODS.items():
+            for suffix, table in ops.FRAMEWORK_BATCH_PARAMETERS.items():
                 if last.endswith(suffix):
-                    methods = methods | names
-        for item in node.body if methods else ():
-            if isinstance(item, ast.FunctionDef) and item.name in methods:
-                params = [*item.args.posonlyargs, *item.args.args]
-                if len(params) >= 2:
-                    found[id(item)] = params[1].arg
+                    positions.update(table)
+        for item in node.body if positions else ():
+            if isinstance(item, ast.FunctionDef) and item.name in positions:
+                params = [*item.args.posonlyargs, *item.args.args][1:]
+                if positions[item.name] < len(params):
+                    found[id(item)] = params[positions[item.name]].arg
     return found
 
 

@@ -18,7 +18,9 @@ from tensorlint.analysis.facts import (
     ELEMS,
     EMPTY,
     GRAD,
+    INFERENCE,
     MAY_NUMBER,
+    MODULE,
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
@@ -59,7 +61,7 @@ from tensorlint.analysis.names import (
     Boundary,
     Scope,
     framework_bases,
-    framework_input,
+    framework_inputs,
     qualified_name,
 )
 from tensorlint.analysis.param_uses import moved_here, numbers_only
@@ -460,14 +462,14 @@ class ModuleAnalysis:
         return analysis
 
     def _gathered(self, scope: Scope) -> Optional[tuple[str, Facts]]:
-        """``(outputs, facts)`` for a hook a framework calls with the list of
-        what a step method of its class returned (Lightning's
+        """``(outputs, facts)`` for a hook a framework calls with what a step
+        method of its class returned (Lightning's
         ``validation_epoch_end(self, outputs)``): the device evidence of the
         step's returns (a dict display's values, each), grad aside (the
         framework detaches a training loss and runs the other steps without
         grad). None for other functions, or when the step is not here."""
-        framework = framework_input(scope)
-        if framework is None or not framework[1].startswith("epoch:"):
+        framework = next((f for f in framework_inputs(scope) if f[1].startswith("step:")), None)
+        if framework is None:
             return None
         step_name = framework[1].split(":", 1)[1]
         parent = scope.parent
@@ -514,7 +516,11 @@ class ModuleAnalysis:
             return None
         function = scope.node
         assert isinstance(function, syntax.FunctionDef)
-        param = [*function.params.posonly_params, *function.params.params][1]
+        param = next(
+            p
+            for p in (*function.params.posonly_params, *function.params.params)
+            if p.name.value == framework[0]
+        )
         token = record(scope, "gathered", param, f"{step_name}()")
         return framework[0], frozenset({token, TORCH_DATA})
 
@@ -1161,6 +1167,12 @@ class Site:
             return "list" if lists else None
         if typed and OUTPUT in facts:
             return "output"
+        if (
+            isinstance(expr, (syntax.Subscript, syntax.Attribute))
+            and TORCH_DATA in facts
+            and not facts & {INFERENCE, NOTTENSOR, NDARRAY, OTHER, MODULE}
+        ):
+            return "output"  # an entry of a forward pass's output (``out["loss"]``)
         return None
 
     def facts(self, expr: syntax.BaseExpression) -> Facts:

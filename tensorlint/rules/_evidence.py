@@ -80,9 +80,8 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
         )
     if kind == "gathered":
         return (
-            f"`{code}` (line {line}) is the list Lightning gathers of what "
-            f"`{evidence.name}` returned, values it computed on the module's device, "
-            "which may be CUDA",
+            f"`{code}` (line {line}) holds what `{evidence.name}` returned, as Lightning "
+            "hands it over: values computed on the module's device, which may be CUDA",
             (node, f"what `{evidence.name}` returned, on the module's device"),
         )
     if kind == "load":

@@ -31,11 +31,13 @@ class NumpyOnAcceleratorTensor(Rule):
     back on the device they were saved from), the result of a
     function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
-    a batch PyTorch Lightning gives a step method (`training_step`,
-    `validation_step`, `test_step`, `predict_step` of a class whose base's
-    name ends in `LightningModule`: Lightning moves each batch to the
-    module's device first), what a step returned, as its `*_epoch_end(self,
-    outputs)` hook gets it, or a parameter of a public library function
+    a batch PyTorch Lightning gives a step method or a batch hook
+    (`training_step`, `validation_step`, `test_step`, `predict_step`,
+    `on_*_batch_start` / `on_*_batch_end` of a class whose base's name ends
+    in `LightningModule`, and of a Lightning `Callback`: Lightning moves each
+    batch to the module's device first), what a step returned, as its
+    `*_epoch_end(self, outputs)` or `on_*_batch_end(self, outputs, ...)`
+    hook gets it, or a parameter of a public library function
     that no code in the file calls (its callers may pass a CUDA tensor). A
     function called in its own file takes what those calls pass: a caller's `.cuda()` is evidence in
     the helper, and the message names the call; so is the parameter of a
