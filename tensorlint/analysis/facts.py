@@ -954,6 +954,8 @@ class FactEvaluator:
         module = self._is_module(func, callee, node)
         found = evidence(callee) | self._arguments(node, env, follow_api=module)
         if not module:
+            if self._is_loss(func, node, env):
+                found = found | {TORCH_DATA}  # ``self.criterion(out, y)``: a tensor
             return found | self._device_keyword(node, env)  # ``Grid(device=dev)``
         if INFERENCE in callee:
             found = self._predicted(found, node, env)
@@ -970,6 +972,22 @@ class FactEvaluator:
             # make the call raise first)
             found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
         return found
+
+    def _is_loss(
+        self, func: syntax.BaseExpression, node: syntax.Call, env: Mapping[str, Facts]
+    ) -> bool:
+        """A call named like a loss (``self.criterion(out, y)``, not a function
+        defined here) given torch data: its result is torch data too."""
+        if isinstance(func, syntax.Attribute):
+            last = func.attr.value
+        elif isinstance(func, syntax.Name) and func.value not in self.scope.module().functions:
+            last = func.value
+        else:
+            return False
+        return ops.names_a_loss(last) and any(
+            not arg.star and torch_valued(self.expr(arg.value, env), self.scope)
+            for arg in node.args
+        )
 
     def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
         """Is every argument of the call a constant or a value without grad?"""

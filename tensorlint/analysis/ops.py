@@ -750,6 +750,16 @@ MODULE_NAME = re.compile(
     r"(?:^|_)(?:model|net|network|module|encoder|decoder|backbone|head|classifier|"
     r"generator|discriminator|policy|actor|critic|mlp|cnn|rnn|lstm|gru|transformer|layer)s?$"
 )
+#: Callee names that by convention compute a loss (``self.criterion(out, y)``,
+#: ``loss_fn(pred, target)``): given tensors, a tensor where they are.
+LOSS_NAME = re.compile(r"(?:^|_)(?:criterion|loss|loss_fn|loss_func|loss_function)$")
+
+
+def names_a_loss(name: str) -> bool:
+    """Is a call of ``name`` (a callee's last name) by convention a loss?"""
+    return bool(LOSS_NAME.search(name.lower().lstrip("_")))
+
+
 #: Tensor methods (and ``torch.<name>`` functions) whose result keeps the
 #: receiver's ``requires_grad`` whatever the grad mode: views (measured on torch
 #: 2.13, ``tools/measure_grad.py``)

@@ -16,10 +16,10 @@ from tensorlint.analysis.facts import (
     CPU,
     DEV,
     ELEMS,
-    EMPTY,
     GRAD,
     INFERENCE,
     MAY_NUMBER,
+    MAY_TENSOR,
     MODULE,
     NDARRAY,
     NOGRAD,
@@ -508,10 +508,10 @@ class ModuleAnalysis:
             )
             for part in parts:
                 facts = evaluator.expr(part, env)
-                moved = frozenset(t for t in facts if t.startswith(DEV))
-                # a value a step computes from the moved batch, not taken to
-                # the host nor to a number: the framework gathers tensors
-                found = found | moved | ({TORCH_DATA} if moved else EMPTY)
+                if not (torch_valued(facts, step_scope) or facts & {MAY_TENSOR, ELEMS}):
+                    continue  # (objects built from tensors, numbers, arrays)
+                # a tensor a step computes on the module's device
+                found = found | frozenset(t for t in facts if t.startswith(DEV))
         if not any(t.startswith(DEV) for t in found):
             return None
         function = scope.node
