@@ -17,10 +17,8 @@ from tensorlint.analysis.facts import (
     DEV,
     ELEMS,
     GRAD,
-    INFERENCE,
     MAY_NUMBER,
     MAY_TENSOR,
-    MODULE,
     NDARRAY,
     NOGRAD,
     NOTTENSOR,
@@ -251,9 +249,12 @@ class ModuleAnalysis:
         params = _parameters(function, scope)
         numbers = numbers_only(function, [p.name.value for p in params], scope)
         moved = moved_here(function, [p.name.value for p in params])
+        # what a framework hands the method (a batch, a step's outputs) is
+        # known where it is made, not guessed
+        framework = {name for name, _ in framework_inputs(scope)}
         for param in params:
-            if param.name.value in numbers:
-                continue  # used as a size or a count: a number, not a tensor
+            if param.name.value in numbers or param.name.value in framework:
+                continue  # a size or a count (a number), or the framework's
             scope.boundary[param.name.value] = Boundary(
                 param,
                 f"{shown or name}()",
@@ -1167,12 +1168,6 @@ class Site:
             return "list" if lists else None
         if typed and OUTPUT in facts:
             return "output"
-        if (
-            isinstance(expr, (syntax.Subscript, syntax.Attribute))
-            and TORCH_DATA in facts
-            and not facts & {INFERENCE, NOTTENSOR, NDARRAY, OTHER, MODULE}
-        ):
-            return "output"  # an entry of a forward pass's output (``out["loss"]``)
         return None
 
     def facts(self, expr: syntax.BaseExpression) -> Facts:
