@@ -533,6 +533,28 @@ class FactsWalker:
         env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
 
 
+def _parallel(target: syntax.BaseExpression, value: syntax.BaseExpression) -> bool:
+    """Is ``target = value`` a parallel assignment of displays of one length
+    (``a, b = x, y``) that binds no name its values read (not a swap,
+    ``a, b = b, a``, whose values are read before either is bound)?"""
+    if not (
+        isinstance(target, (syntax.Tuple, syntax.List))
+        and isinstance(value, (syntax.Tuple, syntax.List))
+        and len(target.elements) == len(value.elements)
+    ):
+        return False
+    if any(isinstance(e, syntax.StarredElement) for e in (*target.elements, *value.elements)):
+        return False
+    bound = set(target_names(target))
+    stack: list[syntax.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, syntax.Name) and node.value in bound:
+            return False
+        stack.extend(children(node))
+    return True
+
+
 def _written_with(tensor: Facts, written: Facts, no_grad: bool) -> Facts:
     """A tensor's facts after a value with ``written`` facts is stored into it:
     unchanged where the store runs without grad or the value has none;
@@ -1226,6 +1248,13 @@ class EventsWalker:
                 # a slot rebound, or on an array its bytes copied onto themselves
                 return
             self.write(target, idx, target, "any", fills=self._fills(target, [value]))
+            return
+        if _parallel(target, value):
+            # ``t1, t2 = torch.from_numpy(a), torch.from_numpy(b)``: pairwise
+            assert isinstance(target, (syntax.Tuple, syntax.List))
+            assert isinstance(value, (syntax.Tuple, syntax.List))
+            for part, part_value in zip(target.elements, value.elements):
+                self.bind(part.value, part_value.value, idx)
             return
         for name in target_names(target):
             self.keys[name] = self._new(idx, name=name)
