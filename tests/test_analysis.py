@@ -148,10 +148,13 @@ PROVENANCE = [
     ("t = torch.zeros(3).new_ones(3)", {CPU, NOGRAD, TENSOR}),
     ("t = model(x).new(3)", {NOGRAD, TENSOR}),
     ("t = a.new(3)", set()),  # ``new`` of any class: not known to be a tensor
-    # a tensor method of a module's output: a tensor if the module is torch's
-    ("t = (model(x) == y).float().mean()", {NOGRAD, MAY_TENSOR}),
-    ("t = model(x).argmax(1)", {NOGRAD, MAY_TENSOR}),
+    # a method only tensors have, of a module's output: a tensor if the
+    # module is torch's; one an ndarray has too proves nothing
+    ("t = (model(x) == y).float()", {NOGRAD, MAY_TENSOR}),
+    ("t = (model(x) == y).float().mean()", {NOGRAD}),
+    ("t = model(x).argmax(1)", {NOGRAD}),
     ("t = model(x).softmax(-1)", {MAY_TENSOR}),
+    ("t = model(x).round()", set()),
     ("t = model(x).items()", set()),  # a dict's method: nothing known
     # buffers and state dicts
     ("t = model.bn.running_mean", {NOGRAD, TENSOR}),

@@ -1273,12 +1273,18 @@ class FactEvaluator:
             return None
         if method in ops.PLAIN_RESULT_METHODS or ops.SHAPE_METHOD.search(method):
             return NUMBER
-        # a forward pass's output that a tensor method is called on was a
-        # tensor, if the module is torch's (no proof for the fixes)
-        shown = {MAY_TENSOR} if TORCH_DATA in base and TENSOR not in base else EMPTY
+        # a forward pass's output that a method only tensors have is called
+        # on was a tensor, if the module is torch's (no proof for the fixes)
+        shown = (
+            {MAY_TENSOR}
+            if TORCH_DATA in base
+            and TENSOR not in base
+            and method in ops.TORCH_ONLY_RESULT_METHODS
+            else EMPTY
+        )
         if method in ops.INTEGER_RESULT_METHODS:
             return base | {NOGRAD} | shown
-        if shown and (method in ops.TENSOR_RESULT_METHODS or method in ops.TORCH_VIEW_METHODS):
+        if shown:
             return base | shown | self._arguments(node, env)
         if base & {TENSOR, NDARRAY, CPU, NOGRAD}:  # a tensor method: same device and grad
             return base | self._arguments(node, env)

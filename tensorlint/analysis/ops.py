@@ -259,10 +259,23 @@ INTEGER_RESULT_METHODS = frozenset(
         "searchsorted", "bucketize", "signbit", "equal", "histc", "hash_tensor",
     }
 )  # fmt: skip
+#: Methods an ``np.ndarray`` has too (so a call of one proves no torch tensor:
+#: a callee named like a module may return an array).
+NDARRAY_METHODS = frozenset(
+    {
+        "sum", "mean", "std", "var", "max", "min", "prod", "cumsum", "cumprod", "argmax",
+        "argmin", "argsort", "nonzero", "all", "any", "round", "clip", "reshape", "flatten",
+        "ravel", "transpose", "squeeze", "swapaxes", "view", "astype", "copy", "diagonal",
+        "repeat", "take", "sort", "dot", "tolist", "item", "conj", "trace", "ptp",
+        "searchsorted", "fill", "resize", "choose", "compress", "partition", "argpartition",
+    }
+)  # fmt: skip
 #: Tensor methods that compute a new tensor from the receiver (reductions,
 #: element-wise maths): called on a forward pass's output, which may be a
-#: tensor or a dict or tuple of them, they say it was a tensor (no dict,
-#: tuple or output object has them), and so is what they return.
+#: tensor or a dict or tuple of them, the ones no ndarray, dict, tuple or
+#: output object has (``TORCH_ONLY_RESULT_METHODS``: ``softmax``, ``exp``,
+#: ``unsqueeze``, not ``argmax`` or ``sum``) say it was a tensor, and so is
+#: what they return.
 TENSOR_RESULT_METHODS = frozenset(
     {
         "sum", "mean", "std", "var", "max", "min", "amax", "amin", "prod", "norm",
@@ -271,6 +284,10 @@ TENSOR_RESULT_METHODS = frozenset(
         "square", "median", "logsumexp", "clone",
     }
 )  # fmt: skip
+#: Of those, the views and the integer results, the methods no ndarray has.
+TORCH_ONLY_RESULT_METHODS = (
+    TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS
+) - NDARRAY_METHODS - {"to", "cpu", "type"}
 #: Functions that, given one argument only, return integer indices
 #: (``torch.where(mask)``: a tuple of index tensors).
 INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})

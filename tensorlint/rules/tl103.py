@@ -35,9 +35,9 @@ class ImplicitTensorToArray(Rule):
     from one: `_, s, _ = torch.svd(a)`; returned by a function of the
     project that returns a tensor on every path; the total norm
     `clip_grad_norm_` returns; a parameter annotated `torch.Tensor`; a
-    module's output as in `np.argmax(net(x), 1)`, and a tensor method's
-    result on one, `net(x).argmax(1)`, with an unsafe fix: the module may
-    not be torch's), or a list or tuple of
+    module's output as in `np.argmax(net(x), 1)`, and the result of a
+    method only tensors have on one, `net(x).softmax(1)`, with an unsafe
+    fix: the module may not be torch's), or a list or tuple of
     them: a display
     (`np.stack([a, b])`), a comprehension (`[model(x) for x in xs]`) or a
     list filled with `append`, `extend`, `insert` or `+=` (`losses.append(loss)`,
