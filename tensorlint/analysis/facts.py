@@ -1277,9 +1277,7 @@ class FactEvaluator:
         # on was a tensor, if the module is torch's (no proof for the fixes)
         shown = (
             {MAY_TENSOR}
-            if TORCH_DATA in base
-            and TENSOR not in base
-            and method in ops.TORCH_ONLY_RESULT_METHODS
+            if TORCH_DATA in base and TENSOR not in base and method in ops.TORCH_ONLY_RESULT_METHODS
             else EMPTY
         )
         if method in ops.INTEGER_RESULT_METHODS:

@@ -286,8 +286,10 @@ TENSOR_RESULT_METHODS = frozenset(
 )  # fmt: skip
 #: Of those, the views and the integer results, the methods no ndarray has.
 TORCH_ONLY_RESULT_METHODS = (
-    TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS
-) - NDARRAY_METHODS - {"to", "cpu", "type"}
+    (TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS)
+    - NDARRAY_METHODS
+    - {"to", "cpu", "type"}
+)
 #: Functions that, given one argument only, return integer indices
 #: (``torch.where(mask)``: a tuple of index tensors).
 INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})
