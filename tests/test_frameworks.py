@@ -14,7 +14,7 @@ def _inputs(code: str, method: str) -> tuple[tuple[str, str], ...]:
     analysis = analyze(code)
     for node, scope in analysis.index.scopes.items():
         if isinstance(node, syntax.FunctionDef) and node.name.value == method:
-            return framework_inputs(scope)
+            return tuple((param.name.value, kind) for param, kind in framework_inputs(scope))
     raise AssertionError(method)
 
 

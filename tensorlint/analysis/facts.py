@@ -738,16 +738,12 @@ class FactEvaluator:
         passed = self.params.get(name)
         if passed is not None:
             facts = facts | passed
-        if (name, "batch") in framework_inputs(self.scope):
-            # a batch the framework moved to the module's device
-            function = self.scope.node
-            assert isinstance(function, syntax.FunctionDef)
-            node = next(
-                p
-                for p in (*function.params.posonly_params, *function.params.params)
-                if p.name.value == name
-            )
-            facts = facts | {record(self.scope, "batch", node, f"{function.name.value}()")}
+        for param, kind in framework_inputs(self.scope):
+            if kind == "batch" and param.name.value == name:
+                # a batch the framework moved to the module's device
+                assert isinstance(self.scope.node, syntax.FunctionDef)
+                method = f"{self.scope.node.name.value}()"
+                facts = facts | {record(self.scope, "batch", param, method)}
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None

@@ -314,7 +314,7 @@ def framework_bases(scope: Scope) -> frozenset[str]:
     return frozenset(found)
 
 
-def framework_inputs(scope: Scope) -> tuple[tuple[str, str], ...]:
+def framework_inputs(scope: Scope) -> tuple[tuple[syntax.Param, str], ...]:
     """``(parameter, kind)`` for each parameter of a method that a framework
     calls with values it prepared: ``batch`` (``training_step(self, batch,
     i)`` of a Lightning module gets a batch moved to the module's device) or
@@ -325,12 +325,12 @@ def framework_inputs(scope: Scope) -> tuple[tuple[str, str], ...]:
         return ()
     params = [*node.params.posonly_params, *node.params.params][1:]
     name = node.name.value
-    found: list[tuple[str, str]] = []
+    found: list[tuple[syntax.Param, str]] = []
     for base in sorted(framework_bases(scope)):
         position = ops.FRAMEWORK_BATCH_PARAMETERS.get(base, {}).get(name)
         if position is not None and position < len(params):
-            found.append((params[position].name.value, "batch"))
+            found.append((params[position], "batch"))
         step = ops.FRAMEWORK_STEP_OUTPUTS.get(base, {}).get(name)
         if step is not None and step[1] < len(params):
-            found.append((params[step[1]].name.value, f"step:{step[0]}"))
+            found.append((params[step[1]], f"step:{step[0]}"))
     return tuple(found)

@@ -286,10 +286,8 @@ TENSOR_RESULT_METHODS = frozenset(
 )  # fmt: skip
 #: Of those, the views and the integer results, the methods no ndarray has.
 TORCH_ONLY_RESULT_METHODS = (
-    (TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS)
-    - NDARRAY_METHODS
-    - {"to", "cpu", "type"}
-)
+    TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS
+) - NDARRAY_METHODS
 #: Functions that, given one argument only, return integer indices
 #: (``torch.where(mask)``: a tuple of index tensors).
 INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})
@@ -479,10 +477,17 @@ FRAMEWORK_NO_GRAD_METHODS = {
 #: batch hooks and a ``Callback``'s (``on_train_batch_end(self, trainer,
 #: pl_module, outputs, batch, batch_idx)``). Its other values (strings, ids)
 #: are not moved, so the batch is no proof of a tensor.
-_LIGHTNING_LOOPS = ("train", "validation", "test", "predict")
+#: Lightning's loops: the name in its hooks (``on_train_batch_end``) -> the
+#: name of its step (``training_step``)
+_LIGHTNING_LOOPS = {
+    "train": "training",
+    "validation": "validation",
+    "test": "test",
+    "predict": "predict",
+}
 FRAMEWORK_BATCH_PARAMETERS: dict[str, dict[str, int]] = {
     "LightningModule": {
-        **{f"{loop}_step": 0 for loop in ("training", "validation", "test", "predict")},
+        **{f"{step}_step": 0 for step in _LIGHTNING_LOOPS.values()},
         **{f"on_{loop}_batch_start": 0 for loop in _LIGHTNING_LOOPS},
         **{f"on_{loop}_batch_end": 1 for loop in _LIGHTNING_LOOPS},
     },
@@ -500,14 +505,8 @@ FRAMEWORK_BATCH_PARAMETERS: dict[str, dict[str, int]] = {
 #: goes through).
 FRAMEWORK_STEP_OUTPUTS: dict[str, dict[str, tuple[str, int]]] = {
     "LightningModule": {
-        **{
-            f"{loop}_epoch_end": (f"{loop}_step", 0)
-            for loop in ("training", "validation", "test", "predict")
-        },
-        **{
-            f"on_{loop}_batch_end": (f"{step}_step", 0)
-            for loop, step in zip(_LIGHTNING_LOOPS, ("training", "validation", "test", "predict"))
-        },
+        **{f"{step}_epoch_end": (f"{step}_step", 0) for step in _LIGHTNING_LOOPS.values()},
+        **{f"on_{loop}_batch_end": (f"{step}_step", 0) for loop, step in _LIGHTNING_LOOPS.items()},
     },
 }
 #: The torch release since which ``Tensor.numpy()`` checks grad mode, so that

@@ -251,7 +251,7 @@ class ModuleAnalysis:
         moved = moved_here(function, [p.name.value for p in params])
         # what a framework hands the method (a batch, a step's outputs) is
         # known where it is made, not guessed
-        framework = {name for name, _ in framework_inputs(scope)}
+        framework = {param.name.value for param, _ in framework_inputs(scope)}
         for param in params:
             if param.name.value in numbers or param.name.value in framework:
                 continue  # a size or a count (a number), or the framework's
@@ -515,15 +515,8 @@ class ModuleAnalysis:
                 found = found | frozenset(t for t in facts if t.startswith(DEV))
         if not any(t.startswith(DEV) for t in found):
             return None
-        function = scope.node
-        assert isinstance(function, syntax.FunctionDef)
-        param = next(
-            p
-            for p in (*function.params.posonly_params, *function.params.params)
-            if p.name.value == framework[0]
-        )
-        token = record(scope, "gathered", param, f"{step_name}()")
-        return framework[0], frozenset({token, TORCH_DATA})
+        token = record(scope, "gathered", framework[0], f"{step_name}()")
+        return framework[0].name.value, frozenset({token, TORCH_DATA})
 
     def runs_without_grad(self, function: syntax.FunctionDef) -> bool:
         """Does the body of ``function`` run with grad disabled: a (not

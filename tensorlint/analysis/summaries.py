@@ -344,7 +344,8 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     """The summaries of a module's functions and of its top-level classes' methods
     (computed on demand); ``source`` lets ``alias_names`` skip functions
     whose text has no conversion."""
-    imported = {**all_imports(tree), **_renamed(tree)}
+    found = all_imports(tree)
+    imported = {**found, **_renamed(tree, found)}
     imports = {k: v for k, v in imported.items() if not v.startswith(".")}
     functions: list[tuple[str, _FunctionNode, bool]] = []
     aliases: dict[str, str] = {}
@@ -372,10 +373,10 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     return ModuleSummary(lazy, aliases, classes, imported, stars)
 
 
-def _renamed(tree: ast.Module) -> dict[str, str]:
+def _renamed(tree: ast.Module, imported: Mapping[str, str]) -> dict[str, str]:
     """Names a module binds once, at its top level, to an imported function
-    or class (``zeros = torch.zeros``): what they name, as imports do."""
-    imported = all_imports(tree)
+    or class (``zeros = torch.zeros``; ``imported``: the module's imports):
+    what they name, as imports do."""
     found: dict[str, str] = {}
     bound: dict[str, int] = {}
     for node in tree.body:
