@@ -797,7 +797,9 @@ class FactEvaluator:
             and isinstance(node.value, (syntax.Attribute, syntax.Name))
             and not base & {FROZEN, TENSOR}
         ):
-            return evidence(base) | {record(self.scope, "parameter", node)}
+            found = evidence(base) | {record(self.scope, "parameter", node)}
+            # a known module's ``weight``: a parameter, a tensor
+            return found | {TENSOR} if MODULE in base else found
         return evidence(base)
 
     def call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
@@ -1748,13 +1750,21 @@ def type_guards(test: syntax.BaseExpression, scope: Scope) -> TypeGuards:
         not qual and ops.OTHER_TEST_HELPER.match(name)
     ):
         return TypeGuards({key: IS_OTHER})
+    if qual == "numpy.isscalar":  # a Python or NumPy scalar (never a tensor)
+        return TypeGuards({key: IS_OTHER})
     return TypeGuards()
 
 
 def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:
-    """``type(x) is torch.Tensor`` (``==``; ``is not`` and ``!=`` swap the branches)."""
+    """``type(x) is torch.Tensor`` (``==``; ``is not`` and ``!=`` swap the
+    branches); ``"torch" in str(type(x))`` and the like (``not in`` swaps)."""
     comparison = test.comparisons[0]
     left = test.left
+    if isinstance(comparison.operator, (syntax.In, syntax.NotIn)):
+        guards = _type_name_test(left, comparison.comparator)
+        if isinstance(comparison.operator, syntax.NotIn):
+            return TypeGuards(guards.orelse, guards.body)
+        return guards
     if not (
         isinstance(left, syntax.Call)
         and dotted_name(left.func) == "type"
@@ -1771,6 +1781,37 @@ def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:
     if isinstance(comparison.operator, (syntax.IsNot, syntax.NotEqual)):
         return TypeGuards(guards.orelse, guards.body)
     return TypeGuards()
+
+
+def _type_name_test(word: syntax.BaseExpression, text: syntax.BaseExpression) -> TypeGuards:
+    """``"torch" in str(type(x))`` (also ``type(x).__module__``, ``.__name__``,
+    ``.__qualname__``): a framework's name in the text of ``x``'s type."""
+    if not isinstance(word, syntax.SimpleString):
+        return TypeGuards()
+    framework = word.evaluated_value
+    if isinstance(text, syntax.Call) and dotted_name(text.func) == "str" and len(text.args) == 1:
+        text = text.args[0].value  # ``str(type(x))``
+    elif isinstance(text, syntax.Attribute) and text.attr.value in _TYPE_TEXTS:
+        text = text.value  # ``type(x).__module__``
+    if not (
+        isinstance(text, syntax.Call)
+        and dotted_name(text.func) == "type"
+        and len(text.args) == 1
+        and text.args[0].keyword is None
+    ):
+        return TypeGuards()
+    key = dotted_name(text.args[0].value)
+    if key is None or not isinstance(framework, str):
+        return TypeGuards()
+    if framework == "torch":
+        return TypeGuards({key: IS_TORCH}, {key: NOT_TORCH})
+    if framework.lower() in ops.OTHER_TYPE_WORDS:
+        return TypeGuards({key: IS_OTHER})
+    return TypeGuards()
+
+
+#: The texts of a type that name it or its module.
+_TYPE_TEXTS = frozenset({"__module__", "__name__", "__qualname__"})
 
 
 def _guards_for(key: str, kinds: set[Optional[str]]) -> TypeGuards:
@@ -1792,6 +1833,8 @@ def _type_kinds(node: syntax.BaseExpression, scope: Scope) -> set[Optional[str]]
         name = node.value if isinstance(node, syntax.Name) else None
         if name in ops.NOT_TENSOR_TYPES and not scope.binds_locally(name):
             return {IS_OTHER}  # a builtin: ``int``, ``str``
+        if name in ops.CONTAINER_TYPES and not scope.binds_locally(name):
+            return {NOT_TORCH}  # ``list``: not a tensor (its elements may be)
         return {None}
     if qual in ops.TORCH_TENSOR_TYPES or (
         qual.startswith("torch.") and qual.count(".") == 1 and qual.endswith("Tensor")
@@ -1801,6 +1844,8 @@ def _type_kinds(node: syntax.BaseExpression, scope: Scope) -> set[Optional[str]]
         return {IS_ARRAY}
     if qual in ops.NOT_TENSOR_TYPES or ops.is_other_framework(qual):
         return {IS_OTHER}
+    if qual in ops.CONTAINER_TYPES:
+        return {NOT_TORCH}
     return {None}
 
 
@@ -1828,9 +1873,20 @@ def guarded_facts(facts: Facts, kind: str) -> Facts:
 def refine(env: dict[str, Facts], kinds: Mapping[str, str], known: Callable[[str], Facts]) -> None:
     """Give each value a type test names (``type_guards``) what the test says
     of it in ``env``; ``known(key)`` is what it is when ``env`` lacks it."""
+    refuted: set[str] = set()
     for key, kind in kinds.items():
         facts = env.get(key)
-        env[key] = guarded_facts(known(key) if facts is None else facts, kind)
+        before = known(key) if facts is None else facts
+        env[key] = guarded_facts(before, kind)
+        if kind in (IS_ARRAY, IS_OTHER):
+            # the value is no tensor here: what said it may be on CUDA or
+            # require grad is refuted for the values computed from it too
+            # (``parts = [boxes[:, i] ...]``, then ``isinstance(boxes, np.ndarray)``)
+            refuted |= evidence(before)
+    if refuted:
+        for name, facts in list(env.items()):
+            if name not in kinds and facts & refuted:
+                env[name] = facts - refuted
 
 
 def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:

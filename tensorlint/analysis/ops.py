@@ -586,6 +586,17 @@ NOT_TENSOR_TYPES = frozenset(
         "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
     }
 )  # fmt: skip
+#: Containers: a value that is one is not a tensor, though its elements may be.
+CONTAINER_TYPES = frozenset(
+    {
+        "list", "tuple", "dict", "set", "frozenset",
+        "collections.abc.Sequence", "collections.abc.Mapping", "collections.abc.Iterable",
+        "typing.List", "typing.Tuple", "typing.Dict", "typing.Sequence", "typing.Mapping",
+    }
+)  # fmt: skip
+#: Frameworks a type's name or module names in a text test
+#: (``"jax" in str(type(x))``): ``"chainer"`` too, which has no ``.numpy()``.
+OTHER_TYPE_WORDS = frozenset({*OTHER_FRAMEWORKS, "tf", "chainer", "cupy"})
 #: A project's own no-grad decorator or context, by its name, where its
 #: definition cannot be read (``@smart_inference_mode()``, copied from
 #: YOLOv5's ``utils/torch_utils.py`` into many projects; ``torch_no_grad``).

@@ -168,7 +168,6 @@ class ModuleAnalysis:
                         called.add(owner)
             elif (
                 candidate.kind in _NOT_BOUNDARY
-                and not self.index.imports_torch_itself  # (torch reaches it otherwise)
                 and isinstance(owner, syntax.FunctionDef)
                 and owner not in called
                 and owner not in self._wanted_owners
