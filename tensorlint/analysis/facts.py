@@ -327,7 +327,10 @@ def bind_loop_target(
         and _yields_pairs(iterable.func.attr.value)
     ):
         assert isinstance(target, (syntax.Tuple, syntax.List))
-        bind_target(env, target.elements[1].value, elements_of(iterable))
+        found = elements_of(iterable)
+        if iterable.func.attr.value in ops.MODULE_PARAMETER_METHODS:
+            found = found | {TENSOR}  # ``for name, p in m.named_parameters()``
+        bind_target(env, target.elements[1].value, found)
         return
     if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
         builtin = iterable.func.value
@@ -724,7 +727,7 @@ class FactEvaluator:
         to the elements of what they iterate (a tensor's rows are tensors)."""
         inner = comprehension_env(self, node, env)
         found = self.elements([self.expr(node.elt, inner)], exact=True)
-        return found if ELEMS in found else EMPTY  # (other values: nothing is known)
+        return found  # (values not known to be torch data: their evidence only)
 
     @staticmethod
     def operation(left: Facts, right: Facts) -> Facts:
@@ -779,8 +782,9 @@ class FactEvaluator:
         base = self.expr(node.value, env)
         if attr in ops.GRAD_FREE_ATTRS:
             found = carry(base) - {MODULE} | {NOGRAD}
-            if attr == "data" and OUTPUT in base:
-                found = found | {TENSOR}  # a module's output's ``.data``: a tensor
+            if attr == "data" and (OUTPUT in base or self._output_entry(node.value, env)):
+                # a module's output's ``.data`` (or one of its entries'): a tensor
+                found = found | {TENSOR}
             return found
         if attr in ops.TORCH_VIEW_ATTRS or attr in ops.NUMPY_VIEW_ATTRS or attr == "values":
             return carry(base)
@@ -801,6 +805,11 @@ class FactEvaluator:
             # a known module's ``weight``: a parameter, a tensor
             return found | {TENSOR} if MODULE in base else found
         return evidence(base)
+
+    def _output_entry(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
+        """``out[i]``, ``out["logits"]`` of a module's output (a tuple or a
+        dict of tensors, or a tensor)."""
+        return isinstance(node, syntax.Subscript) and OUTPUT in self.expr(node.value, env)
 
     def call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = self._call(node, env)
@@ -1243,17 +1252,21 @@ class FactEvaluator:
         if method == "detach":
             return base | {TENSOR, NOGRAD}
         if method in ("to", "type"):
-            return self._to_call(base, node, env)
+            found = self._to_call(base, node, env)
+            return found | {TENSOR} if _moves_a_tensor_result(node, found) else found
         if method in ops.DEVICE_CHANGING_METHODS:
-            return (base - {CPU}) | {MOVED, record(self.scope, "move", node)}
+            found = (base - {CPU}) | {MOVED, record(self.scope, "move", node)}
+            return found | {TENSOR} if _moves_a_tensor_result(node, found) else found
         if method == "requires_grad_":
             if is_false(positional(node, 0) or keyword(node, "requires_grad")):
                 return frozen(base)
             return base - {NOGRAD, FROZEN} | {record(self.scope, "requires-grad", node)}
         if method in ops.MODULE_PARAMETER_METHODS:
+            # its parameters: tensors (``named_parameters``: paired with names)
+            elements = {ELEMS} if method == "parameters" else set()
             if FROZEN in base:
-                return evidence(base) | {NOGRAD}
-            return evidence(base) | {record(self.scope, "parameter", node)}
+                return evidence(base) | {NOGRAD} | elements
+            return evidence(base) | {record(self.scope, "parameter", node)} | elements
         if method in ops.MODULE_BUFFER_METHODS or (
             method == "state_dict" and not is_true(keyword(node, "keep_vars"))
         ):
@@ -1468,6 +1481,21 @@ def _names_a_dtype(node: syntax.BaseExpression) -> bool:
     """``dtype``, ``x.dtype``, ``self.dtype``: a dtype held in a variable."""
     dotted = dotted_name(node)
     return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
+
+
+def _moves_a_tensor_result(node: syntax.Call, facts: Facts) -> bool:
+    """``y.flatten().to(dev)``, ``x.float().cuda()``: what is moved is the
+    result of a method an ndarray or a tensor has and a module does not, and
+    an ndarray has no ``.to`` or ``.cuda``: a tensor."""
+    if MOVED not in facts:
+        return False
+    func = node.func
+    receiver = func.value if isinstance(func, syntax.Attribute) else None
+    return (
+        isinstance(receiver, syntax.Call)
+        and isinstance(receiver.func, syntax.Attribute)
+        and receiver.func.attr.value in ops.NOT_MODULE_ARRAY_METHODS
+    )
 
 
 def _legacy_item(node: syntax.Subscript) -> bool:

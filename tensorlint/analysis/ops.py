@@ -288,6 +288,14 @@ TENSOR_RESULT_METHODS = frozenset(
 TORCH_ONLY_RESULT_METHODS = (
     TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS | INTEGER_RESULT_METHODS
 ) - NDARRAY_METHODS
+#: Methods of arrays and tensors that an ``nn.Module`` does not have (it has
+#: ``float``, ``half``, ``double``, ``type``, ``to``, ``cpu``, ``cuda``,
+#: ``requires_grad_``, ``share_memory``): what they return and is then moved
+#: with ``.to(dev)`` / ``.cuda()`` is a tensor.
+NOT_MODULE_ARRAY_METHODS = (
+    NDARRAY_METHODS | TENSOR_RESULT_METHODS | TORCH_VIEW_METHODS
+) - {"float", "half", "double", "bfloat16", "type", "to", "cpu", "requires_grad_",
+     "share_memory_", "copy", "fill", "item", "tolist"}  # fmt: skip
 #: Functions that, given one argument only, return integer indices
 #: (``torch.where(mask)``: a tuple of index tensors).
 INDICES_WITH_ONE_ARGUMENT = frozenset({"where"})

@@ -794,6 +794,8 @@ class _Summarizer:
                 self.env[node.target.id] = self._iterated(node.iter)
                 self.proofs.pop(node.target.id, None)
             self.mark(node.target, False)
+            # the rows of a tensor on the device are there too
+            self.mark_device(node.target, self.device_value(node.iter))
             for name in self._parameter_targets(node.target, node.iter):
                 self.made.add(name)
             for name in assigned_names(node.target):
@@ -1004,6 +1006,14 @@ class _Summarizer:
             and self.module_output(node.args[-1])
         ):
             self.made.add(func.value.id)  # ``params.append(p.view(-1))``
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ops.CONTAINER_STORE_METHODS
+            and isinstance(func.value, ast.Name)
+            and node.args
+            and self.device_value(node.args[-1])
+        ):
+            self.on_device.add(func.value.id)  # ``out.append(row.mean(0))``
         holder = func.value if isinstance(func, ast.Attribute) else None
         if isinstance(holder, ast.Subscript):  # ``by_key[k].append(y.cpu())``: a dict of lists
             holder = holder.value
@@ -1175,6 +1185,11 @@ class _Summarizer:
             return any(self.device_value(v) for v in node.values)
         if isinstance(node, (ast.Tuple, ast.List)):
             return any(self.device_value(e) for e in node.elts)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            # ``[row.mean(0) for row in x.cuda()]``: what it iterates is there
+            return self.device_value(node.elt) or any(
+                self.device_value(g.iter) for g in node.generators
+            )
         return False
 
     def device_params(self, node: ast.expr) -> set[str]:
