@@ -154,6 +154,9 @@ class Evidence(NamedTuple):
     #: for ``move`` / ``device`` evidence made only where a flag holds (``if
     #: use_cuda: x = x.cuda()``): the flag's dotted name (``flow.flag_test``)
     guard: str = ""
+    #: for ``callee-device`` evidence: the device the callee moves to, as the
+    #: caller names it (``self.device``), where that is known
+    target: str = ""
 
     @property
     def confidence(self) -> str:
@@ -179,6 +182,8 @@ def record(
     name: str = "",
     through: str = "",
     note: str = "",
+    target: str = "",
+    guard: str = "",
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in _DEVICE_KINDS else GRAD
@@ -186,8 +191,36 @@ def record(
     token = f"{prefix}{API_MARK if kind in _API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
     if token not in table:
-        table[token] = Evidence(kind, node, name, through=through, note=note)
+        table[token] = Evidence(
+            kind, node, name, through=through, note=note, guard=guard, target=target
+        )
     return token
+
+
+def _callee_target(node: syntax.Call, callee: Callee) -> tuple[str, str]:
+    """The device a callee moves what it returns to, and the flag it moves
+    under (``if use_cuda:``), named as the caller names them: ``self.device``
+    / ``self.use_cuda`` for a method called on ``self``, a name of this module
+    (``DEVICE``, ``train_on_gpu``) for a function of this module; else empty
+    (not known here)."""
+    func = node.func
+    on_self = (
+        isinstance(func, syntax.Attribute)
+        and isinstance(func.value, syntax.Name)
+        and func.value.value == "self"
+    )
+    local = callee.where.startswith("line ")
+
+    def as_here(name: str) -> str:
+        if name.startswith("self."):
+            return name if on_self else ""
+        return name if local and "." not in name.rstrip("()") else ""
+
+    summary = callee.summary
+    target = as_here(summary.device_target) if summary.device_target else ""
+    if target and not target.startswith("self.") and not target.isupper():
+        target = ""  # (a local name of the callee's: not the caller's)
+    return target, as_here(summary.device_flag) if summary.device_flag else ""
 
 
 #: The kinds of expression whose facts can hold ``TENSOR`` (see
@@ -923,7 +956,12 @@ class FactEvaluator:
                 break
         if device_output and CPU not in facts:
             # it returns a value it moved to a device (``return x.to(self.device)``)
-            facts = facts | {record(self.scope, "callee-device", node, callee.describe())}
+            target, flag = _callee_target(node, callee)
+            facts = facts | {
+                record(
+                    self.scope, "callee-device", node, callee.describe(), target=target, guard=flag
+                )
+            }
         if summary.grad_made:
             # it returns a tensor it set to require grad: no grad mode undoes that
             facts = (facts - {NOGRAD}) | {
@@ -2033,6 +2071,9 @@ def _move_targets(facts: Facts, scope: Scope) -> Optional[set[str]]:
         if found is None or found.kind == "api":
             continue
         node = found.node
+        if found.kind == "callee-device" and found.target:
+            targets.add(found.target)  # ``self._stats(x)`` moves to ``self.device``
+            continue
         if found.kind == "device" and not isinstance(node, syntax.Call):
             target: Optional[syntax.BaseExpression] = node  # ``device=d`` names ``d`` itself
         elif isinstance(node, syntax.Call) and found.kind in ("move", "device"):

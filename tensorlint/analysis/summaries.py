@@ -185,6 +185,13 @@ class FunctionSummary(NamedTuple):
     #: self.model(batch)``, ``return out``), with grad enabled or not: a
     #: tensor, or a tuple or dict of them
     forward_output: bool = False
+    #: the one device it chose and moves to (``x.to(self.device)``:
+    #: ``"self.device"``; a module constant: ``"DEVICE"``), where every move
+    #: it makes names that device; else empty
+    device_target: str = ""
+    #: the flag every move it makes is made under (``if use_cuda: x =
+    #: x.cuda()``: ``"use_cuda"``); else empty
+    device_flag: str = ""
 
     @property
     def names(self) -> frozenset[str]:
@@ -211,6 +218,8 @@ class FunctionSummary(NamedTuple):
             ],
             "keeps_device": list(self.keeps_device),
             "forward_output": self.forward_output,
+            "device_target": self.device_target,
+            "device_flag": self.device_flag,
         }
 
     @classmethod
@@ -243,7 +252,20 @@ class FunctionSummary(NamedTuple):
             ),
             tuple(_text(p) for p in data.get("keeps_device", ())),
             _bool(data.get("forward_output", False)),
+            _text(data.get("device_target", "")),
+            _text(data.get("device_flag", "")),
         )
+
+
+def _flag(test: ast.expr) -> Optional[str]:
+    """``use_cuda`` for ``if use_cuda:`` (a name, an attribute, or
+    ``torch.cuda.is_available()``), as ``facts.flag_test`` names it."""
+    if isinstance(test, ast.Call) and not test.args:
+        name = _dotted(test.func)
+        return f"{name}()" if name is not None and name.endswith("cuda.is_available") else None
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return _dotted(test)
+    return None
 
 
 def _text(value: Any) -> str:
@@ -652,6 +674,12 @@ class _Summarizer:
         #: local names holding a value moved to a device or made on one
         self.on_device: set[str] = set()
         self.device_output = False
+        #: the devices the moves seen name (dotted; ``"?"``: not by a name)
+        self.move_targets: set[str] = set()
+        #: the flag each move seen was made under (``""``: none)
+        self.move_flags: set[str] = set()
+        #: the flag the statement being read is under (``if use_cuda:``)
+        self.flag = ""
         #: local names holding a tensor set to require grad here
         self.set_grad: set[str] = set()
         #: every ``return`` so far gives a tensor set to require grad
@@ -712,7 +740,21 @@ class _Summarizer:
             tuple(self.elements or ()),
             tuple(sorted(self.keeps_device)),
             self.forward_output,
+            self._device_target(),
+            self._device_flag(),
         )
+
+    def _device_target(self) -> str:
+        """The one device every move here names (``FunctionSummary.device_target``)."""
+        if not self.device_output or len(self.move_targets) != 1:
+            return ""
+        return next(iter(self.move_targets))
+
+    def _device_flag(self) -> str:
+        """The one flag every move here was made under (``FunctionSummary.device_flag``)."""
+        if not self.device_output or len(self.move_flags) != 1:
+            return ""
+        return next(iter(self.move_flags))
 
     def statement(self, node: ast.stmt) -> None:
         if isinstance(node, ast.FunctionDef) and _returns_at_once(node):
@@ -802,7 +844,15 @@ class _Summarizer:
                 self.flows[name] = self.flow(node.iter)
                 self.device_flows[name] = self._device_flow(node.iter)
             self.body(node.body, node.orelse)
-        elif isinstance(node, (ast.While, ast.If)):
+        elif isinstance(node, ast.If):
+            flag = _flag(node.test)
+            outer_flag = self.flag
+            if flag is not None:
+                self.flag = flag  # ``if use_cuda: x = x.cuda()``
+            self.body(node.body)
+            self.flag = outer_flag
+            self.body(node.orelse)
+        elif isinstance(node, ast.While):
             self.body(node.body, node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             outer = self.no_grad
@@ -1158,12 +1208,18 @@ class _Summarizer:
                 # this call decides where the value is
                 target = node.args[0] if node.args else None
                 if func.attr != "to":
-                    return True  # ``.cuda()``
+                    self.move_targets.add("?")  # ``.cuda()``: the current device
+                    self.move_flags.add(self.flag)
+                    return True
                 if target is None:
                     return self._chosen_device(node) or self.device_value(func.value)
                 if cpu_or_dtype(target):
                     return not _is_const(target, "cpu") and self.device_value(func.value)
-                return self._chosen(target)
+                chosen = self._chosen(target)
+                if chosen:
+                    self.move_targets.add(_dotted(target) or "?")
+                    self.move_flags.add(self.flag)
+                return chosen
             if self._chosen_device(node):
                 return True  # ``torch.zeros(n, device=DEVICE)``
             if isinstance(func, ast.Attribute) and self.device_value(func.value):
@@ -1252,7 +1308,12 @@ class _Summarizer:
         return self.device_params(func.value)  # ``x.to(device).float()``
 
     def _chosen_device(self, call: ast.Call) -> bool:
-        return any(k.arg == "device" and self._chosen(k.value) for k in call.keywords)
+        for keyword in call.keywords:
+            if keyword.arg == "device" and self._chosen(keyword.value):
+                self.move_targets.add(_dotted(keyword.value) or "?")
+                self.move_flags.add(self.flag)
+                return True
+        return False
 
     def _chosen(self, device: ast.expr) -> bool:
         """Is ``device`` one the function chose itself, not the CPU?"""
