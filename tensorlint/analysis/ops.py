@@ -594,6 +594,13 @@ NOT_TENSOR_TYPES = frozenset(
         "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
     }
 )  # fmt: skip
+#: Names of the objects that hold a program's settings or its own state:
+#: their ``.device`` is a device the code chose (``args.device``), where any
+#: other value's ``.device`` is where that value already is (``x.device``).
+SETTINGS_NAMES = frozenset(
+    {"self", "cls", "args", "arg", "cfg", "config", "conf", "opt", "opts", "options",
+     "hparams", "hp", "settings", "flags", "FLAGS", "params", "hyperparams", "trainer"}
+)  # fmt: skip
 #: Containers: a value that is one is not a tensor, though its elements may be.
 CONTAINER_TYPES = frozenset(
     {

@@ -1330,6 +1330,12 @@ class _Summarizer:
         (``self.device``), a module constant (``DEVICE``), a literal."""
         if isinstance(node, ast.Name):
             return node.id in self.params or not node.id.isupper()
+        if isinstance(node, ast.Attribute) and node.attr == "device":
+            # ``scores.device``: where a value already is (``torch.full(n, v,
+            # device=scores.device)``), not a choice; ``self.device`` and a
+            # configuration's (``args.device``, ``cfg.device``) are choices
+            root = node.value
+            return isinstance(root, ast.Name) and root.id not in ops.SETTINGS_NAMES
         return False
 
     def module_output(self, node: ast.expr) -> bool:
