@@ -323,11 +323,6 @@ class _Binding(NamedTuple):
     detached: bool  #: the value ends detached (``.detach()``, ``.item()``, ...)
     no_grad: bool  #: it runs with grad disabled
     line: int = 0  #: where it is
-    #: the value is what a class or function called by its name returns, not
-    #: a forward pass nor torch's (``sampler = Sampler(net)``, ``grid =
-    #: make_grid(x)``): where that is follows from the callee, not from the
-    #: values passed to it
-    opaque: bool = False
 
 
 class _Context:
@@ -430,7 +425,6 @@ class _Context:
                     _ends_with(value, _NO_GRAD),
                     no_grad,
                     getattr(target, "lineno", 0),
-                    _opaque(value, self.imports),
                 )
                 for target, value, no_grad in _bindings_with_mode(scope, self.imports)
             ]
@@ -471,9 +465,7 @@ class _Context:
                         moved = dotted_name_of(call.func.value)
                         if moved is not None and "." not in moved:
                             seeds.add(moved)
-            found = self._moved[(id(scope), before)] = _spread(
-                flow, seeds, lambda b: not (b.on_cpu or b.opaque)
-            )
+            found = self._moved[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.on_cpu)
         return found
 
     def _grad_in(self, scope: _Scope, before: int = 0) -> set[str]:
@@ -629,15 +621,6 @@ def _assignments(
             yield statement.target, statement.iter, no_grad
         for block in blocks(statement):
             yield from _assignments(block, inside, imports)
-
-
-def _opaque(node: ast.expr, imports: Mapping[str, str]) -> bool:
-    """``Sampler(net)``, ``make_grid(x)``: a call of a class or function by
-    its name, not a forward pass and not torch's (``from torch import cat``)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return False
-    name = node.func.id
-    return not ops.names_a_forward_pass(name) and not imports.get(name, "").startswith("torch")
 
 
 def _forward_pass(node: ast.expr) -> bool:
