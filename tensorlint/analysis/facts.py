@@ -1290,11 +1290,9 @@ class FactEvaluator:
         if method == "detach":
             return base | {TENSOR, NOGRAD}
         if method in ("to", "type"):
-            found = self._to_call(base, node, env)
-            return found | {TENSOR} if _moves_a_tensor_result(node, found) else found
+            return _moved_result(node, self._to_call(base, node, env))
         if method in ops.DEVICE_CHANGING_METHODS:
-            found = (base - {CPU}) | {MOVED, record(self.scope, "move", node)}
-            return found | {TENSOR} if _moves_a_tensor_result(node, found) else found
+            return _moved_result(node, (base - {CPU}) | {MOVED, record(self.scope, "move", node)})
         if method == "requires_grad_":
             if is_false(positional(node, 0) or keyword(node, "requires_grad")):
                 return frozen(base)
@@ -1521,19 +1519,20 @@ def _names_a_dtype(node: syntax.BaseExpression) -> bool:
     return dotted is not None and "dtype" in dotted.rsplit(".", 1)[-1].lower()
 
 
-def _moves_a_tensor_result(node: syntax.Call, facts: Facts) -> bool:
-    """``y.flatten().to(dev)``, ``x.float().cuda()``: what is moved is the
-    result of a method an ndarray or a tensor has and a module does not, and
-    an ndarray has no ``.to`` or ``.cuda``: a tensor."""
-    if MOVED not in facts:
-        return False
+def _moved_result(node: syntax.Call, facts: Facts) -> Facts:
+    """The facts of a ``.to(...)`` / ``.cuda()`` call: a tensor too where it
+    moves the result of a method an ndarray or a tensor has and a module
+    does not (``y.flatten().to(dev)``): an ndarray has no ``.to``."""
     func = node.func
     receiver = func.value if isinstance(func, syntax.Attribute) else None
-    return (
-        isinstance(receiver, syntax.Call)
+    if (
+        MOVED in facts
+        and isinstance(receiver, syntax.Call)
         and isinstance(receiver.func, syntax.Attribute)
         and receiver.func.attr.value in ops.NOT_MODULE_ARRAY_METHODS
-    )
+    ):
+        return facts | {TENSOR}
+    return facts
 
 
 def _legacy_item(node: syntax.Subscript) -> bool:

@@ -740,21 +740,20 @@ class _Summarizer:
             tuple(self.elements or ()),
             tuple(sorted(self.keeps_device)),
             self.forward_output,
-            self._device_target(),
-            self._device_flag(),
+            self._sole(self.move_targets),
+            self._sole(self.move_flags),
         )
 
-    def _device_target(self) -> str:
-        """The one device every move here names (``FunctionSummary.device_target``)."""
-        if not self.device_output or len(self.move_targets) != 1:
-            return ""
-        return next(iter(self.move_targets))
+    def _sole(self, found: set[str]) -> str:
+        """The one device (or flag) every move here names, where it returns a
+        moved value (``FunctionSummary.device_target`` / ``device_flag``)."""
+        return next(iter(found)) if self.device_output and len(found) == 1 else ""
 
-    def _device_flag(self) -> str:
-        """The one flag every move here was made under (``FunctionSummary.device_flag``)."""
-        if not self.device_output or len(self.move_flags) != 1:
-            return ""
-        return next(iter(self.move_flags))
+    def _moved(self, target: Optional[ast.expr]) -> None:
+        """Note a move to ``target`` (None: not named) under the current flag."""
+        name = _dotted(target) if target is not None else None
+        self.move_targets.add(name or "?")
+        self.move_flags.add(self.flag)
 
     def statement(self, node: ast.stmt) -> None:
         if isinstance(node, ast.FunctionDef) and _returns_at_once(node):
@@ -1208,8 +1207,7 @@ class _Summarizer:
                 # this call decides where the value is
                 target = node.args[0] if node.args else None
                 if func.attr != "to":
-                    self.move_targets.add("?")  # ``.cuda()``: the current device
-                    self.move_flags.add(self.flag)
+                    self._moved(None)  # ``.cuda()``: the current device
                     return True
                 if target is None:
                     return self._chosen_device(node) or self.device_value(func.value)
@@ -1217,8 +1215,7 @@ class _Summarizer:
                     return not _is_const(target, "cpu") and self.device_value(func.value)
                 chosen = self._chosen(target)
                 if chosen:
-                    self.move_targets.add(_dotted(target) or "?")
-                    self.move_flags.add(self.flag)
+                    self._moved(target)
                 return chosen
             if self._chosen_device(node):
                 return True  # ``torch.zeros(n, device=DEVICE)``
@@ -1310,8 +1307,7 @@ class _Summarizer:
     def _chosen_device(self, call: ast.Call) -> bool:
         for keyword in call.keywords:
             if keyword.arg == "device" and self._chosen(keyword.value):
-                self.move_targets.add(_dotted(keyword.value) or "?")
-                self.move_flags.add(self.flag)
+                self._moved(keyword.value)
                 return True
         return False
 
