@@ -35,6 +35,10 @@ class ImplicitTensorToArray(Rule):
     from one: `_, s, _ = torch.svd(a)`; returned by a function of the
     project that returns a tensor on every path; the total norm
     `clip_grad_norm_` returns; a parameter annotated `torch.Tensor`; a
+    module's parameters (`model.parameters()`, a known module's `.weight`),
+    a method's result moved with `.to(d)` / `.cuda()` (`y.flatten().to(d)`:
+    an ndarray has neither), the `.data` of a module's output or of one of
+    its entries; a
     module's output as in `np.argmax(net(x), 1)`, and the result of a
     method only tensors have on one, `net(x).softmax(1)`, with an unsafe
     fix: the module may not be torch's), or a list or tuple of
@@ -47,7 +51,8 @@ class ImplicitTensorToArray(Rule):
     (`wrong += (pred != y).sum()`), and so does a value the code called
     `.backward()` on (it requires grad, too), and so does a parameter that
     the project's other files pass values moved to a device (a metrics module
-    without torch given CUDA scores by the model's file), and so does a
+    given CUDA scores by the model's file, whether or not it imports
+    torch), and so does a
     parameter of a public function that a caller in the same file passes a
     tensor (`auc_of(labels, scores)` called with CUDA scores; other callers
     may pass arrays, so the fix is unsafe there), and a value that is a
