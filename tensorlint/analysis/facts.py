@@ -811,11 +811,21 @@ class FactEvaluator:
             and node.attr.value in self.attributes
         ):
             return self.attributes[node.attr.value]
-        attr = node.attr.value
-        base = self.expr(node.value, env)
+        return self._member(node.value, node.attr.value, node, env)
+
+    def _member(
+        self,
+        owner: syntax.BaseExpression,
+        attr: str,
+        node: syntax.CSTNode,
+        env: Mapping[str, Facts],
+    ) -> Facts:
+        """The facts of attribute ``attr`` of ``owner`` (``owner.attr``, or
+        ``getattr(owner, "attr")``), ``node`` the expression that reads it."""
+        base = self.expr(owner, env)
         if attr in ops.GRAD_FREE_ATTRS:
             found = carry(base) - {MODULE} | {NOGRAD}
-            if attr == "data" and (OUTPUT in base or self._output_entry(node.value, env)):
+            if attr == "data" and (OUTPUT in base or self._output_entry(owner, env)):
                 # a module's output's ``.data`` (or one of its entries'): a tensor
                 found = found | {TENSOR}
             return found
@@ -831,7 +841,7 @@ class FactEvaluator:
             return _device_facts(base) | {TENSOR, NOGRAD}
         if (
             attr in ops.PARAMETER_ATTRIBUTES
-            and isinstance(node.value, (syntax.Attribute, syntax.Name))
+            and isinstance(owner, (syntax.Attribute, syntax.Name))
             and not base & {FROZEN, TENSOR}
         ):
             found = evidence(base) | {record(self.scope, "parameter", node)}
@@ -976,6 +986,8 @@ class FactEvaluator:
 
     def _call(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         func = node.func
+        if isinstance(func, syntax.Name) and func.value == "getattr" and func.value not in env:
+            return self._getattr(node, env)
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)
@@ -1017,6 +1029,23 @@ class FactEvaluator:
             # make the call raise first)
             found = frozenset(t for t in found if not t.startswith(DEV)) | {CPU}
         return found
+
+    def _getattr(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
+        """``getattr(x, "grad")`` reads as ``x.grad``. With a name computed
+        at run time (``getattr(p, key)`` for ``key`` in ``("data", "grad")``)
+        the attribute is unknown: where ``x`` is says where it is, but not
+        whether it requires grad (``.data`` and ``.grad`` do not)."""
+        owner, name = positional(node, 0), positional(node, 1)
+        if owner is None or name is None:
+            return self._arguments(node, env, False)
+        default = positional(node, 2)  # (``None``: nothing to convert on that path)
+        if isinstance(name, syntax.SimpleString) and isinstance(name.evaluated_value, str):
+            read = self._member(owner, name.evaluated_value, node, env)
+        else:
+            read = _device_facts(evidence(self.expr(owner, env)))
+        if default is None or _is_none(default):
+            return read
+        return _combine(read, self.expr(default, env))
 
     def _is_loss(
         self, func: syntax.BaseExpression, node: syntax.Call, env: Mapping[str, Facts]

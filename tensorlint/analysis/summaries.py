@@ -1348,6 +1348,13 @@ class _Summarizer:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ops.GRAD_ENDING_METHODS:
                 return False
+            if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+                # ``getattr(p, "grad")`` reads as ``p.grad``; a name computed
+                # at run time could be ``data`` or ``grad``: no evidence
+                name = node.args[1]
+                if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                    return False
+                return name.value not in ops.GRAD_FREE_ATTRS and self.module_output(node.args[0])
             if self._is_module_call(node):
                 return True
             if isinstance(func, ast.Attribute) and func.attr in ops.MODULE_PARAMETER_METHODS:
