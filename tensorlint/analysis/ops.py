@@ -477,6 +477,13 @@ FRAMEWORK_NO_GRAD_METHODS = {
         }
     ),
 }  # fmt: skip
+#: Bases of a custom autograd function, whose ``forward`` autograd runs with
+#: grad disabled (measured on torch 2.13: ``torch.is_grad_enabled()`` is
+#: False there, and ``.numpy()`` of an input that requires grad succeeds)
+AUTOGRAD_FUNCTION_CLASSES = frozenset(
+    {"torch.autograd.Function", "torch.autograd.function.Function",
+     "torch.autograd.function.InplaceFunction"}
+)  # fmt: skip
 #: Methods a framework calls with a batch it moved to the module's device
 #: first, by the base class's name: method -> the batch parameter's position
 #: after ``self``. Lightning's loops run ``transfer_batch_to_device`` on every

@@ -237,7 +237,11 @@ class ModuleAnalysis:
                 return
             device = grad = f"{inherited.where}, {_PASSES_ON}"
             note = "a parameter of a method a base class calls"
-        elif self._is_called(name):
+        elif name == "backward" and _autograd_function_method(scope):
+            # autograd calls it with the gradients of ``forward``'s outputs
+            device = grad = _AUTOGRAD_PASSES
+            note = "a gradient autograd passes to `backward()`"
+        elif self._called_outside(function):
             return  # called here: its callers decide (function summaries, later)
         else:
             # the guess stands in for callers in other files: when a finding
@@ -311,7 +315,7 @@ class ModuleAnalysis:
         if function is None or function.asynchronous or not (self.library and self.boundary_counts):
             return False
         scope = self.index.scopes.get(function)
-        if scope is None or not _is_public(function, scope) or self._is_called(function.name.value):
+        if scope is None or not _is_public(function, scope) or self._called_outside(function):
             return False
         external = self.external_callers(function)
         return external is not None and external.no_grad
@@ -737,19 +741,29 @@ class ModuleAnalysis:
         """The source with bare CRs as newlines (for line starts)."""
         return self.source.replace("\r", "\n") if "\r" in self.source else self.source
 
+    def _called_outside(self, function: syntax.FunctionDef) -> bool:
+        """Is ``function`` called in this file other than by itself (a
+        recursive call passes on what its own callers gave it)?"""
+        name = function.name.value
+        if not self._is_called(name):
+            return False
+        inside = range(function.src_start, function.src_end)
+        return any(start not in inside for start in self._call_starts(name))
+
     def _is_called(self, name: str) -> bool:
         """Does code in this file call ``name``: ``f(...)``, ``self.f(...)``,
         ``cls.f(...)`` (not ``obj.f(...)``, not ``def f(``, not in doctests or
         comments)? One scan for the name's literal text, once per name."""
         known = self._called.get(name)
         if known is None:
-            known = self._called[name] = any(
-                _is_call_at(self._text, match.start())
-                for match in re.finditer(
-                    rf"{re.escape(name)}(?<!\w{re.escape(name)})\s*\(", self._text
-                )
-            )
+            known = self._called[name] = any(True for _ in self._call_starts(name))
         return known
+
+    def _call_starts(self, name: str) -> Iterator[int]:
+        """Where the text calls ``name`` (as ``_is_called`` counts calls)."""
+        for match in re.finditer(rf"{re.escape(name)}(?<!\w{re.escape(name)})\s*\(", self._text):
+            if _is_call_at(self._text, match.start()):
+                yield match.start()
 
     def _mentions(self, name: str) -> int:
         """How often ``name`` occurs in the text as a whole word, less the
@@ -953,7 +967,27 @@ def _framework_calls_without_grad(function: syntax.FunctionDef, scope: Scope) ->
     if function.asynchronous:
         return False
     name = function.name.value
+    if name == "forward" and _autograd_function_method(scope):
+        return True  # ``torch.autograd.Function.apply`` runs it so
     return any(name in ops.FRAMEWORK_NO_GRAD_METHODS[base] for base in framework_bases(scope))
+
+
+#: where a custom autograd function's ``backward`` gets its gradients from
+_AUTOGRAD_PASSES = (
+    "autograd, which passes the gradients of `forward()`'s outputs: on their device, and "
+    "requiring grad under `create_graph=True`, so {what} may come"
+)
+
+
+def _autograd_function_method(scope: Scope) -> bool:
+    """Is ``scope`` a method of a class derived from ``torch.autograd.Function``?"""
+    parent = scope.parent
+    if parent is None or not isinstance(parent.node, syntax.ClassDef):
+        return False
+    return any(
+        base.keyword is None and qualified_name(base.value, parent) in ops.AUTOGRAD_FUNCTION_CLASSES
+        for base in parent.node.bases
+    )
 
 
 def _awaited(site: callers.CallSite) -> bool:
