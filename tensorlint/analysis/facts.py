@@ -168,11 +168,13 @@ class Evidence(NamedTuple):
         not, docs/confidence.md); ``high`` for a cause the code shows."""
         if self.kind in _API_KINDS:
             return HIGH if self.shown else MEDIUM
-        return MEDIUM if self.kind == "module-output" else HIGH
+        return MEDIUM if self.kind in ("module-output", "owned") else HIGH
 
 
 #: the kinds of device evidence (the others are grad evidence)
-_DEVICE_KINDS = frozenset({"move", "device", "load", "api", "callee-device", "batch", "gathered"})
+_DEVICE_KINDS = frozenset(
+    {"move", "device", "load", "api", "callee-device", "batch", "gathered", "owned"}
+)
 
 
 def record(
@@ -644,6 +646,9 @@ class FactEvaluator:
         self.self_name = self_name(scope) if attributes is not None else None
         #: what the callers in the file pass to the parameters (``callers.py``)
         self.params = params or {}
+        #: ``self`` of a method of a module, in library code, that runs after
+        #: the module is built: its parameters are where its users moved it
+        self.owner = self.self_name if _owns_parameters(scope) else None
 
     def expr(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         return settle(self._expr(node, env))
@@ -660,7 +665,7 @@ class FactEvaluator:
                 return self._param(node.value)
             return EMPTY
         if isinstance(node, syntax.Attribute):
-            return self._attribute(node, env)
+            return self._owned(node, self._attribute(node, env), env)
         if isinstance(node, syntax.Subscript):
             if _legacy_item(node):
                 return EMPTY
@@ -677,7 +682,7 @@ class FactEvaluator:
                 return element_facts(base)  # ``outputs[i]`` of a list of tensors
             return carry(base)
         if isinstance(node, syntax.Call):
-            return self.call(node, env)
+            return self._owned(node, self.call(node, env), env)
         if isinstance(node, syntax.BinaryOperation):
             if isinstance(node.left, syntax.BaseString):  # ``"%s" % t`` formats
                 return EMPTY
@@ -738,6 +743,30 @@ class FactEvaluator:
         if isinstance(node, (syntax.ListComp, syntax.GeneratorExp)):
             return self._comprehension(node, env)
         return EMPTY
+
+    def _owned(
+        self, node: syntax.Attribute | syntax.Call, facts: Facts, env: Mapping[str, Facts]
+    ) -> Facts:
+        """A parameter or buffer of the module whose method this is
+        (``self.weight``, ``self.embed.weight``, ``self.parameters()``) lives
+        where its users moved the module: evidence that it may be on CUDA,
+        unless this method shows where it is (where it was made, on the CPU
+        in ``__init__``, says nothing once the module is moved)."""
+        if self.owner is None or any(t.startswith(DEV) for t in facts):
+            return facts
+        if not _owned_by(node, self.owner, facts, self.scope):
+            return facts
+        read = (
+            node.func.value
+            if isinstance(node, syntax.Call) and isinstance(node.func, syntax.Attribute)
+            else node
+        )
+        key = dotted_name(read)
+        if key is not None and any(
+            k != self.owner and (k == key or key.startswith(f"{k}.")) for k in env
+        ):
+            return facts  # (it, or what holds it, is bound in this method: that holds)
+        return facts - {CPU} | {record(self.scope, "owned", node)}
 
     def elements(self, facts: Sequence[Facts], *, exact: bool = True) -> Facts:
         """The facts of a list or tuple of values with these facts: ``ELEMS``
@@ -1163,6 +1192,10 @@ class FactEvaluator:
             return frozenset({MODULE, INFERENCE}) | self._device_keyword(node, env)
         if qual in ops.INFERENCE_FUNCTIONS:
             return _inferred(self._arguments(node, env, follow_api=False))
+        if qual in ops.PRETRAINED_EMBEDDINGS:
+            # frozen unless ``freeze=False``
+            facts = frozenset({MODULE})
+            return facts if is_false(keyword(node, "freeze")) else frozen(facts)
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[1][:1].isupper():
             facts = frozenset({MODULE}) | self._device_keyword(node, env)
             if self._parameter_free(qual.rsplit(".", 1)[1], node, env):
@@ -1607,6 +1640,74 @@ def returns_indices(call: syntax.Call, scope: Scope) -> bool:
         function = qualified_name(func, scope) is not None or isinstance(func, syntax.Name)
         return keyword(call, "dim") is not None or positional(call, int(function)) is not None
     return False
+
+
+def _owns_parameters(scope: Scope) -> bool:
+    """Is ``scope`` a method of a ``torch.nn.Module`` subclass (directly, or
+    through a class of the same file) in library code, other than one that
+    runs while the module is built?"""
+    if not scope.module().owned_devices or not isinstance(scope.node, syntax.FunctionDef):
+        return False
+    if scope.node.name.value in ops.MODULE_BUILD_METHODS or self_name(scope) is None:
+        return False
+    owner = scope.parent
+    if owner is None or not isinstance(owner.node, syntax.ClassDef):
+        return False
+    module = scope.module()
+    classes = {
+        statement.name.value: statement
+        for statement in (module.node.body if isinstance(module.node, syntax.Module) else ())
+        if isinstance(statement, syntax.ClassDef)
+    }
+    node: Optional[syntax.ClassDef] = owner.node
+    seen: set[str] = set()
+    while node is not None:
+        local: Optional[syntax.ClassDef] = None
+        for base in node.bases:
+            if base.keyword is not None:
+                continue
+            if qualified_name(base.value, owner) in ops.TORCH_MODULE_CLASSES:
+                return True
+            name = base.value.value if isinstance(base.value, syntax.Name) else None
+            if name is not None and name not in seen and name in classes:
+                local = classes[name]
+                seen.add(name)
+        node = local
+    return False
+
+
+def _owned_by(node: syntax.Attribute | syntax.Call, me: str, facts: Facts, scope: Scope) -> bool:
+    """Is ``node`` a parameter or buffer of the module ``me`` names: ``me.w``
+    made a parameter, ``me.layer.weight`` / ``.bias`` / ``.running_mean``,
+    ``me.parameters()``, ``me.layer.buffers()``, ``me.state_dict()``?"""
+    if isinstance(node, syntax.Call):
+        func = node.func
+        if not (
+            isinstance(func, syntax.Attribute)
+            and (
+                func.attr.value in ops.MODULE_PARAMETER_METHODS
+                or func.attr.value in ops.MODULE_BUFFER_METHODS
+                or func.attr.value == "state_dict"
+            )
+        ):
+            return False
+        return _rooted_at(func.value, me)
+    if not _rooted_at(node.value, me):
+        return False
+    attr = node.attr.value
+    if attr in ops.PARAMETER_ATTRIBUTES or attr in ops.BUFFER_ATTRIBUTES:
+        return True
+    table = scope.module().evidence
+    return isinstance(node.value, syntax.Name) and any(
+        getattr(table.get(t), "kind", None) == "parameter" for t in facts
+    )
+
+
+def _rooted_at(node: syntax.BaseExpression, me: str) -> bool:
+    """``me`` or ``me.a.b`` (attributes only)."""
+    while isinstance(node, syntax.Attribute):
+        node = node.value
+    return isinstance(node, syntax.Name) and node.value == me
 
 
 def _defines_call(method: Scope) -> bool:

@@ -54,6 +54,7 @@ class Scope:
         "maps_locations",
         "names_accelerator",
         "node",
+        "owned_devices",
         "params",
         "parent",
         "stars",
@@ -80,6 +81,9 @@ class Scope:
         self.callees: Any = None
         #: the module scope's text names an accelerator (``roles.mentions_accelerator``)
         self.names_accelerator = False
+        #: (a module) library code, where the users of a module defined here
+        #: may move it to a CUDA device: its parameters go with it
+        self.owned_devices = False
         #: (a module) does its text name ``map_location``: checkpoints that
         #: may hold tensors saved on another device?
         self.maps_locations = False

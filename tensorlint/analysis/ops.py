@@ -477,6 +477,18 @@ FRAMEWORK_NO_GRAD_METHODS = {
         }
     ),
 }  # fmt: skip
+#: Embeddings made from given vectors: frozen unless ``freeze=False``
+PRETRAINED_EMBEDDINGS = frozenset(
+    {"torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained"}
+)
+#: ``torch.nn.Module`` under the names a class may derive from it by
+TORCH_MODULE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Methods of a module that run while it is built, before its users can move
+#: it to a device (its parameters are where they were made)
+MODULE_BUILD_METHODS = frozenset(
+    {"__init__", "__post_init__", "reset_parameters", "_reset_parameters", "init_weights",
+     "_init_weights", "initialize", "build", "__setstate__"}
+)  # fmt: skip
 #: Bases of a custom autograd function, whose ``forward`` autograd runs with
 #: grad disabled (measured on torch 2.13: ``torch.is_grad_enabled()`` is
 #: False there, and ``.numpy()`` of an input that requires grad succeeds)

@@ -132,6 +132,7 @@ class ModuleAnalysis:
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
         module_scope.names_accelerator = mentions_accelerator(source)
         module_scope.maps_locations = "map_location" in source
+        module_scope.owned_devices = library and self.boundary_counts
         self._classes_summary = (summary or EMPTY_SUMMARY).classes
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}

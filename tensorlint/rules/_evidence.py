@@ -95,6 +95,12 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"it comes from `{code}` at line {line}, a trainable parameter",
             (node, "a trainable parameter: requires grad"),
         )
+    if kind == "owned":
+        return (
+            f"`{code}` (line {line}) belongs to the module, which its users may move to a "
+            "CUDA device",
+            (node, "a parameter or buffer of the module: where its users move it"),
+        )
     if kind == "callee-device":
         return (
             f"it comes from `{code}` at line {line}: {evidence.name} returns a value it "
