@@ -193,22 +193,19 @@ class ModuleAnalysis:
                         self._mark_callers(caller)
 
     def _mark_entry_callers(self) -> None:
-        """A public function that its own file calls takes what those calls
-        pass; where a caller is itself a public function that no code here
-        calls (``assert_equal(a, b)`` calling ``to_numpy(a)``), its
-        parameters are the API boundary, and what they may be reaches the
-        function through the call. Two calls up, at most."""
+        """A function that its own file calls takes what those calls pass;
+        where a caller is a public function that no code here calls
+        (``assert_equal(a, b)`` calling ``to_numpy(a)``, ``find(query)``
+        calling ``self._to_numpy(query)``), its parameters are the API
+        boundary, and what they may be reaches the function through the
+        call. Two calls up, at most."""
         level = [o for o in self._wanted_owners if isinstance(o, syntax.FunctionDef)]
         seen: set[int] = {id(o) for o in level}
         for _ in range(_ENTRY_DEPTH):
             above: list[syntax.FunctionDef] = []
             for function in level:
                 scope = self.index.scopes.get(function)
-                if (
-                    scope is None
-                    or not _is_public(function, scope)
-                    or not self._is_called(function.name.value)
-                ):
+                if scope is None or not self._is_called(function.name.value):
                     continue
                 for site in self.index.calls:
                     if not callers.targets(function, scope, site):

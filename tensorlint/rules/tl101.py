@@ -37,7 +37,11 @@ class NumpyOnAcceleratorTensor(Rule):
     in `LightningModule`, and of a Lightning `Callback`: Lightning moves each
     batch to the module's device first), what a step returned, as its
     `*_epoch_end(self, outputs)` or `on_*_batch_end(self, outputs, ...)`
-    hook gets it, or a parameter of a public library function
+    hook gets it, a parameter or buffer of an `nn.Module` subclass read in
+    one of its methods in library code (`self.weight`, `self.embed.weight`,
+    `self.parameters()`: its users may move the module to a GPU; not in
+    `__init__`, where it is still where it was made; medium confidence),
+    or a parameter of a public library function
     that no code in the file calls (its callers may pass a CUDA tensor). A
     function called in its own file takes what those calls pass: a caller's `.cuda()` is evidence in
     the helper, and the message names the call; so is the parameter of a
