@@ -150,6 +150,9 @@ def _library_scope(folder: str) -> dict[str, Any]:
     import numpy
     import pandas
     import scipy.stats
+    import sklearn.cluster
+    import sklearn.decomposition
+    import sklearn.linear_model
     import sklearn.metrics
 
     return {
@@ -162,6 +165,7 @@ def _library_scope(folder: str) -> dict[str, Any]:
         "X": numpy.arange(8.0),
         "Y": numpy.linspace(1.0, 2.0, 8),
         "LABELS": numpy.array([0, 1, 1, 0, 1, 0, 0, 1]),
+        "M": numpy.eye(8) + numpy.arange(64.0).reshape(8, 8) / 64,
         "OUT": os.path.join(folder, "out.png"),
     }
 

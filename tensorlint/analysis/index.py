@@ -43,7 +43,8 @@ class Candidate(NamedTuple):
     #: "numpy" (a ``.numpy()`` call), "call" (by function name), "npcall" (a
     #: NumPy function that converts a tensor argument: ``np.mean``), "libcall"
     #: (a library's: ``plt.plot``), "axescall" (a method of a matplotlib Axes:
-    #: ``ax.imshow``), "data", "store" (an assignment into a subscript of a
+    #: ``ax.imshow``), "estcall" (a method of a scikit-learn estimator:
+    #: ``TSNE(2).fit_transform(x)``), "data", "store" (an assignment into a subscript of a
     #: name, in a file that imports NumPy: ``preds[i] = out``)
     kind: str
     ancestors: Ancestors
@@ -147,6 +148,8 @@ class ModuleIndex:
                         self._candidate(node, "libcall")
                     elif name in library_table.AXES_METHODS and self._is_axes(func.value):
                         self._candidate(node, "axescall")
+                    elif name in library_table.ESTIMATOR_METHODS and self._is_estimator(func.value):
+                        self._candidate(node, "estcall")
             elif isinstance(func, syntax.Name):
                 if func.value in CANDIDATE_CALL_NAMES or func.value in self.aliases:
                     self._candidate(node, "call")
@@ -304,6 +307,29 @@ class ModuleIndex:
             if self.library_names and isinstance(node, syntax.For):
                 self._bind_axes_loop(scope, node.target, node.iter)
 
+    # -- scikit-learn's estimators --------------------------------------------
+
+    def _is_estimator(self, node: syntax.BaseExpression) -> bool:
+        """Is ``node`` an instance of a scikit-learn class: made right there
+        (``TSNE(n_components=2)``) or bound once to one in the scope that
+        binds the name (``km = KMeans(3)``)?"""
+        here = self.scope_stack[-1]
+        if isinstance(node, syntax.Call):
+            return _names_estimator(qualified_name(node.func, here))
+        scope: Optional[Scope] = here
+        if not isinstance(node, syntax.Name):
+            return False
+        while scope is not None:
+            if node.value in scope.bindings or node.value in scope.params:
+                called = scope.instances.get(node.value)
+                if called is None:
+                    return False
+                head, _, rest = called.partition(".")
+                qual = scope.resolve(head)
+                return _names_estimator(f"{qual}.{rest}" if qual and rest else qual)
+            scope = scope.parent
+        return False
+
     # -- matplotlib's axes ---------------------------------------------------
 
     def _is_axes(self, node: syntax.BaseExpression) -> bool:
@@ -398,6 +424,11 @@ def _stores_by_name(node: syntax.Assign) -> bool:
         isinstance(t.target, syntax.Subscript) and isinstance(t.target.value, syntax.Name)
         for t in node.targets
     )
+
+
+def _names_estimator(qual: Optional[str]) -> bool:
+    """``sklearn.manifold.TSNE``: a class of scikit-learn (named so)."""
+    return qual is not None and qual.startswith("sklearn.") and qual.rsplit(".", 1)[1][:1].isupper()
 
 
 def _root_name(node: syntax.BaseExpression) -> str:

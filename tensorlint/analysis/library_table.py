@@ -122,6 +122,38 @@ _STATS: list[tuple[str, tuple[str, ...], tuple[int, ...], tuple[str, ...]]] = [
 ]
 
 
+#: scikit-learn's estimators: a method of an instance of any class of
+#: ``sklearn`` (``TSNE(n_components=2).fit_transform(x)``, ``km = KMeans(3)``
+#: then ``km.fit(x)``) validates its data with ``check_array``, which converts
+#: with ``np.asarray``: (method, calls with ``{e}`` for a fitted or fresh
+#: estimator, positions, keywords). ``M``: a matrix; the rows are named
+#: ``sklearn.base.BaseEstimator.<method>``.
+ESTIMATOR = "sklearn.base.BaseEstimator"
+_PCA = "sklearn.decomposition.PCA(n_components=1)"
+_LINEAR = "sklearn.linear_model.LinearRegression()"
+_LOGISTIC = "sklearn.linear_model.LogisticRegression()"
+_KMEANS = "sklearn.cluster.KMeans(n_clusters=2, n_init=1)"
+_MINIBATCH = "sklearn.cluster.MiniBatchKMeans(n_clusters=2, n_init=1)"
+_ESTIMATORS: list[tuple[str, tuple[str, ...], tuple[int, ...], tuple[str, ...]]] = [
+    ("fit", (f"{_PCA}.fit({{x}})", f"{_LINEAR}.fit(M, {{x}})"), (0, 1), ("X", "y")),
+    ("fit_transform", (f"{_PCA}.fit_transform({{x}})",), (0,), ("X",)),
+    ("transform", (f"{_PCA}.fit(M).transform({{x}})",), (0,), ("X",)),
+    ("inverse_transform",
+     ("sklearn.decomposition.PCA().fit(M).inverse_transform({x})",), (0,), ("X",)),
+    ("predict", (f"{_LINEAR}.fit(M, Y).predict({{x}})",), (0,), ("X",)),
+    ("predict_proba", (f"{_LOGISTIC}.fit(M, LABELS).predict_proba({{x}})",), (0,), ("X",)),
+    ("decision_function",
+     (f"{_LOGISTIC}.fit(M, LABELS).decision_function({{x}})",), (0,), ("X",)),
+    ("score",
+     (f"{_LINEAR}.fit(M, Y).score({{x}}, Y)", f"{_LINEAR}.fit(M, M).score(M, {{x}})"),
+     (0, 1), ("X", "y")),
+    ("fit_predict", (f"{_KMEANS}.fit_predict({{x}})",), (0,), ("X",)),
+    ("partial_fit", (f"{_MINIBATCH}.partial_fit({{x}})",), (0,), ("X",)),
+]  # fmt: skip
+#: the methods above
+ESTIMATOR_METHODS = frozenset(name for name, *_ in _ESTIMATORS)
+
+
 #: plots that read a list of 0-d tensors element by element (``Tensor.item()``),
 #: not through ``__array__``
 _ITEMWISE = frozenset({"stem", "scatter", "bar", "barh", "fill_between"})
@@ -194,6 +226,17 @@ def _rows() -> list[LibraryFunction]:
         f = f"scipy.stats.{name}"
         rows.append(
             LibraryFunction(f, tuple(c.replace("{f}", f) for c in calls), positions, keywords)
+        )
+    for name, calls, positions, keywords in _ESTIMATORS:
+        rows.append(
+            LibraryFunction(
+                f"{ESTIMATOR}.{name}",
+                calls,
+                positions,
+                keywords,
+                matrix=True,
+                note="a method of an instance of a scikit-learn class",
+            )
         )
     return rows
 
@@ -321,6 +364,8 @@ __all__ = [
     "AXES_TYPES",
     "BY_NAME",
     "CALL_NAMES",
+    "ESTIMATOR",
+    "ESTIMATOR_METHODS",
     "FUNCTIONS",
     "IMPORT_PATTERN",
     "PACKAGES",

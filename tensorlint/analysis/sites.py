@@ -1075,7 +1075,7 @@ _ENTRY_DEPTH = 2
 
 #: candidates that are no evidence that their function's arguments come from
 #: outside: a call of a helper, of a NumPy function, of a library function
-_NOT_BOUNDARY = frozenset({"helper", "npcall", "libcall", "axescall"})
+_NOT_BOUNDARY = frozenset({"helper", "npcall", "libcall", "axescall", "estcall"})
 
 
 def _owner(candidate: Candidate) -> Owner:
@@ -1130,6 +1130,11 @@ class Site:
             assert isinstance(node.func, syntax.Attribute)
             self.qualname = f"matplotlib.axes.Axes.{node.func.attr.value}"
             return "library_function"
+        if kind == "estcall":
+            assert isinstance(node.func, syntax.Attribute)
+            self.qualname = f"{library_table.ESTIMATOR}.{node.func.attr.value}"
+            known = self.qualname in self.analysis.library_calls.by_name
+            return "library_function" if known else ""
         qual = qualified_name(node.func, self.scope)
         self.qualname = qual
         if kind == "libcall":
