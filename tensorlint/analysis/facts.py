@@ -1930,6 +1930,13 @@ def type_guards(test: syntax.BaseExpression, scope: Scope) -> TypeGuards:
         return _type_comparison(test, scope)
     if not isinstance(test, syntax.Call) or not test.args or test.args[0].keyword is not None:
         return TypeGuards()
+    if (
+        isinstance(test.func, syntax.Attribute)
+        and test.func.attr.value == "startswith"
+        and len(test.args) == 1
+    ):
+        # ``type(x).__module__.startswith("torch")``
+        return _type_name_test(test.args[0].value, test.func.value)
     key = dotted_name(test.args[0].value)
     if key is None:
         return TypeGuards()
@@ -1980,7 +1987,8 @@ def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:
 
 def _type_name_test(word: syntax.BaseExpression, text: syntax.BaseExpression) -> TypeGuards:
     """``"torch" in str(type(x))`` (also ``type(x).__module__``, ``.__name__``,
-    ``.__qualname__``): a framework's name in the text of ``x``'s type."""
+    ``.__qualname__``, and ``type(x).__module__.startswith("torch")``): a
+    framework's name in the text of ``x``'s type."""
     if not isinstance(word, syntax.SimpleString):
         return TypeGuards()
     framework = word.evaluated_value
