@@ -23,7 +23,9 @@ class ImplicitTensorToArray(Rule):
     `docs/numpy-functions.md`), and the library calls measured to convert
     their arguments the same way: matplotlib's plots (`plt.plot(t)`,
     `plt.hist`, `ax.imshow(t)` on an Axes from `plt.subplots()` or
-    `fig.add_subplot()`), scikit-learn's metrics (`roc_auc_score(y, t)`),
+    `fig.add_subplot()`), scikit-learn's metrics (`roc_auc_score(y, t)`)
+    and the data of its estimators' methods (`TSNE(n_components=2).fit_transform(t)`,
+    `km = KMeans(3)` then `km.fit(t)`),
     pandas' `DataFrame` and `Series`, SciPy's statistics (the table is in
     `docs/library-functions.md`; a project adds its own functions with the
     `extend-converting-calls` setting), and stores into a sub-array of a
