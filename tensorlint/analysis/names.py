@@ -254,6 +254,14 @@ class ScopeBuilder:
         just now): an instance of what it calls, if that is a class (the
         callee's lookup decides)."""
         value = through_module_methods(value)  # ``VAE(shape).eval().to(device)``
+        if (
+            isinstance(value, syntax.Call)
+            and isinstance(value.func, syntax.Attribute)
+            and value.func.attr.value in ops.ESTIMATOR_SELF_METHODS
+            and isinstance(value.func.value, syntax.Call)
+            and (qualified_name(value.func.value.func, scope) or "").startswith("sklearn.")
+        ):
+            value = value.func.value  # ``StandardScaler().fit(x)``: the scaler, fitted
         called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
         if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
             scope.instances[name] = called
