@@ -2112,7 +2112,7 @@ def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     for device, other in ((test.left, target.comparator), (target.comparator, test.left)):
         named = _names_a_device(other)
         if named is not None:
-            key = _device_key(device)
+            key = device_key(device)
             if key is not None:
                 return key, body == (named == "cpu")
     return None
@@ -2163,7 +2163,7 @@ def _names_a_device(node: syntax.BaseExpression) -> Optional[str]:
     return None
 
 
-def _device_key(node: syntax.BaseExpression) -> Optional[str]:
+def device_key(node: syntax.BaseExpression) -> Optional[str]:
     """``d`` for ``d``, ``d.type`` and ``str(d)``."""
     if (
         isinstance(node, syntax.Call)

@@ -48,6 +48,7 @@ from tensorlint.analysis.facts import (
     cpu_device_test,
     cuda_and_tensor_test,
     cuda_test,
+    device_key,
     dict_lists_key,
     evidence,
     flag_test,
@@ -112,6 +113,7 @@ class FactsWalker:
         self.wanted = wanted
         self.snapshots: dict[int, Env] = {}
         self.no_grad = False  #: inside ``with torch.no_grad():`` and the like
+        self._aliases: Optional[dict[str, str]] = None
 
     def run(self, body: Body, env: Env) -> Env:
         for statement in body:
@@ -454,7 +456,8 @@ class FactsWalker:
         else_env = dict(env)
         device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``, ``== "cuda"``)
         if device is not None:
-            self._on_cpu_device(device[0], start if device[1] else else_env)
+            where = self._device_alias(device[0])  # ``kind = x.device.type``, then ``kind``
+            self._on_cpu_device(where, start if device[1] else else_env)
         tested = cuda_and_tensor_test(node.test, self.scope)
         if tested is not None:  # ``if d.type == "cuda" and isinstance(x, torch.Tensor):``
             self._on_cpu_device(tested[0], else_env, tested[1])
@@ -484,6 +487,16 @@ class FactsWalker:
         if isinstance(node.orelse, syntax.Else) and _always_exits(node.orelse.body):
             return body_env
         return self._merge(body_env, else_env)
+
+    def _device_alias(self, key: str) -> str:
+        """``x.device`` for a name the function binds once, to ``x.device``,
+        ``x.device.type`` or ``str(x.device)`` (``kind = x.device.type``, then
+        ``if kind == "cpu":``); else ``key`` itself."""
+        if "." in key:
+            return key
+        if self._aliases is None:
+            self._aliases = _device_aliases(self.scope.node)
+        return self._aliases.get(key, key)
 
     def _never_moved_under(self, flag: str, env: Env) -> None:
         """Where ``flag`` fails, values moved only where it holds are on the host."""
@@ -531,6 +544,39 @@ class FactsWalker:
         key, module, flag = found
         facts = self.evaluator.expr(module, env)
         env[key] = facts - {FROZEN, NOGRAD} if flag else frozen(facts)
+
+
+def _device_aliases(function: syntax.CSTNode) -> dict[str, str]:
+    """The names ``function`` binds exactly once (by ``=``, outside nested
+    functions) to where a tensor is: name -> ``x.device``."""
+    bound: dict[str, list[Optional[syntax.BaseExpression]]] = {}
+    if not isinstance(function, syntax.FunctionDef):
+        return {}
+    stack: list[syntax.CSTNode] = list(children(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
+            continue
+        if isinstance(node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For)):
+            targets = (
+                [t.target for t in node.targets]
+                if isinstance(node, syntax.Assign)
+                else [node.target]
+            )
+            simple = node.value if isinstance(node, syntax.Assign) and len(targets) == 1 else None
+            for target in targets:
+                for name in target_names(target):
+                    value = simple if isinstance(target, syntax.Name) else None
+                    bound.setdefault(name, []).append(value)
+        stack.extend(children(node))
+    found: dict[str, str] = {}
+    for name, values in bound.items():
+        if len(values) != 1 or values[0] is None:
+            continue
+        key = device_key(values[0])
+        if key is not None and key.endswith(".device"):
+            found[name] = key
+    return found
 
 
 def _parallel(target: syntax.BaseExpression, value: syntax.BaseExpression) -> bool:
