@@ -308,11 +308,37 @@ def element_facts(iterated: Facts) -> Facts:
     return found | {TENSOR} if ELEMS in iterated and LISTANY not in iterated else found
 
 
-def dict_lists_key(node: syntax.BaseExpression) -> Optional[str]:
+def is_empty_list(node: syntax.BaseExpression, scope: Scope) -> bool:
+    """``[]``, or ``list()`` of the builtin ``list``."""
+    if isinstance(node, syntax.List):
+        return not node.elements
+    return (
+        isinstance(node, syntax.Call)
+        and not node.args
+        and isinstance(node.func, syntax.Name)
+        and node.func.value == "list"
+        and scope.lookup("list") is None
+    )
+
+
+def dict_lists_key(node: syntax.BaseExpression, entry: Optional[str] = None) -> Optional[str]:
     """The key under which the lists of the dict ``node`` are tracked together
-    (``history.[]``; rebinding ``history`` drops it with its other sub-keys)."""
+    (``history.[]``; rebinding ``history`` drops it with its other sub-keys),
+    or, with ``entry``, the one list of that literal key (``history.['val']``)."""
     key = dotted_name(node)
-    return None if key is None else f"{key}.[]"
+    if key is None:
+        return None
+    return f"{key}.[]" if entry is None else f"{key}.[{entry!r}]"
+
+
+def literal_entry(node: syntax.Subscript) -> Optional[str]:
+    """``"val"`` of ``history["val"]``: a subscript by one literal string."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, syntax.Index):
+        return None
+    index = node.slice[0].slice.value
+    if isinstance(index, syntax.SimpleString) and isinstance(index.evaluated_value, str):
+        return index.evaluated_value
+    return None
 
 
 def unpacks_tensors(facts: Facts) -> bool:
@@ -671,7 +697,9 @@ class FactEvaluator:
                 return EMPTY
             lists = dict_lists_key(node.value)
             if lists is not None and lists in env:  # ``history[phase]``
-                return env[lists]
+                entry = literal_entry(node)  # ``history["val"]``: that list alone
+                one = dict_lists_key(node.value, entry) if entry is not None else None
+                return env[one] if one is not None and one in env else env[lists]
             part = self._returned_part(node, env)
             if part is not None:
                 return part  # ``evaluate(net, data)[1]``: one position of its tuples
@@ -1017,6 +1045,8 @@ class FactEvaluator:
         func = node.func
         if isinstance(func, syntax.Name) and func.value == "getattr" and func.value not in env:
             return self._getattr(node, env)
+        if is_empty_list(node, self.scope):
+            return frozenset({LIST0})  # ``list()``, as ``[]``
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)

@@ -56,9 +56,11 @@ from tensorlint.analysis.facts import (
     grad_mode,
     guard_moves,
     is_basic_index,
+    is_empty_list,
     is_false,
     is_true,
     keyword,
+    literal_entry,
     meet,
     merge,
     moved_only_to,
@@ -365,7 +367,7 @@ class FactsWalker:
                 added = settle(added | {NOGRAD})
             added = self.evaluator.elements([added])
         env = dict(env)
-        env[key] = meet(env[key], added)
+        _add_to_list(env, value.func.value, key, added)
         return env
 
     def _entered(self, item: syntax.BaseExpression, mode: Optional[bool], env: Env) -> Facts:
@@ -386,7 +388,7 @@ class FactsWalker:
             if not isinstance(node.operator, syntax.AddAssign):
                 return env
             env = dict(env)
-            env[key] = meet(env[key], self.evaluator.expr(node.value, env))
+            _add_to_list(env, node.target, key, self.evaluator.expr(node.value, env))
             return env
         key = dotted_name(node.target)
         if key is None:
@@ -622,6 +624,17 @@ def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
     return key
 
 
+def _add_to_list(env: Env, target: syntax.BaseExpression, key: str, added: Facts) -> None:
+    """``xs.append(v)`` (or ``+=``): the list of ``key`` holds ``added`` too;
+    for ``d["val"]`` of a dict of lists, that list as well as all of them."""
+    env[key] = meet(env[key], added)
+    if isinstance(target, syntax.Subscript):
+        entry = literal_entry(target)
+        one = dict_lists_key(target.value, entry) if entry is not None else None
+        if one is not None:
+            env[one] = meet(env.get(one, frozenset({LIST0})), added)
+
+
 #: nodes whose names are their own (a lambda's parameters, a comprehension's targets)
 _OWN_SCOPES = (
     syntax.Lambda,
@@ -723,13 +736,30 @@ def _bind_dict_of_lists(
     key = dict_lists_key(target)
     if key is None:
         return
+    entries: list[str] = []  # the literal keys, each list tracked on its own too
     if isinstance(value, syntax.Dict):
         lists = bool(value.elements) and all(
-            isinstance(e, syntax.DictElement)
-            and isinstance(e.value, syntax.List)
-            and not e.value.elements
+            isinstance(e, syntax.DictElement) and is_empty_list(e.value, scope)
             for e in value.elements
         )
+        for e in value.elements:
+            if (
+                isinstance(e, syntax.DictElement)
+                and isinstance(e.key, syntax.SimpleString)
+                and isinstance(e.key.evaluated_value, str)
+            ):
+                entries.append(e.key.evaluated_value)
+    elif (
+        isinstance(value, syntax.Call)
+        and isinstance(value.func, syntax.Name)
+        and value.func.value == "dict"
+        and scope.lookup("dict") is None
+    ):
+        # ``dict(mu=[], y=list())``
+        lists = bool(value.args) and all(
+            a.keyword is not None and is_empty_list(a.value, scope) for a in value.args
+        )
+        entries = [a.keyword.value for a in value.args if a.keyword is not None]
     else:
         lists = (
             isinstance(value, syntax.Call)
@@ -740,6 +770,10 @@ def _bind_dict_of_lists(
         )
     if lists:
         env[key] = frozenset({LIST0})
+        for entry in entries:
+            one = dict_lists_key(target, entry)
+            if one is not None:
+                env[one] = frozenset({LIST0})
 
 
 #: list methods that add elements, and how many arguments they take
