@@ -36,8 +36,8 @@ class NumpyOnUnknownDeviceTensor(Rule):
     def _to_array(t):
         return t.numpy()
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Use instead
@@ -47,8 +47,8 @@ class NumpyOnUnknownDeviceTensor(Rule):
     def _to_array(t):
         return t.cpu().detach().numpy()
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Fix safety

@@ -35,8 +35,8 @@ class NumpyOnUnknownGradTensor(Rule):
     def _to_array(t):
         return t.numpy()
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Use instead
@@ -46,8 +46,8 @@ class NumpyOnUnknownGradTensor(Rule):
     def _to_array(t):
         return t.cpu().detach().numpy()
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Fix safety

@@ -38,8 +38,8 @@ class ImplicitUnknownTensorToArray(Rule):
     def _to_array(t: torch.Tensor):
         return np.asarray(t)
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Use instead
@@ -50,8 +50,8 @@ class ImplicitUnknownTensorToArray(Rule):
     def _to_array(t: torch.Tensor):
         return t.cpu().detach().numpy()
 
-    def summary(batch):
-        return _to_array(batch)
+    def first_batch(loader):
+        return _to_array(next(iter(loader)))
     ```
 
     ## Fix safety
