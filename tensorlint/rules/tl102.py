@@ -43,7 +43,10 @@ class NumpyOnGradTensor(Rule):
     that returns `torch.no_grad()(fn)`, or a factory of one such as YOLOv5's
     `@smart_inference_mode()`), after a `torch.set_grad_enabled(False)`
     statement, or in a
-    Lightning `validation_step` / `test_step` / `predict_step`, `.numpy()`
+    Lightning `validation_step` / `test_step` / `predict_step`, or in the
+    `forward` of a `torch.autograd.Function` subclass (autograd runs it with
+    grad disabled; its `backward` gets gradients that require grad under
+    `create_graph=True`), `.numpy()`
     never raises this error (it checks grad mode first), and a value
     computed there does not require grad later; a parameter, a view of one
     (`w.T`, `w[0]`, even made in the block), or a model output computed
