@@ -75,12 +75,19 @@ def container_keys(body: syntax.CSTNode, scope: Scope) -> set[str]:
 
 def string_index(node: syntax.Subscript) -> Optional[str]:
     """``"image"`` for ``sample["image"]`` (an f-string gives its source shape)."""
-    index = single_index(node)
-    if isinstance(index, syntax.SimpleString):
-        value = index.evaluated_value
-        return value if isinstance(value, str) else None
-    if isinstance(index, (syntax.FormattedString, syntax.ConcatenatedString)):
+    literal = literal_index(node)
+    if literal is not None:
+        return literal
+    if isinstance(single_index(node), (syntax.FormattedString, syntax.ConcatenatedString)):
         return "<str>"
+    return None
+
+
+def literal_index(node: syntax.Subscript) -> Optional[str]:
+    """``"val"`` of ``history["val"]``: a subscript by one literal string."""
+    index = single_index(node)
+    if isinstance(index, syntax.SimpleString) and isinstance(index.evaluated_value, str):
+        return index.evaluated_value
     return None
 
 

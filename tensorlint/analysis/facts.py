@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax
+from tensorlint.analysis.containers import literal_index
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import (
     Scope,
@@ -329,16 +330,6 @@ def dict_lists_key(node: syntax.BaseExpression, entry: Optional[str] = None) -> 
     if key is None:
         return None
     return f"{key}.[]" if entry is None else f"{key}.[{entry!r}]"
-
-
-def literal_entry(node: syntax.Subscript) -> Optional[str]:
-    """``"val"`` of ``history["val"]``: a subscript by one literal string."""
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, syntax.Index):
-        return None
-    index = node.slice[0].slice.value
-    if isinstance(index, syntax.SimpleString) and isinstance(index.evaluated_value, str):
-        return index.evaluated_value
-    return None
 
 
 def unpacks_tensors(facts: Facts) -> bool:
@@ -674,7 +665,9 @@ class FactEvaluator:
         self.params = params or {}
         #: ``self`` of a method of a module, in library code, that runs after
         #: the module is built: its parameters are where its users moved it
-        self.owner = self.self_name if _owns_parameters(scope) else None
+        self.owner = (
+            self.self_name if self.self_name is not None and _owns_parameters(scope) else None
+        )
 
     def expr(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> Facts:
         return settle(self._expr(node, env))
@@ -697,7 +690,7 @@ class FactEvaluator:
                 return EMPTY
             lists = dict_lists_key(node.value)
             if lists is not None and lists in env:  # ``history[phase]``
-                entry = literal_entry(node)  # ``history["val"]``: that list alone
+                entry = literal_index(node)  # ``history["val"]``: that list alone
                 one = dict_lists_key(node.value, entry) if entry is not None else None
                 return env[one] if one is not None and one in env else env[lists]
             part = self._returned_part(node, env)

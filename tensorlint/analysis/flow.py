@@ -19,7 +19,7 @@ from typing import NamedTuple, Optional, Union
 
 from tensorlint.analysis import dtypes, ops, syntax
 from tensorlint.analysis.callees import bind_arguments
-from tensorlint.analysis.containers import single_index
+from tensorlint.analysis.containers import literal_index, single_index
 from tensorlint.analysis.facts import (
     CPU,
     ELEMS,
@@ -60,7 +60,6 @@ from tensorlint.analysis.facts import (
     is_false,
     is_true,
     keyword,
-    literal_entry,
     meet,
     merge,
     moved_only_to,
@@ -629,7 +628,7 @@ def _add_to_list(env: Env, target: syntax.BaseExpression, key: str, added: Facts
     for ``d["val"]`` of a dict of lists, that list as well as all of them."""
     env[key] = meet(env[key], added)
     if isinstance(target, syntax.Subscript):
-        entry = literal_entry(target)
+        entry = literal_index(target)
         one = dict_lists_key(target.value, entry) if entry is not None else None
         if one is not None:
             env[one] = meet(env.get(one, frozenset({LIST0})), added)

@@ -315,20 +315,16 @@ class ModuleIndex:
         binds the name (``km = KMeans(3)``)?"""
         here = self.scope_stack[-1]
         if isinstance(node, syntax.Call):
-            return _names_estimator(qualified_name(node.func, here))
-        scope: Optional[Scope] = here
+            return library_table.names_estimator(qualified_name(node.func, here))
         if not isinstance(node, syntax.Name):
             return False
-        while scope is not None:
-            if node.value in scope.bindings or node.value in scope.params:
-                called = scope.instances.get(node.value)
-                if called is None:
-                    return False
-                head, _, rest = called.partition(".")
-                qual = scope.resolve(head)
-                return _names_estimator(f"{qual}.{rest}" if qual and rest else qual)
-            scope = scope.parent
-        return False
+        scope = here.binding_scope(node.value)
+        called = scope.instances.get(node.value) if scope is not None else None
+        if scope is None or called is None:
+            return False
+        head, _, rest = called.partition(".")
+        qual = scope.resolve(head)
+        return library_table.names_estimator(f"{qual}.{rest}" if qual and rest else qual)
 
     # -- matplotlib's axes ---------------------------------------------------
 
@@ -424,11 +420,6 @@ def _stores_by_name(node: syntax.Assign) -> bool:
         isinstance(t.target, syntax.Subscript) and isinstance(t.target.value, syntax.Name)
         for t in node.targets
     )
-
-
-def _names_estimator(qual: Optional[str]) -> bool:
-    """``sklearn.manifold.TSNE``: a class of scikit-learn (named so)."""
-    return qual is not None and qual.startswith("sklearn.") and qual.rsplit(".", 1)[1][:1].isupper()
 
 
 def _root_name(node: syntax.BaseExpression) -> str:

@@ -152,6 +152,14 @@ _ESTIMATORS: list[tuple[str, tuple[str, ...], tuple[int, ...], tuple[str, ...]]]
 ]  # fmt: skip
 #: the methods above
 ESTIMATOR_METHODS = frozenset(name for name, *_ in _ESTIMATORS)
+#: methods of an estimator that return the estimator itself
+#: (``scaler = StandardScaler().fit(x)`` binds a scaler)
+ESTIMATOR_SELF_METHODS = frozenset({"fit", "partial_fit", "set_params"})
+
+
+def names_estimator(qual: Optional[str]) -> bool:
+    """``sklearn.manifold.TSNE``: a class of scikit-learn (named so)."""
+    return qual is not None and qual.startswith("sklearn.") and qual.rsplit(".", 1)[1][:1].isupper()
 
 
 #: plots that read a list of 0-d tensors element by element (``Tensor.item()``),
@@ -366,6 +374,7 @@ __all__ = [
     "CALL_NAMES",
     "ESTIMATOR",
     "ESTIMATOR_METHODS",
+    "ESTIMATOR_SELF_METHODS",
     "FUNCTIONS",
     "IMPORT_PATTERN",
     "PACKAGES",
@@ -373,6 +382,7 @@ __all__ = [
     "CallTable",
     "LibraryFunction",
     "converted_arguments",
+    "names_estimator",
     "parse_entry",
     "table_with",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops, syntax
+from tensorlint.analysis import library_table, ops, syntax
 
 ScopeNode = Union[syntax.Module, syntax.FunctionDef, syntax.Lambda, syntax.ClassDef]
 
@@ -257,9 +257,9 @@ class ScopeBuilder:
         if (
             isinstance(value, syntax.Call)
             and isinstance(value.func, syntax.Attribute)
-            and value.func.attr.value in ops.ESTIMATOR_SELF_METHODS
+            and value.func.attr.value in library_table.ESTIMATOR_SELF_METHODS
             and isinstance(value.func.value, syntax.Call)
-            and (qualified_name(value.func.value.func, scope) or "").startswith("sklearn.")
+            and library_table.names_estimator(qualified_name(value.func.value.func, scope))
         ):
             value = value.func.value  # ``StandardScaler().fit(x)``: the scaler, fitted
         called = dotted_name(value.func) if isinstance(value, syntax.Call) else None

@@ -477,9 +477,6 @@ FRAMEWORK_NO_GRAD_METHODS = {
         }
     ),
 }  # fmt: skip
-#: Methods of a scikit-learn estimator that return the estimator itself
-#: (``scaler = StandardScaler().fit(x)`` binds a scaler)
-ESTIMATOR_SELF_METHODS = frozenset({"fit", "partial_fit", "set_params"})
 #: Embeddings made from given vectors: frozen unless ``freeze=False``
 PRETRAINED_EMBEDDINGS = frozenset(
     {"torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained"}
