@@ -87,3 +87,16 @@ def test_the_analysis_reads_each_store_as_measured(row: numpy_table.ArrayStore) 
     scope = build_index(module).scopes[function]
     found = subarray_store(target, store.value, lambda: bindings(function), scope)
     assert (found is not None) == row.converts
+
+
+def test_the_tensor_method_names_are_the_installed_torchs() -> None:
+    """``analysis/tensor_methods.py`` is generated from ``dir(torch.Tensor)``
+    and ``dir(torch.distributions.Distribution)``: regenerate it when torch
+    moves (``python tools/gen_tensor_methods.py``)."""
+    from tensorlint.analysis import tensor_methods
+
+    gen = load_tool("gen_tensor_methods")
+    assert gen.render() == gen.MODULE.read_text(encoding="utf-8")
+    assert {"cpu", "detach", "numpy", "values"} <= tensor_methods.TENSOR_NAMES
+    assert {"sample", "rsample", "log_prob"} <= tensor_methods.DISTRIBUTION_NAMES
+    assert "get_preds" not in tensor_methods.TENSOR_NAMES | tensor_methods.DISTRIBUTION_NAMES

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops, syntax
+from tensorlint.analysis import ops, syntax, tensor_methods
 from tensorlint.analysis.containers import literal_index
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import (
@@ -249,6 +249,12 @@ def may_be_tensor(node: syntax.BaseExpression) -> bool:
 
 def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
+
+
+def without_api(facts: Facts) -> Facts:
+    """``facts`` less the evidence of a public function's parameter (the guess
+    that stands in for callers no one has read)."""
+    return frozenset(t for t in facts if ":" not in t or t[t.index(":") + 1 :][:1] != API_MARK)
 
 
 #: what a list or tuple of values may be known as
@@ -1061,7 +1067,10 @@ class FactEvaluator:
         if OTHER in callee:
             return frozenset({OTHER})
         module = self._is_module(func, callee, node)
-        found = evidence(callee) | self._arguments(node, env, follow_api=module)
+        found = evidence(callee)
+        if not module and _objects_own_method(node.func, callee):
+            found = without_api(found)  # ``learn.get_preds()``: not the caller's tensor
+        found = found | self._arguments(node, env, follow_api=module)
         if not module:
             if self._is_loss(func, node, env):
                 found = found | {TORCH_DATA}  # ``self.criterion(out, y)``: a tensor
@@ -1141,7 +1150,7 @@ class FactEvaluator:
             found = found | evidence(self.expr(arg.value, env))
         found = found - {TORCH_DATA}  # (what a call returns need not be torch data)
         if not follow_api:
-            found = frozenset(t for t in found if t[t.index(":") + 1 :][:1] != API_MARK)
+            found = without_api(found)
         return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
@@ -1592,6 +1601,30 @@ def _maps_to_storage(node: syntax.BaseExpression) -> bool:
         return False
     params = node.params.params
     return bool(params) and dotted_name(node.body) == params[0].name.value
+
+
+def _objects_own_method(func: syntax.BaseExpression, receiver: Facts) -> bool:
+    """Is ``obj.m(...)`` a method of ``obj``'s own class, not a tensor's: ``m``
+    is no name a ``torch.Tensor`` or a torch distribution has, nor a list's or
+    dict's method, and nothing
+    shows ``obj`` is a tensor, nor is ``obj`` named like a module? What it
+    returns is then not a value a caller passed in (``learn.get_preds()``,
+    ``env.step(a)``), whatever ``obj`` is."""
+    if not isinstance(func, syntax.Attribute) or receiver & {TENSOR, MAY_TENSOR, NDARRAY}:
+        return False
+    owner = func.value
+    if isinstance(owner, syntax.Attribute):
+        owner = owner.attr
+    if isinstance(owner, syntax.Name) and ops.names_a_forward_pass(owner.value):
+        return False  # ``model.encode(x)``: computed where the module is
+    name = func.attr.value
+    return not (
+        name in tensor_methods.TENSOR_NAMES
+        or name in tensor_methods.DISTRIBUTION_NAMES
+        or name in ops.MODULE_SELF_METHODS  # (``m.eval()``: ``m`` itself)
+        or name in ops.CONTAINER_ONLY_METHODS
+        or name in ops.CONTAINER_READ_METHODS
+    )
 
 
 def _is_none(node: syntax.BaseExpression) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops
+from tensorlint.analysis import ops, tensor_methods
 from tensorlint.analysis.classes import (
     ClassSummary,
     LazyClasses,
@@ -1421,7 +1421,38 @@ class _Summarizer:
 
     def _computes(self, node: ast.expr) -> bool:
         """Is ``node`` a new value (a forward pass, a torch function), not a
-        name or a view, whose ``requires_grad`` would be its source's?"""
+        name or a view, whose ``requires_grad`` would be its source's? A view
+        of a new value is new too (``net(x).mean(1).cpu()``, ``net(x)[0]``,
+        ``net(**enc).last_hidden_state``), and so is what a tensor method that
+        is no view computes (``h.mean(1)``)."""
+        while True:
+            if isinstance(node, ast.Subscript):
+                node = node.value
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Call)
+                and node.attr not in ops.PARAMETER_ATTRIBUTES
+            ):
+                node = node.value  # a field of what a call returns
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ops.SAME_GRAD_FLAG_METHODS
+                and node.func.attr != "requires_grad_"
+                and not _sets_requires_grad(node)
+            ):
+                node = node.func.value
+            else:
+                break
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in tensor_methods.TENSOR_NAMES
+            and node.func.attr not in ops.SAME_GRAD_FLAG_METHODS
+            and not node.func.attr.endswith("_")  # (in place: the receiver itself)
+            and not _sets_requires_grad(node)
+        ):
+            return True
         if isinstance(node, ast.BinOp) or (
             isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert))
         ):
