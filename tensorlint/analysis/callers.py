@@ -59,12 +59,19 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
         return False
     if func.attr.value != name or not isinstance(func.value, syntax.Name):
         return False
-    # ``self.<name>(...)`` in a method of the same class
+    # ``self.<name>(...)`` in a method of the same class; ``cls.<name>(...)``
+    # in a class method, of a class or static method
     caller = site.scope
     while caller.kind not in ("function", "module") and caller.parent is not None:
         caller = caller.parent
-    me = self_name(caller) if caller.kind == "function" else None
-    return me == func.value.value and caller.parent is parent
+    if caller.parent is not parent or caller.kind != "function":
+        return False
+    me = self_name(caller)
+    if me is None and _decorated(caller.node, "classmethod"):
+        me = _first_parameter(caller.node)
+        if not (_decorated(function, "classmethod") or _is_static(function)):
+            return False  # (``cls.f(x)`` of an instance method binds ``x`` to ``self``)
+    return me is not None and me == func.value.value
 
 
 def parameter_facts(
@@ -111,10 +118,22 @@ def parameter_facts(
 
 
 def _is_static(function: syntax.FunctionDef) -> bool:
-    return any(
-        isinstance(d.decorator, syntax.Name) and d.decorator.value == "staticmethod"
+    return _decorated(function, "staticmethod")
+
+
+def _decorated(function: syntax.CSTNode, name: str) -> bool:
+    """Is ``function`` decorated with the builtin ``name`` (``@classmethod``)?"""
+    return isinstance(function, syntax.FunctionDef) and any(
+        isinstance(d.decorator, syntax.Name) and d.decorator.value == name
         for d in function.decorators
     )
+
+
+def _first_parameter(function: syntax.CSTNode) -> Optional[str]:
+    if not isinstance(function, syntax.FunctionDef):
+        return None
+    params = [*function.params.posonly_params, *function.params.params]
+    return params[0].name.value if params else None
 
 
 class FactEvaluatorAt:

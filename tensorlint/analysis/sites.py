@@ -746,7 +746,52 @@ class ModuleAnalysis:
         if not self._is_called(name):
             return False
         inside = range(function.src_start, function.src_end)
-        return any(start not in inside for start in self._call_starts(name))
+        return any(
+            start not in inside and not self._calls_own_method(function, start)
+            for start in self._call_starts(name)
+        )
+
+    def _calls_own_method(self, function: syntax.FunctionDef, start: int) -> bool:
+        """Is the call at ``start`` ``self.f(`` or ``cls.f(`` in another class
+        than ``function``'s, one that defines a method of that name itself? It
+        calls that method (a sibling class's ``from_matrix``), not ``function``."""
+        if self._text[start - 1 : start] != ".":
+            return False
+        name = function.name.value
+        for low, high, names in reversed(self._class_spans):
+            if low <= start < high:  # the innermost class around the call
+                return name in names and not low <= function.src_start < high
+        return False
+
+    @functools.cached_property
+    def _class_spans(self) -> list[tuple[int, int, frozenset[str]]]:
+        """Each class of the file, from the text (the selective parse leaves
+        most of them out): its span and the names its body ``def``s, in the
+        order they start."""
+        text = self._text
+        found = []
+        for match in _CLASS.finditer(text):
+            indent = len(match.group(1))
+            low = match.start() + 1 if text[match.start()] == "\n" else match.start()
+            high = len(text)
+            names = set()
+            body_indent: Optional[int] = None
+            for line in _LINE.finditer(text, match.end()):
+                content = line.group(2)
+                if not content or content.startswith("#"):
+                    continue
+                depth = len(line.group(1))
+                if depth <= indent:
+                    high = line.start()
+                    break
+                if body_indent is None:
+                    body_indent = depth
+                if depth == body_indent:
+                    word = _METHOD.match(content)
+                    if word is not None:
+                        names.add(word.group(1))
+            found.append((low, high, frozenset(names)))
+        return found
 
     def _is_called(self, name: str) -> bool:
         """Does code in this file call ``name``: ``f(...)``, ``self.f(...)``,
@@ -819,6 +864,11 @@ def _is_call_at(text: str, start: int) -> bool:
 
 
 _WORD_CHAR = re.compile(r"\w")
+#: a ``class`` line (its indentation), a line after the first (its
+#: indentation and content), a method's ``def``
+_CLASS = re.compile(r"(?:^|\n)([ \t]*)class[ \t]+\w+")
+_LINE = re.compile(r"\n([ \t]*)([^\n]*)")
+_METHOD = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
 #: lines that define a function (``def f``, or ``f = lambda``); the pattern
 #: starts with the newline before the line (the text is searched with a
 #: newline put in front): ``re`` scans for a leading literal far faster than
