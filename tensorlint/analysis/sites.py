@@ -221,14 +221,25 @@ class ModuleAnalysis:
         """Parameters of a public function no code in this file calls take values
         from outside: evidence that they may be anywhere (see ``facts``)."""
         scope = self.index.scopes.get(function)
-        if scope is None or not _is_public(function, scope):
+        if scope is None:
+            return
+        maker = None if _is_public(function, scope) else self._returned_by_public(function, scope)
+        if maker is None and not _is_public(function, scope):
             return
         name = function.name.value
-        inherited = self.inherited(function)
+        inherited = self.inherited(function) if maker is None else None
         device: Optional[str] = ""
         grad: Optional[str] = ""
         note = "a parameter of a public function no code here calls"
-        if inherited is not None:
+        if maker is not None:
+            # a wrapper a public decorator returns: its callers are the callers
+            # of what the decorator made, outside this file
+            device = grad = (
+                f"the callers of the function that the public `{maker.name.value}()` "
+                f"(line {self.line(maker)}) returns, outside this file, who may pass {{what}}"
+            )
+            note = "a parameter of a function a public function returns"
+        elif inherited is not None:
             # a hook a base class calls on ``self``: that call decides; it passes
             # on its own callers' values, or values it makes (then no boundary)
             if not inherited.from_outside:
@@ -263,6 +274,28 @@ class ModuleAnalysis:
                 grad,
                 note,
             )
+
+    def _returned_by_public(
+        self, function: syntax.FunctionDef, scope: Scope
+    ) -> Optional[syntax.FunctionDef]:
+        """The public function (a decorator, or a decorator factory's
+        decorator) that returns ``function``, a function it defines and does
+        not call itself (``return wrapper``, ``return wraps(fn)(wrapper)``);
+        else None."""
+        parent = scope.parent
+        outer = parent.node if parent is not None and parent.kind == "function" else None
+        if not isinstance(outer, syntax.FunctionDef) or parent is None:
+            return None
+        name = function.name.value
+        inside = range(outer.src_start, outer.src_end)
+        own = range(function.src_start, function.src_end)
+        if any(start in inside and start not in own for start in self._call_starts(name)):
+            return None  # a helper the function calls: its calls decide
+        if not any(_returns_name(statement, name) for statement in _statements(outer)):
+            return None
+        if _is_public(outer, parent):
+            return outer
+        return self._returned_by_public(outer, parent)
 
     def resolve_boundary(self, evidence: Evidence) -> Optional[Evidence]:
         """The API boundary's guess, as the project's other files answer it:
@@ -907,6 +940,35 @@ def _parameters(function: syntax.FunctionDef, scope: Scope) -> list[syntax.Param
         if isinstance(star, syntax.Param):
             every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
     return every
+
+
+def _statements(function: syntax.FunctionDef) -> Iterator[syntax.CSTNode]:
+    """The simple statements of ``function``'s own body, nested blocks included
+    (not those of the functions and classes it defines)."""
+    stack: list[syntax.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
+            continue
+        if isinstance(node, syntax.Return):
+            yield node
+            continue
+        if isinstance(node, syntax.BaseExpression):
+            continue
+        stack.extend(children(node))
+
+
+def _returns_name(statement: syntax.CSTNode, name: str) -> bool:
+    """``return name``, or ``return wraps(fn)(name)`` (``name`` an argument of
+    the call returned)."""
+    if not isinstance(statement, syntax.Return):
+        return False
+    value = statement.value
+    if isinstance(value, syntax.Name):
+        return value.value == name
+    return isinstance(value, syntax.Call) and any(
+        isinstance(arg.value, syntax.Name) and arg.value.value == name for arg in value.args
+    )
 
 
 def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:
