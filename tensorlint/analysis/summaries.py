@@ -1460,9 +1460,11 @@ class _Summarizer:
         if not isinstance(node, ast.Call) or _sets_requires_grad(node):
             return False  # (``requires_grad=True`` holds under no-grad too)
         qual = self.qualified(node.func)
+        callee = self.callee(node.func)
         return (
             self._is_module_call(node)
             or self._calls_a_stored_module(node.func)
+            or (callee is not None and callee.grad_output and not callee.elements)
             or (
                 qual is not None
                 and qual.startswith("torch.")
@@ -1690,7 +1692,10 @@ class _Summarizer:
             return
         for element, part in zip(target.elts, callee.elements):
             if isinstance(element, ast.Name):
-                self.proofs[element.id] = part.returns & _PLAIN
+                proofs = part.returns & _PLAIN
+                if self.no_grad and part.grad_output:
+                    proofs = proofs | {"nograd"}  # its forward pass, run with grad off
+                self.proofs[element.id] = proofs
 
     def _joined(self, node: ast.Call) -> frozenset[str]:
         """``torch.cat(out)``: what holds of every element joined (a list
