@@ -1606,17 +1606,19 @@ def _maps_to_storage(node: syntax.BaseExpression) -> bool:
 def _objects_own_method(func: syntax.BaseExpression, receiver: Facts) -> bool:
     """Is ``obj.m(...)`` a method of ``obj``'s own class, not a tensor's: ``m``
     is no name a ``torch.Tensor`` or a torch distribution has, nor a list's or
-    dict's method, and nothing
-    shows ``obj`` is a tensor, nor is ``obj`` named like a module? What it
-    returns is then not a value a caller passed in (``learn.get_preds()``,
+    dict's method, nothing shows ``obj`` is a tensor, and neither ``obj`` nor
+    an object it is an attribute of is named like a module? What it returns
+    is then not a value a caller passed in (``learn.get_preds()``,
     ``env.step(a)``), whatever ``obj`` is."""
     if not isinstance(func, syntax.Attribute) or receiver & {TENSOR, MAY_TENSOR, NDARRAY}:
         return False
     owner = func.value
-    if isinstance(owner, syntax.Attribute):
-        owner = owner.attr
+    while isinstance(owner, syntax.Attribute):
+        if ops.names_a_forward_pass(owner.attr.value):
+            return False
+        owner = owner.value
     if isinstance(owner, syntax.Name) and ops.names_a_forward_pass(owner.value):
-        return False  # ``model.encode(x)``: computed where the module is
+        return False  # ``model.encode(x)``, ``m.model.head.weights()``: where the module is
     name = func.attr.value
     return not (
         name in tensor_methods.TENSOR_NAMES
