@@ -149,6 +149,7 @@ class CallingModule:
         self.made: dict[int, list[tuple[str, ast.expr]]] = {}
         #: per class: (attribute, what it calls) of each ``self.attr = something(...)``
         self.made_attributes: dict[str, list[tuple[str, ast.expr]]] = {}
+        self.context.refs = self.refs
         for statement, part, function, owner, no_grad in _parts(
             tree.body, None, None, False, self.imports
         ):
@@ -268,7 +269,9 @@ class CallingModule:
         else:
             found = self._method_calls(name, resolves, method)
         describe = self.context.describe
-        return [describe(r.node, r.value, r.function, r.owner, r.no_grad) for r in found]
+        return [
+            describe(r.node, r.value, r.function, r.owner, r.no_grad, _GIVEN_DEPTH) for r in found
+        ]
 
     def _method_calls(
         self, name: str, resolves: Callable[[ast.expr], bool], method: str
@@ -350,6 +353,11 @@ class _Context:
         #: device (a Lightning ``training_step``): that parameter's name (its
         #: forward passes are values on that device)
         self.batches: dict[int, str] = framework_batches(tree)
+        #: the module's calls and mentions by last name (``CallingModule.refs``)
+        self.refs: dict[str, list[_Ref]] = {}
+        #: per function: the parameters the module's own calls of it pass a
+        #: value moved to a device, and a module's output with grad enabled
+        self._given: dict[tuple[int, int], tuple[set[str], set[str]]] = {}
 
     def describe(
         self,
@@ -358,7 +366,10 @@ class _Context:
         function: Optional[_Function],
         owner: Optional[str],
         no_grad: bool,
+        depth: int = 0,
     ) -> Call:
+        """What the call (or mention) ``node`` passes; ``depth``: how many calls
+        up this module's own calls of the calling function are followed."""
         caller = (
             "<module>"
             if function is None
@@ -376,6 +387,14 @@ class _Context:
         before = node.lineno if isinstance(scope, ast.Module) else 0
         moved_names = self._moved_in(scope, moved_attributes, before)
         grad_names = self._grad_in(scope, before)
+        if function is not None:
+            # what this module's own calls of the calling function pass it
+            given_moved, given_grad = self._given_by_calls(function, owner, depth)
+            flow = self._flow(function)
+            if given_moved:
+                moved_names = moved_names | _spread(flow, set(given_moved), lambda b: not b.on_cpu)
+            if given_grad:
+                grad_names = grad_names | _spread(flow, set(given_grad), lambda b: not b.detached)
         params = self._params_of(function, owner) if function is not None else set()
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
@@ -410,6 +429,39 @@ class _Context:
             moved_keys=_keys(keys, moving),
             grad_keys=_keys(keys, graded),
         )
+
+    def _given_by_calls(
+        self, function: _Function, owner: Optional[str], depth: int
+    ) -> tuple[set[str], set[str]]:
+        """The parameters of ``function`` to which a call of it in this module
+        passes a value moved to a device, and those to which one passes a
+        module's output computed with grad enabled (``train(model, ...)`` in
+        ``main()`` after ``model = model.cuda()``): ``depth`` calls up."""
+        key = (id(function), depth)
+        known = self._given.get(key)
+        if known is not None:
+            return known
+        self._given[key] = (set(), set())  # (a recursive call gives nothing)
+        moved: set[str] = set()
+        grad: set[str] = set()
+        if depth > 0:
+            for ref in self.refs.get(function.name, ()):
+                call = ref.node
+                if ref.value or not isinstance(call, ast.Call) or ref.function is function:
+                    continue
+                if not _calls_own(call.func, function, owner, ref.owner):
+                    continue
+                described = self.describe(
+                    call, False, ref.function, ref.owner, ref.no_grad, depth - 1
+                )
+                params = _bound(function, call, owner is not None)
+                for given, param in params.items():
+                    if described.moved_keys is not None and given in described.moved_keys:
+                        moved.add(param)
+                    if described.grad_keys is not None and given in described.grad_keys:
+                        grad.add(param)
+        found = self._given[key] = (moved, grad)
+        return found
 
     def _flow(self, scope: _Scope) -> list[_Binding]:
         found = self._bindings.get(id(scope))
@@ -521,6 +573,49 @@ def framework_batches(tree: ast.Module) -> dict[int, str]:
                 params = [*item.args.posonlyargs, *item.args.args][1:]
                 if positions[item.name] < len(params):
                     found[id(item)] = params[positions[item.name]].arg
+    return found
+
+
+#: how many calls up a calling module's own calls of the calling function are
+#: followed (``main()`` moves the model, ``train(model)`` passes it on)
+_GIVEN_DEPTH = 2
+
+
+def _calls_own(
+    func: ast.expr, function: _Function, owner: Optional[str], where: Optional[str]
+) -> bool:
+    """Does a call of ``func`` made in class ``where`` (None: not in a class)
+    call ``function`` (of class ``owner``): ``f(...)`` of a module-level
+    function, ``self.f(...)`` in a method of the same class?"""
+    if owner is None:
+        return isinstance(func, ast.Name) and func.id == function.name
+    return (
+        where == owner
+        and isinstance(func, ast.Attribute)
+        and func.attr == function.name
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    )
+
+
+def _bound(function: _Function, call: ast.Call, method: bool) -> dict[str, str]:
+    """The keys ``describe`` names a call's arguments by (``"0"``: the first
+    positional; a keyword's name) -> the parameter of ``function`` each binds to
+    (none for ``*args`` and ``**kwargs``)."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if method and positional:
+        positional = positional[1:]
+    found = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if i < len(positional):
+            found[str(i)] = positional[i]
+    names = {a.arg for a in (*args.args, *args.kwonlyargs)}
+    for keyword in call.keywords:
+        if keyword.arg is not None and keyword.arg in names:
+            found[keyword.arg] = keyword.arg
     return found
 
 

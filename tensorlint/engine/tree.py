@@ -62,6 +62,10 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
+#: How many files directly in a top package, and how much of each, are read
+#: for an import of the package by another name than its folder's.
+_SELF_IMPORT_FILES = 50
+_SELF_IMPORT_BYTES = 64 * 1024
 #: Calling modules a process keeps, read.
 _KEPT_CALLERS = 64
 #: Notebooks bigger than this are not read as callers (their outputs: images).
@@ -84,6 +88,8 @@ class Tree:
         self._stats: dict[str, Optional[Dependency]] = {}
         self._roots: dict[str, str] = {}
         self._tops: dict[tuple[str, str], bool] = {}
+        #: (top package folder, name): does the package import itself by that name
+        self._self_names: dict[tuple[str, str], bool] = {}
         #: (base folder or import roots, qualified name) -> module files
         self._modules: dict[tuple[object, ...], list[tuple[Path, str]]] = {}
         #: per module: (size, mtime, its torch verdict, the modules it imports):
@@ -106,6 +112,7 @@ class Tree:
         self._stats.clear()
         self._roots.clear()
         self._tops.clear()
+        self._self_names.clear()
         self._modules.clear()
         self.imported.clear()
         self._projects.clear()
@@ -260,7 +267,7 @@ class Tree:
             if self.has_top(root, parts[0])  # ``typing``, ``torch``: not of this tree
         )
         if not roots:
-            return []
+            return self._renamed_top(folder, parts)
         key = (roots, qual)
         found = self._modules.get(key)
         if found is None:
@@ -269,6 +276,53 @@ class Tree:
                 for split in range(len(parts) - 1, 0, -1):
                     found += _module_files(root, parts[:split], ".".join(parts[split:]))
             self._modules[key] = found
+        return found
+
+    def _renamed_top(self, folder: str, parts: list[str]) -> list[tuple[Path, str]]:
+        """``TTS.utils.io`` imported where the tree's top package is a folder
+        of another name (a checkout of the package itself, installed under
+        its own name: ``package_dir``): the modules of the top package that
+        the rest of the name finds, if the folder's files import it so."""
+        top = self._top_package(folder)
+        if top is None or len(parts) < 3 or not self._imports_itself(top, parts[0]):
+            return []  # (``pkg.mod.name`` at least: a bare ``pkg.name`` says too little)
+        found: list[tuple[Path, str]] = []
+        for split in range(len(parts) - 1, 1, -1):
+            found += _module_files(top, parts[1:split], ".".join(parts[split:]))
+        return found
+
+    def _top_package(self, folder: str) -> Optional[str]:
+        """The top package (a folder with ``__init__.py``) that holds ``folder``."""
+        root = self.import_root(folder)
+        if root == folder:
+            return None
+        relative = os.path.relpath(folder, root).split(os.sep)
+        return os.path.join(root, relative[0])
+
+    def _imports_itself(self, top: str, name: str) -> bool:
+        """Does the top package's ``__init__.py`` or one module directly in it
+        import ``name.`` (its own name, which is not its folder's)?"""
+        key = (top, name)
+        found = self._self_names.get(key)
+        if found is None:
+            pattern = re.compile(rf"^\s*(?:from|import)\s+{re.escape(name)}\.", re.MULTILINE)
+            found = False
+            try:
+                entries = sorted(os.listdir(top))
+            except OSError:
+                entries = []
+            for entry in entries[:_SELF_IMPORT_FILES]:
+                if not entry.endswith(".py"):
+                    continue
+                try:
+                    with open(os.path.join(top, entry), encoding="utf-8", errors="replace") as f:
+                        text = f.read(_SELF_IMPORT_BYTES)
+                except OSError:
+                    continue
+                if pattern.search(text):
+                    found = True
+                    break
+            self._self_names[key] = found
         return found
 
     # -- the project: callers in other files -----------------------------------
