@@ -326,6 +326,30 @@ def framework_bases(scope: Scope) -> frozenset[str]:
     return frozenset(found)
 
 
+def framework_data(scope: Scope) -> frozenset[str]:
+    """The parameters of a method that a framework calls with data, which
+    never requires grad (``ops.FRAMEWORK_DATA_PARAMETERS``: ``o`` of a
+    fastcore ``Transform``'s ``encodes(self, o)``)."""
+    parent = scope.parent
+    node = scope.node
+    if (
+        not isinstance(node, syntax.FunctionDef)
+        or parent is None
+        or not isinstance(parent.node, syntax.ClassDef)
+    ):
+        return frozenset()
+    params = [*node.params.posonly_params, *node.params.params][1:]
+    found: set[str] = set()
+    for base in parent.node.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
+        for suffix, methods in ops.FRAMEWORK_DATA_PARAMETERS.items():
+            position = methods.get(node.name.value) if last.endswith(suffix) else None
+            if position is not None and position < len(params):
+                found.add(params[position].name.value)
+    return frozenset(found)
+
+
 def framework_inputs(scope: Scope) -> tuple[tuple[syntax.Param, str], ...]:
     """``(parameter, kind)`` for each parameter of a method that a framework
     calls with values it prepared: ``batch`` (``training_step(self, batch,

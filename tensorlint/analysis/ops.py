@@ -477,6 +477,12 @@ FRAMEWORK_NO_GRAD_METHODS = {
         }
     ),
 }  # fmt: skip
+#: Methods a framework calls with data (items or batches its pipelines load,
+#: never values that require grad), by the base class's name (its last part
+#: ends so): method -> the data parameter's position after ``self``. fastai's
+#: data pipelines (``after_item``, ``after_batch``) run a fastcore
+#: ``Transform``'s ``encodes`` (its ``decodes`` may be given predictions).
+FRAMEWORK_DATA_PARAMETERS: dict[str, dict[str, int]] = {"Transform": {"encodes": 0}}
 #: Embeddings made from given vectors: frozen unless ``freeze=False``
 PRETRAINED_EMBEDDINGS = frozenset(
     {"torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained"}

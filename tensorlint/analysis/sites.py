@@ -59,6 +59,7 @@ from tensorlint.analysis.names import (
     Boundary,
     Scope,
     framework_bases,
+    framework_data,
     framework_inputs,
     qualified_name,
 )
@@ -264,6 +265,7 @@ class ModuleAnalysis:
         # what a framework hands the method (a batch, a step's outputs) is
         # known where it is made, not guessed
         framework = {param.name.value for param, _ in framework_inputs(scope)}
+        data = framework_data(scope)  # (a pipeline's data: anywhere, without grad)
         for param in params:
             if param.name.value in numbers or param.name.value in framework:
                 continue  # a size or a count (a number), or the framework's
@@ -271,7 +273,7 @@ class ModuleAnalysis:
                 param,
                 f"{shown or name}()",
                 None if param.name.value in moved else device,  # taken on the host
-                grad,
+                None if param.name.value in data else grad,
                 note,
             )
 
