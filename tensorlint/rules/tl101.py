@@ -47,8 +47,14 @@ class NumpyOnAcceleratorTensor(Rule):
     the helper, and the message names the call; so is the parameter of a
     public caller that no code calls, two calls up at most
     (`assert_close(a, b)` calling `as_array(a)`). When the project's other
-    files call it, they decide the same way, and one that no file calls
-    keeps the guess. A parameter named `device`, `dtype` or `batch_size` is
+    files call it, they decide the same way (their own callers in their
+    file too: `main()` moves the model, `train(model)` passes it on), and
+    one that no file calls keeps the guess; so does the wrapper a public
+    decorator returns (`return wraps(fn)(wrapper)`), whose callers are the
+    decorated function's. The guess follows the caller's values, not what
+    an object's own method returns: `learn.get_preds()` or `env.step(a)`
+    (no method of a tensor, a torch distribution or a container, on an
+    object not named like a module) gives no evidence. A parameter named `device`, `dtype` or `batch_size` is
     never a tensor, and one the function moves to a device itself (`x_gpu =
     x.to(self.device)`) is given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
     factory without `device=` or `torch.load(f, map_location="cpu")` prove

@@ -26,7 +26,10 @@ class NumpyOnGradTensor(Rule):
     `targets`, `indices`, `mask`, `wav_lens`; when the project's other files call it,
     what they pass instead), what a caller in the file passes (a public
     caller that no code calls passes on its own parameters, two calls up at
-    most), or the
+    most; `cls.f(x)` in a class method passes to its class's `f`; a wrapper
+    a public decorator returns takes its callers' values; what an object's
+    own method returns, `learn.get_preds()`, is no caller's value; the data
+    fastai's pipelines give a `Transform`'s `encodes` never requires grad), or the
     result of a function or of a method of an instance made in the file
     (in the file or imported from the checked tree) that returns a value
     computed with grad enabled from a module's output or parameters. A
@@ -50,7 +53,10 @@ class NumpyOnGradTensor(Rule):
     never raises this error (it checks grad mode first), and a value
     computed there does not require grad later; a parameter, a view of one
     (`w.T`, `w[0]`, even made in the block), or a model output computed
-    before the block, still does once grad is back on. A no-grad decorator
+    before the block, still does once grad is back on; what a helper
+    computes while grad is off does not (`net(x).mean(1).cpu()` returned
+    by an `@torch.inference_mode()` helper, or a forward pass of another
+    helper it calls). A no-grad decorator
     on an `async def` does not reach its body, which runs when awaited; with
     a `target-version` below 1.6, `.numpy()` of a tensor that itself
     requires grad raises under `no_grad` too. Integer and bool results
