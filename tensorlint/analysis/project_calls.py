@@ -388,13 +388,11 @@ class _Context:
         moved_names = self._moved_in(scope, moved_attributes, before)
         grad_names = self._grad_in(scope, before)
         if function is not None:
-            # what this module's own calls of the calling function pass it
+            # what this module's own calls of the calling function pass it (the
+            # parameter itself: what a call computes from it need not be there)
             given_moved, given_grad = self._given_by_calls(function, owner, depth)
-            flow = self._flow(function)
-            if given_moved:
-                moved_names = moved_names | _spread(flow, set(given_moved), lambda b: not b.on_cpu)
-            if given_grad:
-                grad_names = grad_names | _spread(flow, set(given_grad), lambda b: not b.detached)
+            moved_names = moved_names | given_moved
+            grad_names = grad_names | given_grad
         params = self._params_of(function, owner) if function is not None else set()
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
