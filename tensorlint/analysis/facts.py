@@ -251,6 +251,14 @@ def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
 
 
+def without_api_grad(facts: Facts) -> Facts:
+    """``facts`` less the guess that a public function's parameter may
+    require grad (for a part of it named for data: ``batch["labels"]``)."""
+    return frozenset(
+        t for t in facts if not (t.startswith(GRAD) and t[len(GRAD) :][:1] == API_MARK)
+    )
+
+
 def without_api(facts: Facts) -> Facts:
     """``facts`` less the evidence of a public function's parameter (the guess
     that stands in for callers no one has read)."""
@@ -707,6 +715,9 @@ class FactEvaluator:
                 return carry(base) | {NOGRAD}
             if ELEMS in base and TENSOR not in base and _single_index(node):
                 return element_facts(base)  # ``outputs[i]`` of a list of tensors
+            key = literal_index(node)
+            if key is not None and is_data_name(key):
+                return without_api_grad(carry(base))  # ``batch["labels"]``: data
             return carry(base)
         if isinstance(node, syntax.Call):
             return self._owned(node, self.call(node, env), env)
@@ -903,6 +914,8 @@ class FactEvaluator:
             found = evidence(base) | {record(self.scope, "parameter", node)}
             # a known module's ``weight``: a parameter, a tensor
             return found | {TENSOR} if MODULE in base else found
+        if is_data_name(attr):
+            return without_api_grad(evidence(base))  # ``data.edge_index``: data
         return evidence(base)
 
     def _output_entry(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:

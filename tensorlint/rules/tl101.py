@@ -54,9 +54,10 @@ class NumpyOnAcceleratorTensor(Rule):
     decorated function's. The guess follows the caller's values, not what
     an object's own method returns: `learn.get_preds()` or `env.step(a)`
     (no method of a tensor, a torch distribution or a container, on an
-    object not named like a module) gives no evidence. A parameter named `device`, `dtype` or `batch_size` is
-    never a tensor, and one the function moves to a device itself (`x_gpu =
-    x.to(self.device)`) is given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
+    object not named like a module) gives no evidence. A parameter named
+    `device`, `dtype` or `batch_size` is never a tensor, and one the
+    function moves to a device itself (`x_gpu = x.to(self.device)`) is
+    given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
     factory without `device=` or `torch.load(f, map_location="cpu")` prove
     the CPU and silence it. A test of the value's type counts too: under
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
