@@ -267,7 +267,13 @@ class Tree:
             if self.has_top(root, parts[0])  # ``typing``, ``torch``: not of this tree
         )
         if not roots:
-            return self._renamed_top(folder, parts)
+            if len(parts) < 3:  # (``pkg.mod.name`` at least: a bare ``pkg.name`` says too little)
+                return []
+            key = ("renamed", folder, qual)
+            found = self._modules.get(key)
+            if found is None:
+                found = self._modules[key] = self._renamed_top(folder, parts)
+            return found
         key = (roots, qual)
         found = self._modules.get(key)
         if found is None:
@@ -280,12 +286,19 @@ class Tree:
 
     def _renamed_top(self, folder: str, parts: list[str]) -> list[tuple[Path, str]]:
         """``TTS.utils.io`` imported where the tree's top package is a folder
-        of another name (a checkout of the package itself, installed under
-        its own name: ``package_dir``): the modules of the top package that
-        the rest of the name finds, if the folder's files import it so."""
+        of another name that holds it (a checkout of the package itself,
+        ``TTS-master``, installed under its own name): the modules of the top
+        package that the rest of the name finds, if its files import it so
+        (never ``torch`` or ``numpy``: a package's own ``nn`` is not theirs)."""
         top = self._top_package(folder)
-        if top is None or len(parts) < 3 or not self._imports_itself(top, parts[0]):
-            return []  # (``pkg.mod.name`` at least: a bare ``pkg.name`` says too little)
+        name = parts[0]
+        if (
+            top is None
+            or _outside(name)
+            or name.lower() not in os.path.basename(top).lower()  # (``TTS-master``)
+            or not self._imports_itself(top, name)
+        ):
+            return []
         found: list[tuple[Path, str]] = []
         for split in range(len(parts) - 1, 1, -1):
             found += _module_files(top, parts[1:split], ".".join(parts[split:]))
