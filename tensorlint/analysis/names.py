@@ -306,43 +306,42 @@ class ScopeBuilder:
                 self.bind(scope, _import_alias_name(alias), full)
 
 
+def _base_names(scope: Scope) -> Optional[list[str]]:
+    """The last names of the bases of a method's class (``LightningModule``
+    of ``pl.LightningModule``); None for other scopes."""
+    parent = scope.parent
+    if (
+        not isinstance(scope.node, syntax.FunctionDef)
+        or parent is None
+        or not isinstance(parent.node, syntax.ClassDef)
+    ):
+        return None
+    found = []
+    for base in parent.node.bases:
+        dotted = dotted_name(base.value) if base.keyword is None else None
+        found.append(dotted.rsplit(".", 1)[-1] if dotted is not None else "")
+    return found
+
+
 def framework_bases(scope: Scope) -> frozenset[str]:
     """The framework base classes (``ops.FRAMEWORK_NO_GRAD_METHODS``' keys) a
     method's class derives from by name, directly (``pl.LightningModule``,
     a project's own ``ReAgentLightningModule``): empty for other scopes."""
-    parent = scope.parent
-    node = scope.node
-    if (
-        not isinstance(node, syntax.FunctionDef)
-        or parent is None
-        or not isinstance(parent.node, syntax.ClassDef)
-    ):
-        return frozenset()
-    found: set[str] = set()
-    for base in parent.node.bases:
-        dotted = dotted_name(base.value) if base.keyword is None else None
-        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
-        found.update(s for s in ops.FRAMEWORK_NO_GRAD_METHODS if last.endswith(s))
-    return frozenset(found)
+    bases = _base_names(scope) or []
+    return frozenset(s for last in bases for s in ops.FRAMEWORK_NO_GRAD_METHODS if last.endswith(s))
 
 
 def framework_data(scope: Scope) -> frozenset[str]:
     """The parameters of a method that a framework calls with data, which
     never requires grad (``ops.FRAMEWORK_DATA_PARAMETERS``: ``o`` of a
     fastcore ``Transform``'s ``encodes(self, o)``)."""
-    parent = scope.parent
+    bases = _base_names(scope)
     node = scope.node
-    if (
-        not isinstance(node, syntax.FunctionDef)
-        or parent is None
-        or not isinstance(parent.node, syntax.ClassDef)
-    ):
+    if not bases or not isinstance(node, syntax.FunctionDef):
         return frozenset()
     params = [*node.params.posonly_params, *node.params.params][1:]
     found: set[str] = set()
-    for base in parent.node.bases:
-        dotted = dotted_name(base.value) if base.keyword is None else None
-        last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
+    for last in bases:
         for suffix, methods in ops.FRAMEWORK_DATA_PARAMETERS.items():
             position = methods.get(node.name.value) if last.endswith(suffix) else None
             if position is not None and position < len(params):
