@@ -338,3 +338,39 @@ def test_a_special_file_is_never_read(tmp_path: Path, where: str, kind: str) -> 
         assert len(errors) == 1 and words in errors[0], output
     if where != "config":
         assert "ok.py:4:12: TL101" in proc.stdout and "inner.py:4:12: TL101" in proc.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_special_file_in_a_renamed_checkout_is_never_read(tmp_path: Path, kind: str) -> None:
+    """A checkout whose folder holds the package under another name
+    (``speech-master`` imported as ``speech``) is looked through for files
+    importing it so: a special file there is skipped, and the caller in
+    another file is still found (in a child process with a time limit)."""
+    import subprocess
+    import sys
+
+    checkout = tmp_path / "speech-master"
+    (checkout / "utils").mkdir(parents=True)
+    (checkout / "__init__.py").write_text("")
+    (checkout / "utils" / "__init__.py").write_text("")
+    (checkout / "utils" / "checks.py").write_text(
+        "import numpy as np\nimport torch\n\n\ndef finite(net):\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)\n"
+        "    return not np.isinf(norm)\n"
+    )
+    (checkout / "train.py").write_text(
+        "import torch\n\nfrom speech.utils.checks import finite\n\n\ndef main():\n"
+        "    net = torch.nn.Linear(2, 2).cuda()\n    return finite(net)\n"
+    )
+    _special(checkout / "aaa.py", kind)  # (read first, in sorted order)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorlint", "check", "--no-cache", "utils/checks.py"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=checkout,
+    )
+    output = proc.stdout + proc.stderr
+    assert "Traceback" not in output
+    assert "checks.py:7:16: TL103" in proc.stdout, output

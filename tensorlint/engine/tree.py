@@ -62,10 +62,9 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
-#: How many files directly in a top package, and how much of each, are read
-#: for an import of the package by another name than its folder's.
+#: How many files directly in a top package are read for an import of the
+#: package by another name than its folder's.
 _SELF_IMPORT_FILES = 50
-_SELF_IMPORT_BYTES = 64 * 1024
 #: Calling modules a process keeps, read.
 _KEPT_CALLERS = 64
 #: Notebooks bigger than this are not read as callers (their outputs: images).
@@ -324,13 +323,14 @@ class Tree:
                 entries = sorted(os.listdir(top))
             except OSError:
                 entries = []
-            for entry in entries[:_SELF_IMPORT_FILES]:
-                if not entry.endswith(".py"):
+            for entry in [e for e in entries if e.endswith(".py")][:_SELF_IMPORT_FILES]:
+                path = Path(top, entry)
+                dependency = self.stat(path)
+                if dependency is None or dependency[1] > _MAX_BYTES:
                     continue
-                try:
-                    with open(os.path.join(top, entry), encoding="utf-8", errors="replace") as f:
-                        text = f.read(_SELF_IMPORT_BYTES)
-                except OSError:
+                try:  # (``read_source``: a regular file only, never a FIFO)
+                    text = read_source(path).text
+                except (SourceReadError, MemoryError):
                     continue
                 if pattern.search(text):
                     found = True
