@@ -31,7 +31,9 @@ from tensorlint.analysis.facts import (
     TENSOR,
     FactEvaluator,
     Facts,
+    decorated_with,
     evidence,
+    first_parameter,
     meet,
     self_name,
 )
@@ -67,9 +69,10 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
     if caller.parent is not parent or caller.kind != "function":
         return False
     me = self_name(caller)
-    if me is None and _decorated(caller.node, "classmethod"):
-        me = _first_parameter(caller.node)
-        if not (_decorated(function, "classmethod") or _is_static(function)):
+    node = caller.node
+    if me is None and isinstance(node, syntax.FunctionDef) and decorated_with(node, "classmethod"):
+        me = first_parameter(node)
+        if not (decorated_with(function, "classmethod") or _is_static(function)):
             return False  # (``cls.f(x)`` of an instance method binds ``x`` to ``self``)
     return me is not None and me == func.value.value
 
@@ -118,22 +121,7 @@ def parameter_facts(
 
 
 def _is_static(function: syntax.FunctionDef) -> bool:
-    return _decorated(function, "staticmethod")
-
-
-def _decorated(function: syntax.CSTNode, name: str) -> bool:
-    """Is ``function`` decorated with the builtin ``name`` (``@classmethod``)?"""
-    return isinstance(function, syntax.FunctionDef) and any(
-        isinstance(d.decorator, syntax.Name) and d.decorator.value == name
-        for d in function.decorators
-    )
-
-
-def _first_parameter(function: syntax.CSTNode) -> Optional[str]:
-    if not isinstance(function, syntax.FunctionDef):
-        return None
-    params = [*function.params.posonly_params, *function.params.params]
-    return params[0].name.value if params else None
+    return decorated_with(function, "staticmethod")
 
 
 class FactEvaluatorAt:

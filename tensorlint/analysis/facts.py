@@ -251,18 +251,21 @@ def evidence(facts: Facts) -> Facts:
     return frozenset(t for t in facts if ":" in t)
 
 
-def without_api_grad(facts: Facts) -> Facts:
-    """``facts`` less the guess that a public function's parameter may
-    require grad (for a part of it named for data: ``batch["labels"]``)."""
-    return frozenset(
-        t for t in facts if not (t.startswith(GRAD) and t[len(GRAD) :][:1] == API_MARK)
-    )
+def is_api(token: str) -> bool:
+    """Is ``token`` the evidence of a public function's parameter (the guess
+    that stands in for callers no one has read: ``dev:a<id>``)?"""
+    return ":" in token and token[token.index(":") + 1 :][:1] == API_MARK
 
 
 def without_api(facts: Facts) -> Facts:
-    """``facts`` less the evidence of a public function's parameter (the guess
-    that stands in for callers no one has read)."""
-    return frozenset(t for t in facts if ":" not in t or t[t.index(":") + 1 :][:1] != API_MARK)
+    """``facts`` less the guess of a public function's parameter."""
+    return frozenset(t for t in facts if not is_api(t))
+
+
+def without_api_grad(facts: Facts) -> Facts:
+    """``facts`` less the guess that a public function's parameter may
+    require grad (for a part of it named for data: ``batch["labels"]``)."""
+    return frozenset(t for t in facts if not (t.startswith(GRAD) and is_api(t)))
 
 
 #: what a list or tuple of values may be known as
@@ -1000,7 +1003,7 @@ class FactEvaluator:
                 if found is not None:
                     grad = {t for t in found if t.startswith(GRAD)}
                     if name not in summary.carries:
-                        grad = {t for t in grad if t[len(GRAD) :][:1] != API_MARK}
+                        grad = {t for t in grad if not is_api(t)}
                     facts = facts | grad
         if returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
@@ -1014,9 +1017,7 @@ class FactEvaluator:
             for name in summary.keeps_device:
                 found = argument(name)
                 if found is not None:
-                    facts = facts | {
-                        t for t in found if t.startswith(DEV) and t[len(DEV) :][:1] != API_MARK
-                    }
+                    facts = facts | {t for t in found if t.startswith(DEV) and not is_api(t)}
         if summary.moves_to and CPU not in facts:
             # it moves what it returns to the device the caller names
             for name in summary.moves_to:
@@ -1811,12 +1812,23 @@ def self_name(scope: Scope) -> Optional[str]:
     if not isinstance(node, syntax.FunctionDef) or scope.parent is None:
         return None
     if scope.parent.kind != "class" or any(
-        isinstance(d.decorator, syntax.Name)
-        and d.decorator.value in ("staticmethod", "classmethod")
-        for d in node.decorators
+        decorated_with(node, name) for name in ("staticmethod", "classmethod")
     ):
         return None
-    params = [*node.params.posonly_params, *node.params.params]
+    return first_parameter(node)
+
+
+def decorated_with(function: syntax.FunctionDef, name: str) -> bool:
+    """Is ``function`` decorated with the builtin ``name`` (``@classmethod``)?"""
+    return any(
+        isinstance(d.decorator, syntax.Name) and d.decorator.value == name
+        for d in function.decorators
+    )
+
+
+def first_parameter(function: syntax.FunctionDef) -> Optional[str]:
+    """The name of ``function``'s first positional parameter (``self``, ``cls``)."""
+    params = [*function.params.posonly_params, *function.params.params]
     return params[0].name.value if params else None
 
 
