@@ -79,7 +79,7 @@ from tensorlint.analysis.facts import (
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, target_names
 from tensorlint.analysis.summaries import FILLS, WRITES
-from tensorlint.analysis.walk import children
+from tensorlint.analysis.walk import children, own_statements
 
 Body = Sequence[Union[syntax.BaseStatement, syntax.BaseSmallStatement]]
 
@@ -553,11 +553,7 @@ def _device_aliases(function: syntax.CSTNode) -> dict[str, str]:
     bound: dict[str, list[Optional[syntax.BaseExpression]]] = {}
     if not isinstance(function, syntax.FunctionDef):
         return {}
-    stack: list[syntax.CSTNode] = list(children(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
-            continue
+    for node in own_statements(function):
         if isinstance(node, (syntax.Assign, syntax.AugAssign, syntax.AnnAssign, syntax.For)):
             targets = (
                 [t.target for t in node.targets]
@@ -569,7 +565,6 @@ def _device_aliases(function: syntax.CSTNode) -> dict[str, str]:
                 for name in target_names(target):
                     value = simple if isinstance(target, syntax.Name) else None
                     bound.setdefault(name, []).append(value)
-        stack.extend(children(node))
     found: dict[str, str] = {}
     for name, values in bound.items():
         if len(values) != 1 or values[0] is None:

@@ -69,7 +69,7 @@ from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
-from tensorlint.analysis.walk import children
+from tensorlint.analysis.walk import children, own_statements
 from tensorlint.roles import is_test_text, mentions_accelerator
 
 
@@ -293,7 +293,7 @@ class ModuleAnalysis:
         own = range(function.src_start, function.src_end)
         if any(start in inside and start not in own for start in self._call_starts(name)):
             return None  # a helper the function calls: its calls decide
-        if not any(_returns_name(statement, name) for statement in _statements(outer)):
+        if not any(_returns_name(statement, name) for statement in own_statements(outer)):
             return None
         if _is_public(outer, parent):
             return outer
@@ -942,22 +942,6 @@ def _parameters(function: syntax.FunctionDef, scope: Scope) -> list[syntax.Param
         if isinstance(star, syntax.Param):
             every.append(star)  # ``*args`` / ``**kwargs``: values from outside too
     return every
-
-
-def _statements(function: syntax.FunctionDef) -> Iterator[syntax.CSTNode]:
-    """The simple statements of ``function``'s own body, nested blocks included
-    (not those of the functions and classes it defines)."""
-    stack: list[syntax.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
-            continue
-        if isinstance(node, syntax.Return):
-            yield node
-            continue
-        if isinstance(node, syntax.BaseExpression):
-            continue
-        stack.extend(children(node))
 
 
 def _returns_name(statement: syntax.CSTNode, name: str) -> bool:

@@ -20,6 +20,19 @@ def children(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
             yield value
 
 
+def own_statements(function: syntax.FunctionDef) -> Iterator[syntax.CSTNode]:
+    """The statements of ``function``'s body, those of nested blocks included,
+    not those of the functions and classes it defines (nor their ``def``)."""
+    stack: list[syntax.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.BaseExpression)):
+            continue
+        if not isinstance(node, (syntax.BaseSuite, syntax.Module)):
+            yield node
+        stack.extend(children(node))
+
+
 class Ancestors(Sequence[syntax.CSTNode]):
     """The nodes above a node, outermost first: a tuple that shares its
     outer part with the ancestors of every other node below the same parent.
