@@ -1980,7 +1980,7 @@ def requires_grad_test(test: syntax.BaseExpression) -> Optional[str]:
 def cuda_test(test: syntax.BaseExpression) -> Optional[str]:
     """``x`` when the test is ``x.is_cuda``: in the ``else`` branch ``x`` is on the CPU."""
     if isinstance(test, syntax.Attribute) and test.attr.value == "is_cuda":
-        return dotted_name(test.value)
+        return _without_data(dotted_name(test.value))
     return None
 
 
@@ -2258,7 +2258,17 @@ def device_key(node: syntax.BaseExpression) -> Optional[str]:
         node = node.args[0].value
     if isinstance(node, syntax.Attribute) and node.attr.value == "type":
         node = node.value
-    return dotted_name(node)
+    key = dotted_name(node)
+    if key is not None and key.endswith(".device"):
+        return f"{_without_data(key[: -len('.device')])}.device"
+    return key
+
+
+def _without_data(key: Optional[str]) -> Optional[str]:
+    """``x`` for ``x.data`` (``x.data`` is where ``x`` is)."""
+    while key is not None and key.endswith(".data"):
+        key = key[: -len(".data")]
+    return key
 
 
 def sole_move_target(facts: Facts, scope: Scope) -> Optional[str]:
