@@ -299,6 +299,37 @@ def test_a_hook_given_the_base_class_own_values_is_not_an_api_boundary() -> None
     assert _codes(moved.replace("self.net(batch)", "batch"), "TL101") == [(10, "TL101")]
 
 
+@pytest.mark.parametrize(
+    ("extra", "fires"),
+    [
+        # ``scores`` is called by the class with a value it makes: those calls
+        # are its callers, and they give the hook nothing from outside
+        ("    def run(self):\n        return self.scores(self.batches)\n", False),
+        # two calls up, the same
+        (
+            "    def run(self, k):\n        return self.scores(self.batches[k])\n"
+            "    def main(self):\n        return self.run(0)\n",
+            False,
+        ),
+        # the calling method passes on its own parameter, and nothing calls it
+        ("    def run(self, batches):\n        return self.scores(batches)\n", True),
+        # ``scores`` is handed out as a value: called where no one here sees
+        (
+            "    def run(self):\n        self.hook = self.scores\n"
+            "        return self.scores(self.batches)\n",
+            True,
+        ),
+    ],
+    ids=["called_with_own_values", "two_calls_up", "passes_its_parameter", "passed_as_a_value"],
+)
+def test_a_hook_follows_the_calls_of_the_base_method_that_passes_it_on(
+    extra: str, fires: bool
+) -> None:
+    body = "        return [self.score(b) for b in batches]\n" + extra
+    source = TEMPLATE.format(body=body).replace("self.net(batch)", "batch")
+    assert bool(_codes(source, "TL101")) is fires
+
+
 def test_the_message_names_the_evidence_that_decided() -> None:
     # the move the code shows, inside the converted expression, decides; the
     # API boundary's guess about ``m`` does not (issue: ``m`` was named)

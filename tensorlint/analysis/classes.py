@@ -31,6 +31,8 @@ from tensorlint.analysis import ops
 
 #: How many classes up the bases are followed.
 _DEPTH = 4
+#: How many calls up, within a class, a value passed on is followed.
+_CHAIN_DEPTH = 3
 
 
 class SelfCall(NamedTuple):
@@ -303,7 +305,9 @@ class _LazyCalls(Mapping[str, SelfCall]):
                 tainted = self._tainted.get(id(item))
                 if tainted is None:
                     tainted = self._tainted[id(item)] = from_parameters(item, me)
-                outside = any(mentions(arg, tainted) for arg in passed)
+                outside = any(mentions(arg, tainted) for arg in passed) and self._entered(
+                    item.name, _CHAIN_DEPTH
+                )
                 if found is None:
                     found = SelfCall(call.lineno, item.name, no_grad, moved, outside)
                 else:
@@ -314,6 +318,33 @@ class _LazyCalls(Mapping[str, SelfCall]):
                     )
         assert found is not None  # (every name listed has a call)
         return found
+
+    def _entered(self, method: str, depth: int) -> bool:
+        """Do the values ``self.<method>`` is given come from callers outside
+        the class? Yes when the class never calls it (or mentions it other
+        than by a call: ``callback=self.step``), or passes it its own
+        callers' values; no when every call here passes values the calling
+        method makes (``play_steps`` calling ``self.env_step(res["actions"])``):
+        those calls are its callers, as a function's calls in its file are."""
+        callers = self.callers().get(method)
+        if not callers or depth <= 0:
+            return True
+        if self.text is not None and self.text.count(f".{method}") > self.text.count(f".{method}("):
+            return True  # passed as a value: called where no one here sees
+        for item, me in callers:
+            tainted = self._tainted.get(id(item))
+            if tainted is None:
+                tainted = self._tainted[id(item)] = from_parameters(item, me)
+            for call, _ in _self_calls(item.body, me, False, self.imports):
+                assert isinstance(call.func, ast.Attribute)
+                if call.func.attr != method:
+                    continue
+                passed = [*call.args, *(k.value for k in call.keywords)]
+                if any(mentions(arg, tainted) for arg in passed) and self._entered(
+                    item.name, depth - 1
+                ):
+                    return True
+        return False
 
 
 _Method = Union[ast.FunctionDef, ast.AsyncFunctionDef]
