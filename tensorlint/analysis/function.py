@@ -15,10 +15,12 @@ from tensorlint.analysis.facts import (
     Facts,
     is_false,
     keyword,
+    meet,
     parameter_loop_sets_grad,
     positional,
     registered_buffer,
     self_name,
+    settle,
 )
 from tensorlint.analysis.flow import (
     Conversion,
@@ -195,6 +197,7 @@ def class_attribute_facts(
     found: dict[str, Facts] = {}
     unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
+    methods: list[tuple[syntax.FunctionDef, Scope, str, set[str]]] = []
     for item in body:
         if not isinstance(item, syntax.FunctionDef) or item not in scopes:
             continue
@@ -204,12 +207,23 @@ def class_attribute_facts(
             continue
         assigned, unfreezes = _assigned_attributes(item, me)
         unfrozen |= unfreezes
-        if not assigned:
-            continue
-        final = FactsWalker(scope, set()).run(owner_body(item), {})
-        for name in assigned:
-            facts = final.get(f"{me}.{name}", frozenset())
-            found[name] = found[name] & facts if name in found else facts
+        if assigned:
+            methods.append((item, scope, me, assigned))
+    # twice: the second walk reads what the first said of the other
+    # attributes (``self.buf = self.net(x)`` where ``__init__`` moved ``self.net``)
+    known: Optional[dict[str, Facts]] = None
+    for _ in range(2):
+        found = {}
+        for item, scope, me, assigned in methods:
+            final = FactsWalker(scope, set(), known).run(owner_body(item), {})
+            for name in assigned:
+                # (settled first: evidence a proof of the same value answers,
+                # ``if self.v.requires_grad: self.v = self.v.detach()``, is gone)
+                facts = settle(final.get(f"{me}.{name}", frozenset()))
+                found[name] = meet(found[name], facts) if name in found else facts
+        if not methods or found == known:
+            break
+        known = {name: facts for name, facts in found.items() if facts}
     for name in unfrozen & found.keys():
         # a module one method freezes and another may set to require grad again
         found[name] = found[name] - {FROZEN, NOGRAD}
