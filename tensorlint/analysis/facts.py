@@ -620,9 +620,61 @@ def annotation_facts(annotation: Optional[syntax.BaseExpression], scope: Scope) 
                 return frozenset({TENSOR, NOGRAD})
     if qual in ("numpy.ndarray", "numpy.typing.NDArray"):
         return frozenset({NDARRAY})
+    members = _union_members(annotation)
+    if members is not None:
+        # ``None | MappedTriples | list[MappedTriples]``: integer tensors (or
+        # collections of them) whichever member it is, so nothing requires grad
+        kept = [m for m in members if not _is_none(m)]
+        if kept and all(_integer_tensors(m, scope) for m in kept):
+            return frozenset({NOGRAD})
+        return EMPTY
     if isinstance(annotation, syntax.Subscript):
         return annotation_facts(annotation.value, scope) & frozenset({NDARRAY})
     return EMPTY
+
+
+def _union_members(
+    annotation: syntax.BaseExpression,
+) -> Optional[list[syntax.BaseExpression]]:
+    """The members of ``A | B``, ``Union[A, B]`` or ``Optional[A]`` (None: not a union)."""
+    if isinstance(annotation, syntax.BinaryOperation) and isinstance(
+        annotation.operator, syntax.BitOr
+    ):
+        left = _union_members(annotation.left) or [annotation.left]
+        right = _union_members(annotation.right) or [annotation.right]
+        return [*left, *right]
+    if isinstance(annotation, syntax.Subscript) and dotted_name(annotation.value) in (
+        "Union", "typing.Union", "Optional", "typing.Optional"
+    ):  # fmt: skip
+        found: list[syntax.BaseExpression] = []
+        for element in annotation.slice:
+            if not isinstance(element.slice, syntax.Index):
+                return None
+            found += _union_members(element.slice.value) or [element.slice.value]
+        return found
+    return None
+
+
+def _integer_tensors(annotation: syntax.BaseExpression, scope: Scope) -> bool:
+    """An integer tensor type (``LongTensor``, ``MappedTriples``), or a
+    ``list``/``Sequence``/``tuple`` of them."""
+    if isinstance(annotation, syntax.Subscript):
+        container = dotted_name(annotation.value)
+        if container is None or container.rsplit(".", 1)[-1] not in _SEQUENCE_ANNOTATIONS:
+            return False
+        return all(
+            isinstance(e.slice, syntax.Index)
+            and (
+                isinstance(e.slice.value, syntax.Ellipsis) or _integer_tensors(e.slice.value, scope)
+            )
+            for e in annotation.slice
+        )
+    return NOGRAD in annotation_facts(annotation, scope)
+
+
+_SEQUENCE_ANNOTATIONS = frozenset(
+    {"list", "List", "tuple", "Tuple", "Sequence", "Iterable", "Collection"}
+)
 
 
 def is_plain_annotation(annotation: Optional[syntax.BaseExpression]) -> bool:
