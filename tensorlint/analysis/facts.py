@@ -728,7 +728,7 @@ class FactEvaluator:
         params: Optional[Mapping[str, Facts]] = None,
     ) -> None:
         self.scope = scope
-        self.attributes = attributes or {}
+        self.attributes = attributes if attributes is not None else {}
         self.self_name = self_name(scope) if attributes is not None else None
         #: what the callers in the file pass to the parameters (``callers.py``)
         self.params = params or {}

@@ -184,7 +184,10 @@ class FactsWalker:
             if filled is not None:
                 return filled
             copied = self._copied_into_tensor(value, env)
-            return copied if copied is not None else self._in_place_call(value, env)
+            if copied is not None:
+                return copied
+            assigned = self._method_assigns(value, env)
+            return assigned if assigned is not None else self._in_place_call(value, env)
         if isinstance(node, syntax.AugAssign):
             return self._augmented(node, env)
         if isinstance(node, syntax.AnnAssign):
@@ -432,6 +435,30 @@ class FactsWalker:
         env = dict(env)
         written = self.evaluator.expr(value.args[0].value, env)
         env[key] = _written_with(env[key], written, self.no_grad)
+        return env
+
+    def _method_assigns(self, value: syntax.BaseExpression, env: Env) -> Optional[Env]:
+        """``self.test()`` as a statement, where ``test`` assigns attributes:
+        they hold what it leaves in them (``test`` runs the network under
+        ``no_grad`` into ``self.output``; what ``optimize`` stores there with
+        grad is gone), not what any assigning method might."""
+        me = self.evaluator.self_name
+        after = getattr(self.evaluator.attributes, "after", None)
+        if (
+            me is None
+            or not after
+            or not isinstance(value, syntax.Call)
+            or not isinstance(value.func, syntax.Attribute)
+            or not isinstance(value.func.value, syntax.Name)
+            or value.func.value.value != me
+        ):
+            return None
+        left: Optional[Mapping[str, Facts]] = after.get(value.func.attr.value)
+        if not left:
+            return None
+        env = dict(env)
+        for name, facts in left.items():
+            env[f"{me}.{name}"] = facts
         return env
 
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:

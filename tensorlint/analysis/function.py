@@ -31,7 +31,7 @@ from tensorlint.analysis.flow import (
     owner_body,
 )
 from tensorlint.analysis.from_ast import parse_expression
-from tensorlint.analysis.names import Scope
+from tensorlint.analysis.names import Scope, dotted_name
 from tensorlint.analysis.walk import children
 
 Owner = Union[syntax.Module, syntax.FunctionDef, syntax.ClassDef]
@@ -183,23 +183,42 @@ class FunctionAnalysis:
         return "the converted value"
 
 
+class ClassAttributes(dict[str, Facts]):
+    """What holds for each ``self.<name>`` of a class, and, for each method
+    that assigns attributes, what it leaves in them (``after``): a statement
+    ``self.test()`` sets what ``test`` assigns, whatever other methods stored."""
+
+    def __init__(self, facts: Mapping[str, Facts], after: Mapping[str, Mapping[str, Facts]]):
+        super().__init__(facts)
+        self.after = after
+
+
 def class_attribute_facts(
     node: syntax.ClassDef, scopes: Mapping[syntax.CSTNode, Scope]
-) -> dict[str, Facts]:
+) -> ClassAttributes:
     """What holds for ``self.<name>`` after every method that assigns it.
 
     Each method is walked like any function (so ``self.x = np.load(p)`` then
     ``self.x = torch.from_numpy(self.x)`` ends as a CPU tensor); an attribute
-    keeps only the facts every assigning method agrees on, and one assignment
-    the walk cannot explain leaves it unknown. Assignments from outside the
+    keeps the proofs every assigning method agrees on, and the evidence of
+    any of them (one assignment the walk cannot explain leaves no proof). The
+    assigning methods are walked twice, the second time reading what the
+    first said of the attributes (``self.buf = self.net(x)`` where
+    ``__init__`` moved ``self.net``). A test method (``test*`` of a ``Test...``
+    class or a ``TestCase``) runs on an instance of its own (unittest and
+    pytest make one per test): what it
+    assigns is no fact of the other methods. Assignments from outside the
     class are not seen: the price of looking at one class at a time.
     """
     found: dict[str, Facts] = {}
     unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
     methods: list[tuple[syntax.FunctionDef, Scope, str, set[str]]] = []
+    tests = _is_test_class(node)
     for item in body:
         if not isinstance(item, syntax.FunctionDef) or item not in scopes:
+            continue
+        if tests and item.name.value.startswith("test"):
             continue
         scope = scopes[item]
         me = self_name(scope)
@@ -209,17 +228,17 @@ def class_attribute_facts(
         unfrozen |= unfreezes
         if assigned:
             methods.append((item, scope, me, assigned))
-    # twice: the second walk reads what the first said of the other
-    # attributes (``self.buf = self.net(x)`` where ``__init__`` moved ``self.net``)
     known: Optional[dict[str, Facts]] = None
+    after: dict[str, dict[str, Facts]] = {}
     for _ in range(2):
         found = {}
         for item, scope, me, assigned in methods:
             final = FactsWalker(scope, set(), known).run(owner_body(item), {})
+            left = after[item.name.value] = {}
             for name in assigned:
                 # (settled first: evidence a proof of the same value answers,
                 # ``if self.v.requires_grad: self.v = self.v.detach()``, is gone)
-                facts = settle(final.get(f"{me}.{name}", frozenset()))
+                facts = left[name] = settle(final.get(f"{me}.{name}", frozenset()))
                 found[name] = meet(found[name], facts) if name in found else facts
         if not methods or found == known:
             break
@@ -227,7 +246,21 @@ def class_attribute_facts(
     for name in unfrozen & found.keys():
         # a module one method freezes and another may set to require grad again
         found[name] = found[name] - {FROZEN, NOGRAD}
-    return {name: facts for name, facts in found.items() if facts}
+        for left in after.values():
+            if name in left:
+                left[name] = left[name] - {FROZEN, NOGRAD}
+    return ClassAttributes({name: facts for name, facts in found.items() if facts}, after)
+
+
+def _is_test_class(node: syntax.ClassDef) -> bool:
+    """A test class: named ``Test...`` (pytest), or deriving from a ``...TestCase``."""
+    if node.name.value.startswith("Test"):
+        return True
+    for base in node.bases:
+        dotted = dotted_name(base.value)
+        if dotted is not None and dotted.endswith("TestCase"):
+            return True
+    return False
 
 
 def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str], set[str]]:

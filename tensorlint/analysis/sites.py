@@ -53,7 +53,12 @@ from tensorlint.analysis.facts import (
 )
 from tensorlint.analysis.flow import Conversion, is_view_call
 from tensorlint.analysis.from_ast import parse_expression
-from tensorlint.analysis.function import FunctionAnalysis, Owner, class_attribute_facts
+from tensorlint.analysis.function import (
+    ClassAttributes,
+    FunctionAnalysis,
+    Owner,
+    class_attribute_facts,
+)
 from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import (
     Boundary,
@@ -123,7 +128,7 @@ class ModuleAnalysis:
         self._functions: dict[int, FunctionAnalysis] = {}
         self._wanted: dict[int, set[int]] = {}
         self._positions: Optional[Positions] = None
-        self._classes: dict[int, dict[str, Facts]] = {}
+        self._classes: dict[int, ClassAttributes] = {}
         self._wanted_owners: set[Owner] = set()
         #: library code: public functions are entered from callers we cannot see
         self.library = library
