@@ -1061,3 +1061,30 @@ def test_parameters_the_function_moves_itself_are_found() -> None:
     # through a name bound to it, ``.cuda()``, ``device=``; not a cast, not
     # the CPU, not inside a closure
     assert moved_here(function, names) == {"batch", "target", "table"}
+
+
+def test_attribute_classes_come_from_every_assignment_in_the_class() -> None:
+    from tensorlint.analysis import syntax
+    from tensorlint.analysis.callees import attribute_classes
+    from tensorlint.analysis.parse import parse_whole
+
+    module = parse_whole(
+        "class C:\n"
+        "    def __init__(self, head: Optional[Union[Head, sk.LogReg]] = None, n: int = 1):\n"
+        "        self.head = head\n"
+        "        self.enc = Encoder(n).eval()\n"
+        "        self.size = n\n"
+        "        self.other = None\n"
+        "        self.mixed = Encoder(n)\n"
+        "    def to(self, device):\n"
+        "        self.head = self.head.to(device)\n"
+        "        self.mixed = make_encoder()\n"
+        "        self.other = Decoder(1) if device else Encoder(2)\n"
+    )
+    (node,) = [s for s in module.body if isinstance(s, syntax.ClassDef)]
+    # ``size`` (an ``int`` parameter), ``mixed`` (a call of a function too) and
+    # ``other`` (a conditional expression) are not known to be one class's
+    assert attribute_classes(node) == {
+        "head": frozenset({"Head", "sk.LogReg"}),
+        "enc": frozenset({"Encoder"}),
+    }

@@ -16,10 +16,11 @@ from typing import NamedTuple, Optional, Protocol
 from tensorlint.analysis import syntax
 from tensorlint.analysis.classes import ClassLookup
 from tensorlint.analysis.facts import self_name
-from tensorlint.analysis.names import Scope, qualified_name
+from tensorlint.analysis.names import Scope, dotted_name, qualified_name, through_module_methods
 from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.project_calls import Call
 from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary, is_abstract
+from tensorlint.analysis.walk import own_statements
 
 
 class Lookup(ClassLookup, Protocol):
@@ -68,6 +69,7 @@ class Callees:
         self.own = own
         self.tree = tree
         self._cache: dict[int, Optional[Callee]] = {}
+        self._attributes: dict[int, dict[str, frozenset[str]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.own.functions) or self.tree is not None
@@ -103,7 +105,57 @@ class Callees:
             if qual is not None:
                 return self._imported(qual)
             return self._instance_method(func, scope)
+        if isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Attribute):
+            return self._attribute_method(func, scope)
         return None
+
+    def _attribute_method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
+        """``self.head.predict_proba(x)`` in a method, where every assignment
+        of ``self.head`` in the class makes an instance of one class
+        (``self.head = Head(n)``) or stores a parameter annotated with classes
+        (``head: Optional[Union[Head, LogisticRegression]]``): that class's
+        method, when exactly one of the classes has it in the checked tree."""
+        holder = func.value
+        assert isinstance(holder, syntax.Attribute)
+        if not isinstance(holder.value, syntax.Name):
+            return None
+        function = scope
+        while function.kind not in ("function", "module") and function.parent is not None:
+            function = function.parent
+        if function.kind != "function" or self_name(function) != holder.value.value:
+            return None
+        cls = function.parent
+        if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
+            return None
+        classes = self._attribute_classes(cls.node).get(holder.attr.value)
+        if not classes:
+            return None
+        module = scope.module()
+        found = [
+            callee
+            for name in sorted(classes)
+            for callee in [self._method_of(name, func.attr.value, module)]
+            if callee is not None
+        ]
+        return found[0] if len(found) == 1 else None
+
+    def _method_of(self, called: str, method: str, module: Scope) -> Optional[Callee]:
+        """``called.method``, ``called`` a class named as this module names it."""
+        head, _, rest = called.partition(".")
+        if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
+            return self._own(f"{head}.{method}") or self._inherited(head, method)
+        qual = module.resolve(head)
+        if qual is None:
+            return None
+        cls = f"{qual}.{rest}" if rest else qual
+        return self._imported(f"{cls}.{method}") or self._inherited_there(cls, method)
+
+    def _attribute_classes(self, node: syntax.ClassDef) -> dict[str, frozenset[str]]:
+        key = id(node)
+        found = self._attributes.get(key)
+        if found is None:
+            found = self._attributes[key] = attribute_classes(node)
+        return found
 
     def _instance_method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``model.generate(n)`` where ``model = VAE(shape)`` was the name's one
@@ -234,6 +286,100 @@ class Callees:
             return []
         module = qual.rpartition(".")[0]
         return [f"{module}.{b}" for b in found[0].bases if "." not in b]
+
+
+def attribute_classes(node: syntax.ClassDef) -> dict[str, frozenset[str]]:
+    """The classes each ``self.<name>`` of a class may be an instance of, by
+    its assignments in the class's methods: ``self.x = Cls(...)`` (a
+    capitalised callee, perhaps followed by module methods: ``.eval()``,
+    ``.to(d)``), or ``self.x = p`` for a parameter ``p`` annotated with
+    classes (``Optional[Union[A, B]]``, ``A | None``). ``None`` assigned, or
+    the attribute itself moved (``self.x = self.x.to(d)``), says nothing; any
+    other assignment leaves the attribute out."""
+    found: dict[str, set[str]] = {}
+    unknown: set[str] = set()
+    body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
+    for item in body:
+        if not isinstance(item, syntax.FunctionDef):
+            continue
+        params = [*item.params.posonly_params, *item.params.params]
+        if not params:
+            continue
+        me = params[0].name.value
+        annotated = {
+            p.name.value: p.annotation.annotation
+            for p in (*params[1:], *item.params.kwonly_params)
+            if p.annotation is not None
+        }
+        for target, value in _self_assignments(item):
+            if not (
+                isinstance(target, syntax.Attribute)
+                and isinstance(target.value, syntax.Name)
+                and target.value.value == me
+            ):
+                continue
+            name = target.attr.value
+            if isinstance(value, syntax.Name) and value.value == "None":
+                continue
+            kept = through_module_methods(value)  # ``self.x = self.x.to(device)``
+            if dotted_name(kept) == f"{me}.{name}":
+                continue
+            classes = _classes_of(value, annotated)
+            if classes is None:
+                unknown.add(name)
+            else:
+                found.setdefault(name, set()).update(classes)
+    return {name: frozenset(c) for name, c in found.items() if name not in unknown and c}
+
+
+def _self_assignments(
+    function: syntax.FunctionDef,
+) -> list[tuple[syntax.BaseExpression, syntax.BaseExpression]]:
+    """``target = value`` pairs of the function's own statements (not nested ones)."""
+    pairs: list[tuple[syntax.BaseExpression, syntax.BaseExpression]] = []
+    for statement in own_statements(function):
+        if isinstance(statement, syntax.Assign):
+            pairs += [(t.target, statement.value) for t in statement.targets]
+        elif isinstance(statement, syntax.AnnAssign) and statement.value is not None:
+            pairs.append((statement.target, statement.value))
+    return pairs
+
+
+def _classes_of(
+    value: syntax.BaseExpression, annotated: Mapping[str, syntax.BaseExpression]
+) -> Optional[set[str]]:
+    if isinstance(value, syntax.Name) and value.value in annotated:
+        names = set()
+        for member in _members(annotated[value.value]):
+            dotted = dotted_name(member)
+            if dotted is None or not dotted.rsplit(".", 1)[-1][:1].isupper():
+                return None
+            names.add(dotted)
+        return names
+    value = through_module_methods(value)
+    called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
+    if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
+        return {called}
+    return None
+
+
+def _members(annotation: syntax.BaseExpression) -> list[syntax.BaseExpression]:
+    """The classes an annotation names: a union's members, ``None`` left out."""
+    if isinstance(annotation, syntax.BinaryOperation) and isinstance(
+        annotation.operator, syntax.BitOr
+    ):
+        return [*_members(annotation.left), *_members(annotation.right)]
+    if isinstance(annotation, syntax.Subscript) and dotted_name(annotation.value) in (
+        "Union", "typing.Union", "Optional", "typing.Optional"
+    ):  # fmt: skip
+        members: list[syntax.BaseExpression] = []
+        for element in annotation.slice:
+            if isinstance(element.slice, syntax.Index):
+                members += _members(element.slice.value)
+        return members
+    if isinstance(annotation, syntax.Name) and annotation.value == "None":
+        return []
+    return [annotation]
 
 
 def bind_arguments(call: syntax.Call, summary: FunctionSummary) -> dict[str, syntax.BaseExpression]:

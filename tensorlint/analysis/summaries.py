@@ -1499,6 +1499,10 @@ class _Summarizer:
         if isinstance(func, ast.Name):
             name = func.id
             functions = getattr(self.known, "nodes", self.known)  # (computes nothing)
+            if name == self.me and self.cls is not None:
+                # ``self(x)``: the module's forward pass, unless the class
+                # defines its own ``__call__`` (then that runs)
+                return f"{self.cls}.__call__" not in functions
             if name in functions or (name in self.imports and name not in self.env):
                 return False  # a function of this module, or an imported one
             return ops.names_a_forward_pass(name)
