@@ -1088,3 +1088,27 @@ def test_attribute_classes_come_from_every_assignment_in_the_class() -> None:
         "head": frozenset({"Head", "sk.LogReg"}),
         "enc": frozenset({"Encoder"}),
     }
+
+
+@pytest.mark.parametrize(
+    ("method", "call_defined", "output"),
+    [
+        ("    def scores(self, x):\n        return self(x).sigmoid()\n", False, True),
+        # the class runs its own ``__call__``, not a forward pass
+        ("    def scores(self, x):\n        return self(x).sigmoid()\n", True, False),
+        # ``cls(...)`` in a class method makes an instance
+        ("    @classmethod\n    def scores(cls, x):\n        return cls(x)\n", False, False),
+    ],
+    ids=["self-call", "own-call", "classmethod"],
+)
+def test_a_summary_counts_self_call_as_a_forward_pass(
+    method: str, call_defined: bool, output: bool
+) -> None:
+    import ast
+
+    from tensorlint.analysis.summaries import summarize
+
+    own_call = "    def __call__(self, x):\n        return x\n" if call_defined else ""
+    source = f"import torch\n\nclass Head(torch.nn.Module):\n{own_call}{method}"
+    summary = summarize(ast.parse(source), source).functions["Head.scores"]
+    assert summary.grad_output is output

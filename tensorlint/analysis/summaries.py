@@ -656,6 +656,7 @@ class _Summarizer:
         self.optimizers: set[str] = set()  #: local names bound to a torch optimizer
         self.step: Optional[int] = None  #: line of an optimizer step
         self.me: Optional[str] = None
+        self.instance = False
         #: name -> the parameters whose values flow into it
         self.flows: dict[str, set[str]] = {}
         #: name -> the parameters whose device it keeps (``_device_flow``)
@@ -706,6 +707,10 @@ class _Summarizer:
         if method and not static and positional:
             self.me = positional[0]
             positional = positional[1:]
+            #: ``cls`` of a class method makes an instance; ``self`` is the module
+            self.instance = not any(
+                isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list
+            )
         kwonly = [a.arg for a in args.kwonlyargs]
         self.params = {*positional, *kwonly}
         self.no_grad = decorated_mode(node, self.imports)
@@ -1499,7 +1504,7 @@ class _Summarizer:
         if isinstance(func, ast.Name):
             name = func.id
             functions = getattr(self.known, "nodes", self.known)  # (computes nothing)
-            if name == self.me and self.cls is not None:
+            if name == self.me and self.cls is not None and self.instance:
                 # ``self(x)``: the module's forward pass, unless the class
                 # defines its own ``__call__`` (then that runs)
                 return f"{self.cls}.__call__" not in functions
