@@ -104,20 +104,32 @@ class Callees:
             qual = qualified_name(func, scope)
             if qual is not None:
                 return self._imported(qual)
-            return self._instance_method(func, scope)
+            return self._instance_method(func, scope) or self._attribute_call(func, scope)
         if isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Attribute):
             return self._attribute_method(func, scope)
         return None
 
-    def _attribute_method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
+    def _attribute_call(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
+        """``self.potential(graph)``, where ``self.potential`` is an instance of
+        one class of the checked tree (``_attribute_method``): its
+        ``__call__``, or its ``forward`` (a module called runs ``forward``)."""
+        return self._attribute_method(func, scope, "__call__") or self._attribute_method(
+            func, scope, "forward"
+        )
+
+    def _attribute_method(
+        self, func: syntax.Attribute, scope: Scope, called: Optional[str] = None
+    ) -> Optional[Callee]:
         """``self.head.predict_proba(x)`` in a method, where every assignment
         of ``self.head`` in the class makes an instance of one class
         (``self.head = Head(n)``) or stores a parameter annotated with classes
         (``head: Optional[Union[Head, LogisticRegression]]``): that class's
-        method, when exactly one of the classes has it in the checked tree."""
-        holder = func.value
-        assert isinstance(holder, syntax.Attribute)
-        if not isinstance(holder.value, syntax.Name):
+        method, when exactly one of the classes has it in the checked tree.
+        With ``called``, ``func`` is the attribute itself (``self.head``) and
+        ``called`` the method its call runs."""
+        holder = func.value if called is None else func
+        method = func.attr.value if called is None else called
+        if not isinstance(holder, syntax.Attribute) or not isinstance(holder.value, syntax.Name):
             return None
         function = scope
         while function.kind not in ("function", "module") and function.parent is not None:
@@ -134,7 +146,7 @@ class Callees:
         found = [
             callee
             for name in sorted(classes)
-            for callee in [self._method_of(name, func.attr.value, module)]
+            for callee in [self._method_of(name, method, module)]
             if callee is not None
         ]
         return found[0] if len(found) == 1 else None
