@@ -111,11 +111,13 @@ class Callees:
 
     def _attribute_call(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``self.potential(graph)``, where ``self.potential`` is an instance of
-        one class of the checked tree (``_attribute_method``): its
-        ``__call__``, or its ``forward`` (a module called runs ``forward``)."""
-        return self._attribute_method(func, scope, "__call__") or self._attribute_method(
-            func, scope, "forward"
-        )
+        one class of the checked tree (``_attribute_method``) that defines
+        ``forward`` and no ``__call__`` of its own: a module, whose call runs
+        ``forward``. (A plain callable's ``__call__`` is left to the call's
+        own facts: its summary would carry a shape argument's guess.)"""
+        if self._attribute_method(func, scope, "__call__") is not None:
+            return None
+        return self._attribute_method(func, scope, "forward")
 
     def _attribute_method(
         self, func: syntax.Attribute, scope: Scope, called: Optional[str] = None
