@@ -462,10 +462,18 @@ class FactsWalker:
         return env
 
     def _in_place_call(self, value: syntax.BaseExpression, env: Env) -> Env:
-        """``model.to(device)``, ``model.requires_grad_(False)``: modules change in place."""
+        """``model.to(device)``, ``model.requires_grad_(False)``: modules change
+        in place; ``t.detach_()`` takes a tensor out of the graph."""
         if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
             return env
         method = value.func.attr.value
+        if method == "detach_" and not value.args:
+            key = dotted_name(value.func.value)
+            if key is None:
+                return env
+            env = dict(env)
+            env[key] = settle(self.evaluator.expr(value.func.value, env) | {TENSOR, NOGRAD})
+            return env
         if method not in ops.MODULE_IN_PLACE_METHODS and method != "requires_grad_":
             return env
         key = dotted_name(value.func.value)
