@@ -1136,6 +1136,10 @@ class FactEvaluator:
         found = evidence(callee)
         if not module and _objects_own_method(node.func, callee):
             found = without_api(found)  # ``learn.get_preds()``: not the caller's tensor
+        elif not module and isinstance(node.func, syntax.Name):
+            # ``transform(batch)`` of a parameter that is called: a function the
+            # caller gives, used as one; what it returns is no tensor the caller passed
+            found = without_api(found)
         found = found | self._arguments(node, env, follow_api=module)
         if not module:
             if self._is_loss(func, node, env):
