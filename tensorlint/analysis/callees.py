@@ -154,7 +154,8 @@ class Callees:
         return found[0] if len(found) == 1 else None
 
     def _method_of(self, called: str, method: str, module: Scope) -> Optional[Callee]:
-        """``called.method``, ``called`` a class named as this module names it."""
+        """``called.method``, ``called`` a class named as this module names it
+        (a class of this module, or one it imports)."""
         head, _, rest = called.partition(".")
         if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
             return self._own(f"{head}.{method}") or self._inherited(head, method)
@@ -180,17 +181,7 @@ class Callees:
         called = owner.instances.get(func.value.value) if owner is not None else None
         if called is None:
             return None
-        method = func.attr.value
-        head, _, rest = called.partition(".")
-        module = scope.module()
-        if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
-            # a class of this module
-            return self._own(f"{head}.{method}") or self._inherited(head, method)
-        qual = module.resolve(head)
-        if qual is None:
-            return None
-        cls = f"{qual}.{rest}" if rest else qual
-        return self._imported(f"{cls}.{method}") or self._inherited_there(cls, method)
+        return self._method_of(called, func.attr.value, scope.module())
 
     def _own(self, name: str) -> Optional[Callee]:
         summary = self.own.functions.get(name)
