@@ -15,7 +15,7 @@ from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.classes import ClassLookup
-from tensorlint.analysis.facts import self_name
+from tensorlint.analysis.facts import self_name, union_members
 from tensorlint.analysis.names import Scope, dotted_name, qualified_name, through_module_methods
 from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.project_calls import Call
@@ -370,21 +370,8 @@ def _classes_of(
 
 def _members(annotation: syntax.BaseExpression) -> list[syntax.BaseExpression]:
     """The classes an annotation names: a union's members, ``None`` left out."""
-    if isinstance(annotation, syntax.BinaryOperation) and isinstance(
-        annotation.operator, syntax.BitOr
-    ):
-        return [*_members(annotation.left), *_members(annotation.right)]
-    if isinstance(annotation, syntax.Subscript) and dotted_name(annotation.value) in (
-        "Union", "typing.Union", "Optional", "typing.Optional"
-    ):  # fmt: skip
-        members: list[syntax.BaseExpression] = []
-        for element in annotation.slice:
-            if isinstance(element.slice, syntax.Index):
-                members += _members(element.slice.value)
-        return members
-    if isinstance(annotation, syntax.Name) and annotation.value == "None":
-        return []
-    return [annotation]
+    members = union_members(annotation) or [annotation]
+    return [m for m in members if not (isinstance(m, syntax.Name) and m.value == "None")]
 
 
 def bind_arguments(call: syntax.Call, summary: FunctionSummary) -> dict[str, syntax.BaseExpression]:

@@ -620,7 +620,7 @@ def annotation_facts(annotation: Optional[syntax.BaseExpression], scope: Scope) 
                 return frozenset({TENSOR, NOGRAD})
     if qual in ("numpy.ndarray", "numpy.typing.NDArray"):
         return frozenset({NDARRAY})
-    members = _union_members(annotation)
+    members = union_members(annotation)
     if members is not None:
         # ``None | MappedTriples | list[MappedTriples]``: integer tensors (or
         # collections of them) whichever member it is, so nothing requires grad
@@ -633,15 +633,16 @@ def annotation_facts(annotation: Optional[syntax.BaseExpression], scope: Scope) 
     return EMPTY
 
 
-def _union_members(
+def union_members(
     annotation: syntax.BaseExpression,
 ) -> Optional[list[syntax.BaseExpression]]:
-    """The members of ``A | B``, ``Union[A, B]`` or ``Optional[A]`` (None: not a union)."""
+    """The members of ``A | B``, ``Union[A, B]`` or ``Optional[A]``, nested
+    unions flattened (None: not a union)."""
     if isinstance(annotation, syntax.BinaryOperation) and isinstance(
         annotation.operator, syntax.BitOr
     ):
-        left = _union_members(annotation.left) or [annotation.left]
-        right = _union_members(annotation.right) or [annotation.right]
+        left = union_members(annotation.left) or [annotation.left]
+        right = union_members(annotation.right) or [annotation.right]
         return [*left, *right]
     if isinstance(annotation, syntax.Subscript) and dotted_name(annotation.value) in (
         "Union", "typing.Union", "Optional", "typing.Optional"
@@ -650,7 +651,7 @@ def _union_members(
         for element in annotation.slice:
             if not isinstance(element.slice, syntax.Index):
                 return None
-            found += _union_members(element.slice.value) or [element.slice.value]
+            found += union_members(element.slice.value) or [element.slice.value]
         return found
     return None
 

@@ -204,12 +204,11 @@ def class_attribute_facts(
     any of them (one assignment the walk cannot explain leaves no proof). The
     assigning methods are walked twice, the second time reading what the
     first said of the attributes (``self.buf = self.net(x)`` where
-    ``__init__`` moved ``self.net``). A test method (``test*`` of a ``Test...``
-    class or a ``TestCase``) runs on an instance of its own (unittest and
-    pytest make one per test): what it
-    assigns is no fact of the other methods. Assignments from outside the
-    class are not seen: the price of looking at one class at a time.
-    """
+    ``__init__`` moved ``self.net``). A test method (``test*`` of a
+    ``Test...`` class or a ``TestCase``) runs on an instance of its own
+    (unittest and pytest make one per test): what it assigns is no fact of
+    the other methods. Assignments from outside the class are not seen: the
+    price of looking at one class at a time."""
     found: dict[str, Facts] = {}
     unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
