@@ -16,7 +16,13 @@ from typing import NamedTuple, Optional, Protocol
 from tensorlint.analysis import syntax
 from tensorlint.analysis.classes import ClassLookup
 from tensorlint.analysis.facts import self_name, union_members
-from tensorlint.analysis.names import Scope, dotted_name, qualified_name, through_module_methods
+from tensorlint.analysis.names import (
+    Scope,
+    constructed_class,
+    dotted_name,
+    qualified_name,
+    through_module_methods,
+)
 from tensorlint.analysis.names import bind_arguments as names_bind
 from tensorlint.analysis.project_calls import Call
 from tensorlint.analysis.summaries import FunctionSummary, ModuleSummary, is_abstract
@@ -361,11 +367,8 @@ def _classes_of(
                 return None
             names.add(dotted)
         return names
-    value = through_module_methods(value)
-    called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
-    if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
-        return {called}
-    return None
+    called = constructed_class(value)
+    return {called} if called is not None else None
 
 
 def _members(annotation: syntax.BaseExpression) -> list[syntax.BaseExpression]:

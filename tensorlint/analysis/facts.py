@@ -661,7 +661,7 @@ def _integer_tensors(annotation: syntax.BaseExpression, scope: Scope) -> bool:
     ``list``/``Sequence``/``tuple`` of them."""
     if isinstance(annotation, syntax.Subscript):
         container = dotted_name(annotation.value)
-        if container is None or container.rsplit(".", 1)[-1] not in _SEQUENCE_ANNOTATIONS:
+        if container is None or container.rsplit(".", 1)[-1] not in ops.SEQUENCE_ANNOTATIONS:
             return False
         return all(
             isinstance(e.slice, syntax.Index)
@@ -671,11 +671,6 @@ def _integer_tensors(annotation: syntax.BaseExpression, scope: Scope) -> bool:
             for e in annotation.slice
         )
     return NOGRAD in annotation_facts(annotation, scope)
-
-
-_SEQUENCE_ANNOTATIONS = frozenset(
-    {"list", "List", "tuple", "Tuple", "Sequence", "Iterable", "Collection"}
-)
 
 
 def is_plain_annotation(annotation: Optional[syntax.BaseExpression]) -> bool:

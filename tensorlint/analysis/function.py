@@ -239,9 +239,10 @@ def class_attribute_facts(
                 # ``if self.v.requires_grad: self.v = self.v.detach()``, is gone)
                 facts = left[name] = settle(final.get(f"{me}.{name}", frozenset()))
                 found[name] = meet(found[name], facts) if name in found else facts
-        if not methods or found == known:
+        settled = {name: facts for name, facts in found.items() if facts}
+        if not methods or settled == known:
             break
-        known = {name: facts for name, facts in found.items() if facts}
+        known = settled
     for name in unfrozen & found.keys():
         # a module one method freezes and another may set to require grad again
         found[name] = found[name] - {FROZEN, NOGRAD}

@@ -156,6 +156,17 @@ def dotted_name(node: syntax.BaseExpression) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def constructed_class(value: syntax.BaseExpression) -> Optional[str]:
+    """``VAE`` (as written) when ``value`` calls a capitalised name, perhaps
+    followed by module methods (``VAE(shape).eval().to(device)``): the class
+    it makes an instance of, if it is one (the callee's lookup decides)."""
+    value = through_module_methods(value)
+    called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
+    if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
+        return called
+    return None
+
+
 def through_module_methods(value: syntax.BaseExpression) -> syntax.BaseExpression:
     """What module methods that return the module itself are called on:
     ``model`` of ``model.to(device).eval()``, ``VAE(s)`` of ``VAE(s).cuda()``
@@ -262,8 +273,8 @@ class ScopeBuilder:
             and library_table.names_estimator(qualified_name(value.func.value.func, scope))
         ):
             value = value.func.value  # ``StandardScaler().fit(x)``: the scaler, fitted
-        called = dotted_name(value.func) if isinstance(value, syntax.Call) else None
-        if called is not None and called.rsplit(".", 1)[-1][:1].isupper():
+        called = constructed_class(value)
+        if called is not None:
             scope.instances[name] = called
 
     def bind_target(self, scope: Scope, target: syntax.BaseExpression) -> None:

@@ -803,6 +803,11 @@ MODULE_OWN_VALUE_METHODS = (
     | frozenset({"__getattr__", "__getattribute__"})
 )
 
+#: Annotation names of sequences whose elements the subscript names
+#: (``list[LongTensor]``): a union of integer tensor types and these proves no grad.
+SEQUENCE_ANNOTATIONS = frozenset(
+    {"list", "List", "tuple", "Tuple", "Sequence", "Iterable", "Collection"}
+)
 #: Annotation names that are never a tensor (a parameter annotated with only
 #: these gives no boundary evidence).
 PLAIN_ANNOTATIONS = frozenset(
