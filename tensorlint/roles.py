@@ -131,28 +131,51 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
-    """The folders between the file's project and the file: below ``root``,
-    else below the current directory, else below the nearest folder that
-    holds a project marker (a file checked from outside its checkout has the
-    same role as from inside it)."""
+    """The folders between the file's project and the file: below ``root``
+    (the configuration's folder), else below the nearest folder that holds a
+    project marker, whatever the current directory (a checkout has the same
+    roles checked from inside it, from above it or from elsewhere), else below
+    the current directory (an extracted tree with no marker, checked from its
+    top), else below the folder that holds the file's top package."""
     absolute = path.absolute()
-    for base in (root, Path.cwd()):
-        if base is None:
-            continue
+    if root is not None:
         try:
-            return absolute.parent.relative_to(base.absolute()).parts
+            return absolute.parent.relative_to(root.absolute()).parts
         except ValueError:
-            continue
+            pass
+    top = project_top(str(absolute.parent))
+    if top is not None:
+        return absolute.parent.relative_to(top).parts
+    try:
+        return absolute.parent.relative_to(Path.cwd().absolute()).parts
+    except ValueError:
+        pass
     top_package: Optional[Path] = None
     for folder in absolute.parents:
-        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
-            return absolute.parent.relative_to(folder).parts
         if (folder / "__init__.py").is_file():
             top_package = folder
     if top_package is not None:  # no marker (an unpacked source tree): below
         # the folder that holds the file's top package, as Python imports it
         return absolute.parent.relative_to(top_package.parent).parts
     return ()
+
+
+def project_top(folder: str) -> Optional[str]:
+    """The nearest folder at or above ``folder`` that holds a project marker
+    (``PROJECT_MARKERS``), if any, as an absolute path: the project's top,
+    for a file's role and for the callers in other files alike."""
+    return _project_top(os.path.abspath(folder))
+
+
+@functools.lru_cache(maxsize=4096)
+def _project_top(folder: str) -> Optional[str]:
+    while True:
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 #: Where an ``ACCELERATOR`` match can start: a pattern that starts with a

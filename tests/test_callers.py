@@ -11,7 +11,7 @@ from tensorlint.analysis.facts import CPU, NOGRAD
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.engine.lint import lint_source
 from tensorlint.registry import select
-from tensorlint.roles import is_library
+from tensorlint.roles import is_library, is_test
 from tensorlint.rule import Settings
 
 HELPER = """
@@ -189,10 +189,14 @@ def test_a_test_folder_counts_from_any_current_directory(
         (folder / "helpers.py").write_text("def f(t):\n    return t.numpy()\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    for cwd in (elsewhere, checkout):
+    # from elsewhere, from the checkout, from above it (where ``tools/`` is a
+    # folder below the current directory) and from inside its tests
+    for cwd in (elsewhere, checkout, tmp_path, tmp_path / "tools", tests, package):
         monkeypatch.chdir(cwd)
         assert not is_library(tests / "helpers.py"), cwd
         assert is_library(package / "helpers.py"), cwd
+        assert is_test(tests / "helpers.py"), cwd
+        assert not is_test(package / "helpers.py"), cwd
 
 
 @pytest.mark.parametrize("tests_package", [True, False], ids=["tests-package", "tests-folder"])

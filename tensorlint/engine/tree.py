@@ -346,16 +346,9 @@ class Tree:
         ``.git``, ...), else the folder above its top package."""
         found = self._project_roots.get(folder)
         if found is None:
-            from tensorlint.roles import PROJECT_MARKERS
+            from tensorlint.roles import project_top
 
-            found = next(
-                (
-                    current
-                    for current in _folders_up(folder)
-                    if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS)
-                ),
-                self.import_root(folder),
-            )
+            found = project_top(folder) or self.import_root(folder)
             self._project_roots[folder] = found
         return found
 
