@@ -486,6 +486,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "instead: for measuring only, never for adjusting a rule",
     )
     parser.add_argument(
+        "--cases",
+        type=Path,
+        metavar="DIR",
+        help="score the case files of DIR instead (a new batch, measured before it joins "
+        "bench/recall/cases/; its repositories may not be held out)",
+    )
+    parser.add_argument(
         "--readme",
         type=Path,
         metavar="FILE",
@@ -493,9 +500,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--repo: the README's table is of every case)",
     )
     args = parser.parse_args(argv)
-    if args.readme is not None and args.repo:
-        parser.error("--readme writes the table of every case: leave out --repo")
-    cases = load_cases(HELD_OUT_CASES, held=True) if args.held_out else load_cases()
+    if args.readme is not None and (args.repo or args.cases):
+        parser.error("--readme writes the table of every case: leave out --repo and --cases")
+    if args.held_out and args.cases:
+        parser.error("--cases and --held-out name two sets of cases: give one")
+    if args.held_out:
+        cases = load_cases(HELD_OUT_CASES, held=True)
+    else:
+        cases = load_cases(args.cases if args.cases is not None else CASES)
     if args.repo:
         cases = [c for c in cases if c.repo in args.repo]
     if args.validate:

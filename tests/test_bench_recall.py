@@ -215,3 +215,23 @@ def test_a_missing_commit_is_reported_not_scored(tmp_path: Path) -> None:
     results = recall.run([missing], [mirrors], tmp_path / "cache", strict=False, clone=False)
     assert results[0].error
     assert recall.score(results, "default") == {}
+
+
+def test_a_new_batch_is_scored_from_its_own_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a batch mined apart is validated (and measured) from its folder, before it
+    # joins the development cases; a held-out repository is refused there too
+    body = CASE.format(real="true", commit="a" * 40, path="m.py", line=7)
+    _case_file(tmp_path / "batch", body)
+    negative = body.replace("someone/proj", "other/lib").replace('id = "a"', 'id = "b"')
+    _case_file(
+        tmp_path / "batch", negative.replace("real = true", "real = false"), "other__lib.toml"
+    )
+    assert recall.main(["--cases", str(tmp_path / "batch"), "--validate"]) == 0
+    assert "1 real cases from 1 repositories, 1 negatives" in capsys.readouterr().out
+    _case_file(tmp_path / "held", body.replace("someone/proj", "openai/CLIP"), "openai__CLIP.toml")
+    with pytest.raises(SystemExit, match="held out"):
+        recall.main(["--cases", str(tmp_path / "held"), "--validate"])
+    with pytest.raises(SystemExit):  # one set of cases at a time
+        recall.main(["--cases", str(tmp_path / "batch"), "--held-out", "--validate"])
