@@ -2398,15 +2398,100 @@ def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> Non
             table[token] = found._replace(guard=flag)
 
 
+#: The device evidence of the code's own moves and placements (not a guess
+#: about what callers or users pass): void where CUDA is not available.
+_OWN_MOVES = frozenset({"move", "device", "load", "callee-device"})
+
+
+def cuda_available_flag(flag: str, scope: Scope) -> bool:
+    """Does ``flag`` (as ``flag_test`` names it) say whether CUDA is available:
+    ``torch.cuda.is_available()`` itself, or a name or ``self`` attribute the
+    code binds to it and to nothing else (``use_gpu = torch.cuda.is_available()``;
+    ``self.use_gpu = ...`` in any method of the class)?"""
+    if flag.endswith("cuda.is_available()"):
+        return True
+    if "." not in flag:
+        found = scope.binding_scope(flag)
+        owner = found.node if found is not None and found.kind != "class" else None
+    elif flag.startswith("self.") and flag.count(".") == 1:
+        owner = next((s.node for s in _scopes_up(scope) if s.kind == "class"), None)
+    else:
+        return False
+    if owner is None:
+        return False
+    module = scope.module()
+    flags = module.cuda_flags.get(id(owner))
+    if flags is None:
+        flags = module.cuda_flags[id(owner)] = _cuda_available_names(owner)
+    return flag in flags
+
+
+def _scopes_up(scope: Scope) -> Iterable[Scope]:
+    current: Optional[Scope] = scope
+    while current is not None:
+        yield current
+        current = current.parent
+
+
+def _cuda_available_names(owner: syntax.CSTNode) -> frozenset[str]:
+    """The names (``use_gpu``) a function or module, or the ``self`` attributes
+    (``self.use_gpu``) the methods of a class, bind by ``=`` to
+    ``torch.cuda.is_available()`` only (bound any other way: not one)."""
+    if isinstance(owner, syntax.ClassDef):
+        roots: list[syntax.CSTNode] = [
+            s.body for s in children(owner.body) if isinstance(s, syntax.FunctionDef)
+        ]
+        prefix = "self."
+    else:
+        roots = [owner.body if isinstance(owner, syntax.FunctionDef) else owner]
+        prefix = ""
+    values: dict[str, list[bool]] = {}
+    stack = roots
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.BaseExpression)):
+            continue
+        if isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
+            if isinstance(node, syntax.Assign):
+                targets = [t.target for t in node.targets]
+            else:
+                targets = [node.target]
+            value = node.value if not isinstance(node, syntax.AugAssign) else None
+            cuda = (
+                isinstance(value, syntax.Call)
+                and not value.args
+                and (dotted_name(value.func) or "").endswith("cuda.is_available")
+            )
+            for target in targets:
+                name = dotted_name(target) if isinstance(target, syntax.Attribute) else None
+                if isinstance(target, syntax.Name):
+                    name = target.value
+                if name is not None and (name.startswith(prefix) if prefix else "." not in name):
+                    values.setdefault(name, []).append(cuda)
+                elif not prefix:
+                    for bound in target_names(target):
+                        values.setdefault(bound, []).append(False)
+            continue
+        stack.extend(children(node))
+    return frozenset(name for name, cudas in values.items() if all(cudas))
+
+
 def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
     """What ``facts`` are where ``flag`` fails: without the device evidence
     of moves made only where it holds (the value never left the host through
-    them). A value whose only device evidence was such moves is on the CPU."""
+    them). A value whose only device evidence was such moves is on the CPU.
+    Where ``flag`` is whether CUDA is available (``cuda_available_flag``),
+    the code's own moves and placements found no CUDA device either: none
+    of their evidence holds there (another accelerator, MPS say, chosen
+    where CUDA is missing, is taken to be unusual for code written so)."""
     table = scope.module().evidence
+    no_cuda = cuda_available_flag(flag, scope)
     dropped = {
         token
         for token in facts
-        if token.startswith(DEV) and (found := table.get(token)) is not None and found.guard == flag
+        if token.startswith(DEV)
+        and (found := table.get(token)) is not None
+        and (found.guard == flag or (no_cuda and found.kind in _OWN_MOVES))
     }
     if not dropped:
         return facts
@@ -2414,6 +2499,20 @@ def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
     if not any(token.startswith(DEV) for token in kept):
         kept = kept | {CPU}
     return settle(kept)
+
+
+def never_moved_attributes(evaluator: FactEvaluator, flag: str, env: Env) -> None:
+    """``never_moved_under`` for the ``self`` attributes of the evaluator's
+    method that ``env`` does not hold yet: the changed ones go into ``env``."""
+    me = evaluator.self_name
+    if me is None:
+        return
+    for attribute, facts in evaluator.attributes.items():
+        key = f"{me}.{attribute}"
+        if key not in env:
+            changed = never_moved_under(facts, flag, evaluator.scope)
+            if changed is not facts:
+                env[key] = changed
 
 
 def merge(a: Mapping[str, Facts], b: Mapping[str, Facts]) -> Env:

@@ -63,6 +63,7 @@ from tensorlint.analysis.facts import (
     meet,
     merge,
     moved_only_to,
+    never_moved_attributes,
     never_moved_under,
     parameter_loop_sets_grad,
     positional,
@@ -535,9 +536,12 @@ class FactsWalker:
         return self._aliases.get(key, key)
 
     def _never_moved_under(self, flag: str, env: Env) -> None:
-        """Where ``flag`` fails, values moved only where it holds are on the host."""
+        """Where ``flag`` fails, values moved only where it holds are on the host
+        (the method's ``self`` attributes too: ``self.model`` moved where CUDA
+        is available)."""
         for key, facts in list(env.items()):
             env[key] = never_moved_under(facts, flag, self.scope)
+        never_moved_attributes(self.evaluator, flag, env)
 
     def _on_cpu_device(self, device: str, env: Env, only: Optional[frozenset[str]] = None) -> None:
         """Where the device ``device`` names is the CPU: the values moved there

@@ -46,6 +46,7 @@ class Scope:
         "bindings",
         "boundary",
         "callees",
+        "cuda_flags",
         "evidence",
         "functions",
         "global_names",
@@ -75,6 +76,10 @@ class Scope:
         self.boundary: dict[str, Boundary] = {}
         #: the module scope's table of evidence tokens (see ``facts.record``)
         self.evidence: dict[str, Any] = {}
+        #: the module scope's cache: a function, module or class node's id ->
+        #: the names it binds to ``torch.cuda.is_available()`` only
+        #: (``facts.cuda_available_flag``)
+        self.cuda_flags: dict[int, frozenset[str]] = {}
         #: the module scope's names of every function defined in the file
         self.functions: set[str] = set()
         #: the module scope's resolver of calls to summarised functions

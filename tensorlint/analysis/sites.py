@@ -42,6 +42,7 @@ from tensorlint.analysis.facts import (
     keyword,
     may_be_tensor,
     may_be_tensor_only,
+    never_moved_attributes,
     never_moved_under,
     record,
     refine,
@@ -1337,6 +1338,7 @@ class Site:
                 refined = dict(env) if refined is None else refined
                 for name, facts in list(refined.items()):
                     refined[name] = never_moved_under(facts, flag[0], self.scope)
+                never_moved_attributes(evaluator, flag[0], refined)
             if inner is not node.orelse:
                 continue
             for key, fact in ((requires_grad_test(node.test), NOGRAD),
