@@ -122,6 +122,36 @@ def inherited_calls(
     return found
 
 
+def is_module_class(
+    own: Mapping[str, ClassSummary], tree: Optional[ClassLookup], cls: str, modules: frozenset[str]
+) -> bool:
+    """Does ``cls`` (a class of this module) derive from one of ``modules``
+    (qualified names: ``torch.nn.Module``), through bases in this module or
+    in other modules of the checked tree (``_DEPTH`` classes up)?"""
+    start = own.get(cls)
+    if start is None:
+        return False
+    frontier: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
+    frontier = [(base, own, tree, "") for base in start.bases]
+    seen: set[tuple[str, str]] = {("", cls)}
+    for _ in range(_DEPTH):
+        following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
+        following = []
+        for base, classes, lookup, place in frontier:
+            if base in modules:
+                return True
+            resolved = _resolve(base, classes, lookup, place)
+            if resolved is None:
+                continue
+            summary, classes_there, lookup_there, place_there = resolved
+            if (place_there, summary.name) in seen:
+                continue
+            seen.add((place_there, summary.name))
+            following += [(b, classes_there, lookup_there, place_there) for b in summary.bases]
+        frontier = following
+    return any(base in modules for base, _, _, _ in frontier)
+
+
 def _resolve(
     base: str,
     classes: Mapping[str, ClassSummary],

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax, tensor_methods
+from tensorlint.analysis.classes import is_module_class
 from tensorlint.analysis.containers import literal_index
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import (
@@ -30,7 +31,7 @@ from tensorlint.analysis.names import (
     qualified_name,
     target_names,
 )
-from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP
+from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP, OWNED
 from tensorlint.analysis.walk import children
 from tensorlint.diagnostics import HIGH, MEDIUM
 
@@ -1797,7 +1798,13 @@ def _owns_parameters(scope: Scope) -> bool:
                 local = classes[name]
                 seen.add(name)
         node = local
-    return False
+    # a base in another module of the checked tree (``class ECD(LudwigModule)``)
+    callees = module.callees
+    if not callees or callees.tree is None or not isinstance(owner.node, syntax.ClassDef):
+        return False
+    return is_module_class(
+        callees.own.classes, callees.tree, owner.node.name.value, ops.TORCH_MODULE_CLASSES
+    )
 
 
 def _owned_by(node: syntax.Attribute | syntax.Call, me: str, facts: Facts, scope: Scope) -> bool:
@@ -1814,7 +1821,7 @@ def _owned_by(node: syntax.Attribute | syntax.Call, me: str, facts: Facts, scope
                 or func.attr.value == "state_dict"
             )
         ):
-            return False
+            return _returns_owned(node, me, scope)
         return _rooted_at(func.value, me)
     if not _rooted_at(node.value, me):
         return False
@@ -1825,6 +1832,21 @@ def _owned_by(node: syntax.Attribute | syntax.Call, me: str, facts: Facts, scope
     return isinstance(node.value, syntax.Name) and any(
         getattr(table.get(t), "kind", None) == "parameter" for t in facts
     )
+
+
+def _returns_owned(node: syntax.Call, me: str, scope: Scope) -> bool:
+    """Is ``node`` ``me.f(...)``, a method whose every ``return`` gives the
+    module's own parameters or buffers (its summary says ``owned``)?"""
+    func = node.func
+    if not (
+        isinstance(func, syntax.Attribute)
+        and isinstance(func.value, syntax.Name)
+        and func.value.value == me
+    ):
+        return False
+    callees = scope.module().callees
+    callee = callees.of(node, scope) if callees else None
+    return callee is not None and OWNED in callee.summary.returns
 
 
 def _rooted_at(node: syntax.BaseExpression, me: str) -> bool:

@@ -73,6 +73,10 @@ class Write(NamedTuple):
 
 #: in an ``Element``'s ``returns``: the position is a tensor (``x.detach()``)
 TENSOR_MADE = "tensor"
+#: in a summary's ``returns``: every value it returns is its own module's
+#: parameters or buffers (``return self.named_parameters()``): where the
+#: module's users moved it
+OWNED = "owned"
 #: in a summary's ``returns``: every value it returns turns grad off, as a
 #: context manager or as a decorator (``return torch.no_grad()``; a project's
 #: ``smart_inference_mode()`` returning a nested ``decorate`` of the kind below)
@@ -1138,11 +1142,55 @@ class _Summarizer:
         proofs = self.prove(value)
         if self.no_grad and self._computes(value):
             proofs = proofs | {"nograd"}  # computed with grad disabled
+        if self._owned(value):
+            proofs = proofs | {OWNED}
         return Element(
             proofs,
             "nograd" not in proofs and self.module_output(value),
             "cpu" not in proofs and self.device_value(value),
         )
+
+    def _owned(self, node: ast.expr) -> bool:
+        """Is ``node`` its own module's parameters or buffers: ``self.parameters()``,
+        ``self.named_buffers()``, ``self.state_dict()``, ``self.proj.weight``;
+        also ``list(...)`` of them, or a comprehension that keeps some
+        (``[p for p in self.named_parameters() if p[0] in names]``)?"""
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+            loop = node.generators[0]
+            elt, target = node.elt, loop.target
+            if not (isinstance(elt, ast.Name) and isinstance(target, ast.Name)):
+                return False
+            return elt.id == target.id and self._owned(loop.iter)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("list", "tuple", "dict")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return self._owned(node.args[0])
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and (
+                    func.attr in ops.MODULE_PARAMETER_METHODS
+                    or func.attr in ops.MODULE_BUFFER_METHODS
+                    or func.attr == "state_dict"
+                )
+            ):
+                return False
+            node = func.value
+        elif not (
+            isinstance(node, ast.Attribute)
+            and (node.attr in ops.PARAMETER_ATTRIBUTES or node.attr in ops.BUFFER_ATTRIBUTES)
+        ):
+            return False
+        else:
+            node = node.value
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return self.me is not None and isinstance(node, ast.Name) and node.id == self.me
 
     def _return_elements(self, value: ast.expr) -> None:
         """Meet what each position of a returned tuple is with the returns before."""
