@@ -680,3 +680,27 @@ def test_a_module_without_torch_is_checked_again_when_a_caller_passes_cuda(
     detector.write_text(text, encoding="utf-8")
     got = findings(run(metrics, Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
     assert "anomaly/metrics.py:9:12 TL103" in got and "detector.py:19" in got
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('import torch\ntorch.set_default_tensor_type("torch.cuda.FloatTensor")\n', (2, True)),
+        ("import torch\nif torch.cuda.is_available():\n"
+         "    torch.set_default_tensor_type(torch.cuda.DoubleTensor)\n", (3, True)),
+        ('import torch\ntry:\n    torch.set_default_device("cuda:0")\nexcept Exception:\n'
+         "    pass\n", (3, False)),
+        ('import torch\ntorch.set_default_device(torch.device("cuda"))\n', (2, False)),
+        ('import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\n', (0, False)),
+        ('import torch\ntorch.set_default_device("cpu")\n', (0, False)),
+        # (in a function: importing the module does not run it)
+        ('import torch\ndef gpu():\n    torch.set_default_device("cuda")\n', (0, False)),
+    ],
+)  # fmt: skip
+def test_a_module_that_makes_cuda_the_default_device_when_imported_says_where(
+    source: str, expected: tuple[int, bool]
+) -> None:
+    summary = summarize(ast.parse(source), source)
+    assert (summary.default_cuda, summary.default_cuda_legacy) == expected
+    again = ModuleSummary.from_json(summary.to_json())
+    assert (again.default_cuda, again.default_cuda_legacy) == expected

@@ -10,7 +10,7 @@ never reads a file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import syntax
@@ -52,6 +52,11 @@ class Lookup(ClassLookup, Protocol):
         """What ``from <module> import *`` of one of the tree's modules binds
         to other packages' modules (``np`` -> ``numpy``); empty when the
         module is not the tree's."""
+
+    def default_cuda(self, modules: Sequence[str]) -> Optional[tuple[str, bool]]:
+        """Where one of the tree's ``modules`` makes CUDA the default device
+        of new tensors when imported (``box_utils.py:6``), and whether
+        ``torch.Tensor(...)`` follows; None when none does."""
 
 
 #: How many classes up ``self.f(...)`` is looked for in the bases.

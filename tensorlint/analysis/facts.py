@@ -175,8 +175,9 @@ class Evidence(NamedTuple):
 
 #: the kinds of device evidence (the others are grad evidence)
 _DEVICE_KINDS = frozenset(
-    {"move", "device", "load", "api", "callee-device", "batch", "gathered", "owned"}
-)
+    {"move", "device", "load", "api", "callee-device", "batch", "gathered", "owned",
+     "default-device"}
+)  # fmt: skip
 
 
 def record(
@@ -1266,7 +1267,8 @@ class FactEvaluator:
             data_facts = self.expr(data, env) if data is not None else EMPTY
             if TENSOR in data_facts:
                 return carry(data_facts)
-            return frozenset({TENSOR, CPU, NOGRAD})
+            where = self._default_device(node, legacy=True) if qual == "torch.Tensor" else CPU
+            return frozenset({TENSOR, where, NOGRAD})
         if qual in ops.CUDA_TENSOR_TYPES:
             return frozenset({TENSOR, NOGRAD, record(self.scope, "device", node)})
         if qual in ops.PARAMETER_CLASSES:
@@ -1403,6 +1405,16 @@ class FactEvaluator:
             found.add(NOGRAD)
         return frozenset(found) | self._device_keyword(node, env)
 
+    def _default_device(self, node: syntax.Call, legacy: bool = False) -> str:
+        """Where ``node`` makes a tensor with no ``device=``: the CPU, unless the
+        file or a module it imports makes CUDA the default device (for the
+        legacy ``torch.Tensor(...)``: ``legacy``, only the default tensor type
+        does): evidence, then (``ops.DEFAULT_DEVICE_SETTERS``)."""
+        found = default_cuda_of(self.scope)
+        if found is None or (legacy and not found[1]):
+            return CPU
+        return record(self.scope, "default-device", node, found[0])
+
     def _factory(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         facts = {TENSOR}
         data = positional(node, 0)
@@ -1420,10 +1432,10 @@ class FactEvaluator:
             facts |= {t for t in data_facts if t.startswith(DEV)}
         elif qual in ops.TORCH_DATA_FACTORIES:
             if data_is_plain or CPU in data_facts:
-                facts.add(CPU)
+                facts.add(self._default_device(node))
             facts |= {t for t in data_facts if t.startswith(DEV)}
         else:
-            facts.add(CPU)
+            facts.add(self._default_device(node))
         requires_grad = keyword(node, "requires_grad")
         if requires_grad is None or is_false(requires_grad):
             if qual in ops.AS_TENSOR_FUNCS:
@@ -2422,7 +2434,7 @@ def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> Non
 
 #: The device evidence of the code's own moves and placements (not a guess
 #: about what callers or users pass): void where CUDA is not available.
-_OWN_MOVES = frozenset({"move", "device", "load", "callee-device"})
+_OWN_MOVES = frozenset({"move", "device", "load", "callee-device", "default-device"})
 
 
 def cuda_available_flag(flag: str, scope: Scope) -> bool:
@@ -2521,6 +2533,17 @@ def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
     if not any(token.startswith(DEV) for token in kept):
         kept = kept | {CPU}
     return settle(kept)
+
+
+def default_cuda_of(scope: Scope) -> Optional[tuple[str, bool]]:
+    """Does the file of ``scope``, or a module of the tree it imports, make
+    CUDA the default device of new tensors: (where, whether ``torch.Tensor``
+    follows), or None (asked once per file: ``sites.default_cuda``)."""
+    module = scope.module()
+    found = module.default_cuda
+    if callable(found):
+        found = module.default_cuda = found()
+    return found  # type: ignore[no-any-return]
 
 
 def never_moved_attributes(evaluator: FactEvaluator, flag: str, env: Env) -> None:

@@ -47,6 +47,7 @@ class Scope:
         "boundary",
         "callees",
         "cuda_flags",
+        "default_cuda",
         "evidence",
         "functions",
         "global_names",
@@ -80,6 +81,11 @@ class Scope:
         #: the names it binds to ``torch.cuda.is_available()`` only
         #: (``facts.cuda_available_flag``)
         self.cuda_flags: dict[int, frozenset[str]] = {}
+        #: the module scope's answer to "does this file, or a module of the
+        #: tree it imports, make CUDA the default device of new tensors":
+        #: (where, reaches ``torch.Tensor``) or None; until first asked, the
+        #: function that answers it (``sites.default_cuda``)
+        self.default_cuda: Any = None
         #: the module scope's names of every function defined in the file
         self.functions: set[str] = set()
         #: the module scope's resolver of calls to summarised functions

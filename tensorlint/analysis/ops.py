@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Optional
 
 from tensorlint.analysis import numpy_table
 
@@ -339,6 +340,32 @@ LEGACY_TENSOR_TYPES = frozenset(
     for name in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int",
                  "Long", "Bool")
 )  # fmt: skip
+#: Calls that set the device of the tensors made without ``device=`` (a
+#: process-wide setting), and whether it reaches the untyped legacy
+#: constructor ``torch.Tensor(...)`` too. Measured on torch 2.13 with the
+#: ``meta`` device standing in for CUDA: after ``set_default_device``,
+#: ``torch.tensor``, ``zeros``, ``arange``, ``randn``, ``empty`` and
+#: ``as_tensor`` (of a list or an ndarray) follow it; ``torch.Tensor(...)``,
+#: ``torch.FloatTensor(...)``, ``from_numpy`` and ``zeros_like`` of a CPU
+#: tensor do not. ``set_default_tensor_type`` (deprecated since 2.1) sets the
+#: type that ``torch.Tensor`` and the factories make: with a CUDA type, both
+#: go to CUDA (per its documentation; not measured here, where CUDA is missing).
+DEFAULT_DEVICE_SETTERS = {"set_default_tensor_type": True, "set_default_device": False}
+
+
+def default_cuda(func: str, argument: Optional[str]) -> Optional[bool]:
+    """For a call of ``func`` (dotted) whose first argument reads ``argument``
+    (a string, or a dotted name: ``torch.cuda.FloatTensor``): None unless it
+    makes CUDA the default device of new tensors; else whether
+    ``torch.Tensor(...)`` follows too."""
+    name = func.rsplit(".", 1)[-1]
+    if name not in DEFAULT_DEVICE_SETTERS or not func.startswith(("torch.", name)):
+        return None
+    if argument is None or not argument.removeprefix("torch.").startswith("cuda"):
+        return None
+    return DEFAULT_DEVICE_SETTERS[name]
+
+
 #: Annotations naming an integer or bool tensor type (or an alias spelled the same).
 INTEGER_TENSOR_ANNOTATIONS = frozenset(
     {"LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor"}

@@ -78,6 +78,35 @@ from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.analysis.walk import children, own_statements
 from tensorlint.roles import is_test_text, mentions_accelerator
 
+#: a call in the file's text that makes CUDA the default device of new
+#: tensors (``ops.default_cuda`` reads the same calls from a module's tree)
+_DEFAULT_CUDA = re.compile(
+    r"\bset_default_(tensor_type|device)\(\s*(?:['\"](?:torch\.)?cuda|torch\.cuda\."
+    r"|(?:torch\.)?device\(\s*['\"]cuda)"
+)
+
+
+def default_cuda(
+    source: str, summary: Optional[ModuleSummary], tree: Optional[Lookup]
+) -> Optional[tuple[str, bool]]:
+    """Where the file (anywhere in it: a process-wide setting its code runs
+    with), or a module of the tree it imports (at that module's top level: run
+    by the import), makes CUDA the default device of new tensors, and
+    whether ``torch.Tensor(...)`` follows; None when neither does."""
+    if "set_default_" in source:
+        found = _DEFAULT_CUDA.search(source)
+        if found is not None:
+            line = source.count("\n", 0, found.start()) + 1
+            return f"line {line}", found.group(1) == "tensor_type"
+    if tree is None or summary is None:
+        return None
+    modules: dict[str, None] = dict.fromkeys(summary.stars)
+    for qual in summary.imports.values():
+        modules[qual] = None
+        if "." in qual.lstrip("."):
+            modules[qual.rsplit(".", 1)[0]] = None
+    return tree.default_cuda(list(modules)) if modules else None
+
 
 class ModuleAnalysis:
     """Everything known about one parsed module; computed lazily."""
@@ -139,6 +168,7 @@ class ModuleAnalysis:
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
         module_scope.names_accelerator = mentions_accelerator(source)
         module_scope.maps_locations = "map_location" in source
+        module_scope.default_cuda = functools.partial(default_cuda, source, summary, tree)
         module_scope.owned_devices = library and self.boundary_counts
         self._classes_summary = (summary or EMPTY_SUMMARY).classes
         self._tree = tree
@@ -1357,13 +1387,15 @@ class Site:
         """Why ``expr`` may be on an accelerator here, if the code says so.
 
         Outside library code (tests, examples, scripts, notebooks) a file that
-        never names an accelerator gives no such evidence.
+        never names an accelerator gives no such evidence, but for a tensor
+        made on the default device that a module it imports makes CUDA (such
+        a file runs on the GPU without naming it).
         """
         facts = self.facts(expr)
         if CPU in facts:
             return None
         if not self.analysis.library and not self.analysis.runs_elsewhere:
-            return None
+            return self._closest(facts, DEV, lambda e: e.kind == "default-device")
         return self._closest(facts, DEV)
 
     def grad_evidence(self, expr: syntax.BaseExpression) -> Optional[Evidence]:

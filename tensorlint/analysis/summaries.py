@@ -302,6 +302,13 @@ class ModuleSummary(NamedTuple):
     imports: Mapping[str, str] = MappingProxyType({})
     #: the modules it star-imports, in order (``from .ops import *`` -> ``.ops``)
     stars: tuple[str, ...] = ()
+    #: the line where the module, when imported, makes CUDA the default device
+    #: of new tensors (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``
+    #: at its top level, maybe under ``if torch.cuda.is_available():``); 0: none
+    default_cuda: int = 0
+    #: ... and whether that setting reaches ``torch.Tensor(...)`` too (the
+    #: default tensor *type* does; ``set_default_device`` does not)
+    default_cuda_legacy: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -317,6 +324,7 @@ class ModuleSummary(NamedTuple):
             },
             "imports": dict(sorted(self.imports.items())),
             "stars": list(self.stars),
+            "default_cuda": [self.default_cuda, self.default_cuda_legacy],
         }
 
     @classmethod
@@ -341,7 +349,8 @@ class ModuleSummary(NamedTuple):
         aliases = {_text(k): _text(v) for k, v in data["aliases"].items()}
         imports = {_text(k): _text(v) for k, v in data.get("imports", {}).items()}
         stars = tuple(_text(m) for m in data.get("stars", ()))
-        return cls(functions, aliases, classes, imports, stars)
+        line, legacy = data.get("default_cuda", (0, False))
+        return cls(functions, aliases, classes, imports, stars, _int(line), _bool(legacy))
 
     def alias_chain(self, name: str) -> list[str]:
         """``MappedTriples`` -> [``LongTensor``, ``torch.Tensor``] (at most 3 steps)."""
@@ -388,15 +397,49 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     functions.append((f"{node.name}.{item.name}", item, True))
     stars = tuple(star_imports(tree))
+    default = _top_level_default_cuda(tree) if source is None or "set_default_" in source else None
+    line, legacy = default if default is not None else (0, False)
     classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
     if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
         classes = LazyClasses(class_nodes, imported, source)
     if not functions and not class_nodes and not isinstance(classes, LazyClasses):
         if not aliases and not imported and not stars:
             return EMPTY_SUMMARY
-        return ModuleSummary({}, aliases, imports=imported, stars=stars)
+        return ModuleSummary({}, aliases, imports=imported, stars=stars, default_cuda=line,
+                             default_cuda_legacy=legacy)  # fmt: skip
     lazy = _Lazy(imports, functions, source, frozenset(imported)) if functions else {}
-    return ModuleSummary(lazy, aliases, classes, imported, stars)
+    return ModuleSummary(lazy, aliases, classes, imported, stars, line, legacy)
+
+
+def _top_level_default_cuda(tree: ast.Module) -> Optional[tuple[int, bool]]:
+    """(line, reaches ``torch.Tensor(...)``) of a call at the module's top
+    level (in its ``if`` / ``try`` / ``with`` blocks too, not in a function or
+    class) that makes CUDA the default device of new tensors (``ops.default_cuda``)."""
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func, args = _dotted(node.value.func), node.value.args
+            first = args[0] if args else None
+            text = None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                text = first.value
+            elif isinstance(first, ast.Call) and first.args:
+                inner = first.args[0]  # ``torch.device("cuda")``
+                if _dotted(first.func) in ("torch.device", "device") and isinstance(
+                    inner, ast.Constant
+                ) and isinstance(inner.value, str):  # fmt: skip
+                    text = inner.value
+            elif first is not None:
+                text = _dotted(first)
+            found = ops.default_cuda(func or "", text)
+            if found is not None:
+                return node.lineno, found
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            stack[:0] = [*node.body, *getattr(node, "orelse", ()), *getattr(node, "finalbody", ())]
+            for handler in getattr(node, "handlers", ()):
+                stack[:0] = handler.body
+    return None
 
 
 def _renamed(tree: ast.Module, imported: Mapping[str, str]) -> dict[str, str]:

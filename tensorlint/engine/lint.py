@@ -6,7 +6,7 @@ import contextlib
 import gc
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Protocol
 
 from tensorlint.analysis import ops
@@ -225,6 +225,11 @@ class TreeView(Protocol):
     def star_names(self, module: str) -> Mapping[str, str]:
         """What ``from <module> import *`` of one of the tree's modules binds
         to other packages' modules (``np`` -> ``numpy``)."""
+
+    def default_cuda(self, modules: Sequence[str]) -> Optional[tuple[str, bool]]:
+        """Where one of the tree's ``modules`` makes CUDA the default device
+        of new tensors when imported (``box_utils.py:6``), and whether
+        ``torch.Tensor(...)`` follows; None when none does."""
 
 
 def lint_source(

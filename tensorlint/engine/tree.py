@@ -20,7 +20,7 @@ import bisect
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional, TypeVar
 
@@ -488,6 +488,25 @@ class FileView:
                 if not full.startswith(".") and not name.startswith("_")
             }
         return {}
+
+    def default_cuda(self, modules: Sequence[str]) -> Optional[tuple[str, bool]]:
+        """Where one of ``modules`` (the tree's modules this file imports, by
+        qualified name) makes CUDA the default device of new tensors when
+        imported (``box_utils.py:6``), and whether ``torch.Tensor`` follows;
+        None when none does."""
+        for module in modules:
+            for path, _ in self._candidates(
+                f"{module}x" if module.endswith(".") else f"{module}.x"
+            ):
+                summary, dependency = self.tree.summary(path)
+                if dependency is None:
+                    continue
+                self.deps[dependency[0]] = dependency
+                if summary.default_cuda:
+                    where = f"{self._display(path)}:{summary.default_cuda}"
+                    return where, summary.default_cuda_legacy
+                break
+        return None
 
     def aliases(self, source: str) -> frozenset[str]:
         """The functions of this file (its text is ``source``) that return a

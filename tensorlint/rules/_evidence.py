@@ -72,6 +72,17 @@ def _explain(evidence: Evidence, ctx: RuleContext) -> tuple[str, tuple[syntax.CS
             f"made by `{code}`" if isinstance(node, syntax.Call) else f"made with `device={code}`"
         )
         return (f"it is {what} at line {line}", (node, "made on a device that may be CUDA"))
+    if kind == "default-device":
+        where = evidence.name
+        setter = (
+            f"this file makes CUDA the default device at {where}"
+            if where.startswith("line ")
+            else f"a module imported here makes CUDA the default device at {where}"
+        )
+        return (
+            f"it is made by `{code}` at line {line} with no `device=`, and {setter}",
+            (node, "made on the default device, which is CUDA here"),
+        )
     if kind == "batch":
         return (
             f"`{code}` is the batch Lightning passes to `{evidence.name}` (line {line}), "

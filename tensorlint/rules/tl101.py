@@ -28,7 +28,10 @@ class NumpyOnAcceleratorTensor(Rule):
     `device=dev` such as `init_detector(cfg, device=dev)`, a checkpoint read
     with `torch.load(f)` and no `map_location` in a file that names an
     accelerator or gives another load a `map_location`, whose tensors come
-    back on the device they were saved from), the result of a
+    back on the device they were saved from, a tensor made with no `device=`
+    where the file or a module it imports makes CUDA the default device
+    (`torch.set_default_tensor_type("torch.cuda.FloatTensor")`,
+    `torch.set_default_device("cuda")`)), the result of a
     function that
     moves it to a device of its own choosing (`return x.to(self.device)`),
     a batch PyTorch Lightning gives a step method or a batch hook
@@ -58,7 +61,8 @@ class NumpyOnAcceleratorTensor(Rule):
     `device`, `dtype` or `batch_size` is never a tensor, and one the
     function moves to a device itself (`x_gpu = x.to(self.device)`) is
     given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
-    factory without `device=` or `torch.load(f, map_location="cpu")` prove
+    factory without `device=` (where CUDA is not the default device) or
+    `torch.load(f, map_location="cpu")` prove
     the CPU and silence it. A test of the value's type counts too: under
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
     is not torch's. In tests,
