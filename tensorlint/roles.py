@@ -189,3 +189,21 @@ _ACCELERATOR_START = re.compile(
 def mentions_accelerator(source: str) -> bool:
     """Does ``source`` name an accelerator (``ACCELERATOR.search``, faster)?"""
     return any(ACCELERATOR.match(source, m.start()) for m in _ACCELERATOR_START.finditer(source))
+
+
+#: A helper that picks the device at run time, by its name (``get_device()``,
+#: ``select_device(opt.device)``, ``devices.get_optimal_device_name()``,
+#: ``default_device()``): an accelerator where there is one.
+RUNTIME_DEVICE = re.compile(
+    r"\b(?:get|select|choose|pick|find|auto|default|optimal|best)_\w*?device\w*\s*\(",
+    re.IGNORECASE,
+)
+
+
+def runs_on_an_accelerator(source: str) -> bool:
+    """Does ``source`` name an accelerator, or call a helper that picks the
+    device at run time (``RUNTIME_DEVICE``)? Code outside library code that
+    does neither runs as written, on the CPU."""
+    if mentions_accelerator(source):
+        return True
+    return ("device" in source or "DEVICE" in source) and RUNTIME_DEVICE.search(source) is not None

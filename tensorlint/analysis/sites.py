@@ -76,7 +76,7 @@ from tensorlint.analysis.project_calls import External
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
 from tensorlint.analysis.walk import children, own_statements
-from tensorlint.roles import is_test_text, mentions_accelerator
+from tensorlint.roles import is_test_text, runs_on_an_accelerator
 
 #: a call in the file's text that makes CUDA the default device of new
 #: tensors (``ops.default_cuda`` reads the same calls from a module's tree)
@@ -166,7 +166,7 @@ class ModuleAnalysis:
         module_scope = self.index.scopes[module]
         module_scope.functions.update(local_functions)
         module_scope.callees = Callees(summary or EMPTY_SUMMARY, tree)
-        module_scope.names_accelerator = mentions_accelerator(source)
+        module_scope.names_accelerator = runs_on_an_accelerator(source)
         module_scope.maps_locations = "map_location" in source
         module_scope.default_cuda = functools.partial(default_cuda, source, summary, tree)
         module_scope.owned_devices = library and self.boundary_counts
@@ -802,8 +802,9 @@ class ModuleAnalysis:
 
     @functools.cached_property
     def mentions_accelerator(self) -> bool:
-        """Does the text name an accelerator (asked outside library code only)?"""
-        return mentions_accelerator(self.source)
+        """Does the text name an accelerator, or call a helper that picks the
+        device at run time (asked outside library code only)?"""
+        return runs_on_an_accelerator(self.source)
 
     @functools.cached_property
     def _text(self) -> str:

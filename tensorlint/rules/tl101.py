@@ -66,9 +66,10 @@ class NumpyOnAcceleratorTensor(Rule):
     the CPU and silence it. A test of the value's type counts too: under
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
     is not torch's. In tests,
-    examples, scripts and notebooks that never name an accelerator, nothing
-    is evidence of a device. Conversions of unknown origin are reported by the strict
-    rule TL111 instead.
+    examples, scripts and notebooks that never name an accelerator nor call
+    a helper that picks the device at run time (`get_device()`,
+    `select_device()`), nothing is evidence of a device. Conversions of
+    unknown origin are reported by the strict rule TL111 instead.
 
     ## Example
     ```python
