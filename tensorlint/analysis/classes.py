@@ -84,41 +84,23 @@ def inherited_calls(
 ) -> Optional[Inherited]:
     """How the bases of ``cls`` (a class of this module) call ``self.<method>``;
     None when none of them does (or none can be read)."""
-    start = own.get(cls)
-    if start is None:
-        return None
-    #: (a base, the classes of the module naming it, the tree as it sees it, its place)
-    frontier: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
-    frontier = [(base, own, tree, "") for base in start.bases]
-    seen: set[tuple[str, str]] = {("", cls)}
     found: Optional[Inherited] = None
-    for _ in range(_DEPTH):
-        following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
-        following = []
-        for base, classes, lookup, place in frontier:
-            resolved = _resolve(base, classes, lookup, place)
-            if resolved is None:
-                continue
-            summary, classes_there, lookup_there, place_there = resolved
-            if (place_there, summary.name) in seen:
-                continue
-            seen.add((place_there, summary.name))
-            call = summary.calls.get(method)
-            if call is not None:
-                where = f"`{summary.name}.{call.caller}()` at " + (
-                    f"{place_there}:{call.line}" if place_there else f"line {call.line}"
+    for _, resolved in _ancestors(own, tree, cls):
+        if resolved is None:
+            continue
+        summary, place_there = resolved
+        call = summary.calls.get(method)
+        if call is not None:
+            where = f"`{summary.name}.{call.caller}()` at " + (
+                f"{place_there}:{call.line}" if place_there else f"line {call.line}"
+            )
+            outside = call.moved or call.passes_parameters
+            if found is None:
+                found = Inherited(call.no_grad, outside, where)
+            else:
+                found = Inherited(
+                    found.no_grad and call.no_grad, found.from_outside or outside, found.where
                 )
-                outside = call.moved or call.passes_parameters
-                if found is None:
-                    found = Inherited(call.no_grad, outside, where)
-                else:
-                    found = Inherited(
-                        found.no_grad and call.no_grad, found.from_outside or outside, found.where
-                    )
-            following += [(b, classes_there, lookup_there, place_there) for b in summary.bases]
-        frontier = following
-        if not frontier:
-            break
     return found
 
 
@@ -128,9 +110,20 @@ def is_module_class(
     """Does ``cls`` (a class of this module) derive from one of ``modules``
     (qualified names: ``torch.nn.Module``), through bases in this module or
     in other modules of the checked tree (``_DEPTH`` classes up)?"""
+    return any(base in modules for base, _ in _ancestors(own, tree, cls))
+
+
+def _ancestors(
+    own: Mapping[str, ClassSummary], tree: Optional[ClassLookup], cls: str
+) -> Iterator[tuple[str, Optional[tuple[ClassSummary, str]]]]:
+    """The bases of ``cls`` (a class of this module), then theirs, ``_DEPTH``
+    classes up, each once: its name as its module writes it and, where the
+    checked tree holds it, its summary and place (``pkg/base.py``; empty in
+    this module)."""
     start = own.get(cls)
     if start is None:
-        return False
+        return
+    #: (a base, the classes of the module naming it, the tree as it sees it, its place)
     frontier: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
     frontier = [(base, own, tree, "") for base in start.bases]
     seen: set[tuple[str, str]] = {("", cls)}
@@ -138,18 +131,19 @@ def is_module_class(
         following: list[tuple[str, Mapping[str, ClassSummary], Optional[ClassLookup], str]]
         following = []
         for base, classes, lookup, place in frontier:
-            if base in modules:
-                return True
             resolved = _resolve(base, classes, lookup, place)
             if resolved is None:
+                yield base, None
                 continue
             summary, classes_there, lookup_there, place_there = resolved
             if (place_there, summary.name) in seen:
                 continue
             seen.add((place_there, summary.name))
+            yield base, (summary, place_there)
             following += [(b, classes_there, lookup_there, place_there) for b in summary.bases]
         frontier = following
-    return any(base in modules for base, _, _, _ in frontier)
+        if not frontier:
+            break
 
 
 def _resolve(
