@@ -350,7 +350,9 @@ LEGACY_TENSOR_TYPES = frozenset(
 #: tensor do not. ``set_default_tensor_type`` (deprecated since 2.1) sets the
 #: type that ``torch.Tensor`` and the factories make: with a CUDA type, both
 #: go to CUDA (per its documentation; not measured here, where CUDA is missing).
-DEFAULT_DEVICE_SETTERS = {"set_default_tensor_type": True, "set_default_device": False}
+DEFAULT_DEVICE_SETTERS: Mapping[str, bool] = MappingProxyType(
+    {"set_default_tensor_type": True, "set_default_device": False}
+)
 
 
 def default_cuda(func: str, argument: Optional[str]) -> Optional[bool]:

@@ -81,7 +81,7 @@ from tensorlint.roles import is_test_text, runs_on_an_accelerator
 #: a call in the file's text that makes CUDA the default device of new
 #: tensors (``ops.default_cuda`` reads the same calls from a module's tree)
 _DEFAULT_CUDA = re.compile(
-    r"\bset_default_(tensor_type|device)\(\s*(?:['\"](?:torch\.)?cuda|torch\.cuda\."
+    rf"\b({'|'.join(ops.DEFAULT_DEVICE_SETTERS)})\(\s*(?:['\"](?:torch\.)?cuda|torch\.cuda\."
     r"|(?:torch\.)?device\(\s*['\"]cuda)"
 )
 
@@ -97,7 +97,7 @@ def default_cuda(
         found = _DEFAULT_CUDA.search(source)
         if found is not None:
             line = source.count("\n", 0, found.start()) + 1
-            return f"line {line}", found.group(1) == "tensor_type"
+            return f"line {line}", ops.DEFAULT_DEVICE_SETTERS[found.group(1)]
     if tree is None or summary is None:
         return None
     modules: dict[str, None] = dict.fromkeys(summary.stars)
