@@ -132,18 +132,19 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
     """The folders between the file's project and the file: below ``root``
-    (the configuration's folder), else below the nearest folder that holds a
-    project marker, whatever the current directory (a checkout has the same
-    roles checked from inside it, from above it or from elsewhere), else below
-    the current directory (an extracted tree with no marker, checked from its
-    top), else below the folder that holds the file's top package."""
+    (the configuration's folder), else below the checkout's top (the folder
+    that holds ``.git``, else the outermost that holds a project marker:
+    ``_checkout_top``), whatever the current directory (a checkout has the
+    same roles checked from inside it, from above it or from elsewhere), else
+    below the current directory (an extracted tree with no marker, checked
+    from its top), else below the folder that holds the file's top package."""
     absolute = path.absolute()
     if root is not None:
         try:
             return absolute.parent.relative_to(root.absolute()).parts
         except ValueError:
             pass
-    top = project_top(str(absolute.parent))
+    top = _checkout_top(str(absolute.parent))
     if top is not None:
         return absolute.parent.relative_to(top).parts
     try:
@@ -158,6 +159,25 @@ def _project_parts(path: Path, root: Optional[Path]) -> tuple[str, ...]:
         # the folder that holds the file's top package, as Python imports it
         return absolute.parent.relative_to(top_package.parent).parts
     return ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _checkout_top(folder: str) -> Optional[str]:
+    """The top of the checkout the absolute ``folder`` is in, for a file's
+    role: the folder that holds ``.git``, else the outermost one above that
+    holds a project marker (a subfolder's own ``setup.py``, which builds an
+    extension in ``egs/.../monotonic_align/``, does not make a new project
+    of it); None without any."""
+    found: Optional[str] = None
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
+            found = folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return found
+        folder = parent
 
 
 def project_top(folder: str) -> Optional[str]:

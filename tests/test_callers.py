@@ -344,3 +344,19 @@ def test_the_message_names_the_evidence_that_decided() -> None:
     source = "import torch\n\n\ndef weights(layer):\n    return layer.weight.cpu().numpy()\n"
     (message,) = _messages(source, "TL102")
     assert "it comes from `layer.weight` at line 5, a trainable parameter" in message, message
+
+
+def test_a_subfolder_that_builds_an_extension_is_not_a_project_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``egs/tts/align/setup.py`` builds a Cython extension: its folder is still
+    # in the checkout's ``egs/`` (recipes), not the top of a library
+    checkout = tmp_path / "toolkit"
+    align = checkout / "egs" / "tts" / "align"
+    align.mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'toolkit'\n")
+    (align / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    (align / "__init__.py").write_text("def path(x):\n    return x.cpu().numpy()\n")
+    for cwd in (tmp_path, checkout, align):
+        monkeypatch.chdir(cwd)
+        assert not is_library(align / "__init__.py"), cwd
