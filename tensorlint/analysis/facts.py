@@ -2518,6 +2518,8 @@ def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
     the code's own moves and placements found no CUDA device either: none
     of their evidence holds there (another accelerator, MPS say, chosen
     where CUDA is missing, is taken to be unusual for code written so)."""
+    if not any(token.startswith(DEV) for token in facts):
+        return facts
     table = scope.module().evidence
     no_cuda = cuda_available_flag(flag, scope)
     dropped = {

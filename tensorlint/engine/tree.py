@@ -83,6 +83,8 @@ class Tree:
         #: per module, the functions that return a conversion of an argument:
         #: what the prefilter asks of every import, kept for every module (no tree)
         self._aliases: dict[str, tuple[int, int, frozenset[str]]] = {}
+        #: path -> (size, mtime, does its text call a default-device setter)
+        self._setters: dict[str, tuple[int, int, bool]] = {}
         # What the file system says, kept for one run (``refresh``):
         self._stats: dict[str, Optional[Dependency]] = {}
         self._roots: dict[str, str] = {}
@@ -149,6 +151,22 @@ class Tree:
 
         # (summaries hold their module's tree: a few are kept)
         return _kept(self._summaries, dependency, _KEPT, read, EMPTY_SUMMARY)
+
+    def sets_default(self, path: Path, dependency: Dependency) -> bool:
+        """Does the module's text call a setter of the default device
+        (``ops.DEFAULT_DEVICE_SETTERS``)? Read once per version of the file."""
+        from tensorlint.analysis.ops import DEFAULT_DEVICE_SETTERS
+
+        key, size, mtime = dependency
+        known = self._setters.get(key)
+        if known is None or known[:2] != (size, mtime):
+            try:
+                text = read_source(path).text
+            except (SourceReadError, MemoryError):
+                text = ""
+            found = any(f"{name}(" in text for name in DEFAULT_DEVICE_SETTERS)
+            known = self._setters[key] = (size, mtime, found)
+        return known[2]
 
     def alias_functions(
         self, path: Path, text: Optional[str] = None
@@ -498,13 +516,15 @@ class FileView:
             for path, _ in self._candidates(
                 f"{module}x" if module.endswith(".") else f"{module}.x"
             ):
-                summary, dependency = self.tree.summary(path)
+                dependency = self.tree.stat(path)
                 if dependency is None:
                     continue
                 self.deps[dependency[0]] = dependency
-                if summary.default_cuda:
-                    where = f"{self._display(path)}:{summary.default_cuda}"
-                    return where, summary.default_cuda_legacy
+                if self.tree.sets_default(path, dependency):  # (else not parsed)
+                    summary = self.tree.summary(path)[0]
+                    if summary.default_cuda:
+                        where = f"{self._display(path)}:{summary.default_cuda}"
+                        return where, summary.default_cuda_legacy
                 break
         return None
 
