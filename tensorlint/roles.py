@@ -182,8 +182,9 @@ def _checkout_top(folder: str) -> Optional[str]:
 
 def project_top(folder: str) -> Optional[str]:
     """The nearest folder at or above ``folder`` that holds a project marker
-    (``PROJECT_MARKERS``), if any, as an absolute path: the project's top,
-    for a file's role and for the callers in other files alike."""
+    (``PROJECT_MARKERS``), if any, as an absolute path: the project whose
+    files are read as callers (``engine/tree.py``; a file's role is read
+    below the checkout's top instead, ``_checkout_top``)."""
     return _project_top(os.path.abspath(folder))
 
 
