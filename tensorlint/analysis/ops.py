@@ -348,8 +348,10 @@ LEGACY_TENSOR_TYPES = frozenset(
 #: ``as_tensor`` (of a list or an ndarray) follow it; ``torch.Tensor(...)``,
 #: ``torch.FloatTensor(...)``, ``from_numpy`` and ``zeros_like`` of a CPU
 #: tensor do not. ``set_default_tensor_type`` (deprecated since 2.1) sets the
-#: type that ``torch.Tensor`` and the factories make: with a CUDA type, both
-#: go to CUDA (per its documentation; not measured here, where CUDA is missing).
+#: type ``torch.Tensor(...)`` makes (its documentation; the recall cases'
+#: fixes of ``torch.Tensor([x]).numpy()`` after a CUDA type show it), and
+#: with a CUDA type the factories' device too (not measured here, where CUDA
+#: is missing: a GPU session should confirm it).
 DEFAULT_DEVICE_SETTERS: Mapping[str, bool] = MappingProxyType(
     {"set_default_tensor_type": True, "set_default_device": False}
 )
