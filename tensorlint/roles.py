@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path, PurePath
 from typing import Optional, Union
 
@@ -169,15 +170,12 @@ def _checkout_top(folder: str) -> Optional[str]:
     extension in ``egs/.../monotonic_align/``, does not make a new project
     of it); None without any."""
     found: Optional[str] = None
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        if any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
-            found = folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return found
-        folder = parent
+    for current in folders_up(folder):
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        if _has_marker(current):
+            found = current
+    return found
 
 
 def project_top(folder: str) -> Optional[str]:
@@ -190,12 +188,20 @@ def project_top(folder: str) -> Optional[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _project_top(folder: str) -> Optional[str]:
+    return next((current for current in folders_up(folder) if _has_marker(current)), None)
+
+
+def _has_marker(folder: str) -> bool:
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS)
+
+
+def folders_up(folder: str) -> Iterator[str]:
+    """``folder`` and every folder above it, up to the file system's root."""
     while True:
-        if any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
-            return folder
+        yield folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            return
         folder = parent
 
 

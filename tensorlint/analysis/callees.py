@@ -20,6 +20,7 @@ from tensorlint.analysis.names import (
     Scope,
     constructed_class,
     dotted_name,
+    method_of,
     qualified_name,
     through_module_methods,
 )
@@ -144,14 +145,11 @@ class Callees:
         method = func.attr.value if called is None else called
         if not isinstance(holder, syntax.Attribute) or not isinstance(holder.value, syntax.Name):
             return None
-        function = scope
-        while function.kind not in ("function", "module") and function.parent is not None:
-            function = function.parent
-        if function.kind != "function" or self_name(function) != holder.value.value:
+        method_scope = method_of(scope)
+        if method_scope is None or self_name(method_scope[0]) != holder.value.value:
             return None
-        cls = function.parent
-        if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
-            return None
+        cls = method_scope[1]
+        assert isinstance(cls.node, syntax.ClassDef)
         classes = self._attribute_classes(cls.node).get(holder.attr.value)
         if not classes:
             return None
@@ -225,17 +223,13 @@ class Callees:
 
     def _method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``self.f(...)`` in a method of a top-level class."""
-        function = scope
-        while function.kind not in ("function", "module") and function.parent is not None:
-            function = function.parent
-        if function.kind != "function":
+        method_scope = method_of(scope)
+        if method_scope is None:
             return None
+        function, cls = method_scope
         me = self_name(function)
-        assert isinstance(func.value, syntax.Name)
+        assert isinstance(func.value, syntax.Name) and isinstance(cls.node, syntax.ClassDef)
         if me is None or func.value.value != me:
-            return None
-        cls = function.parent
-        if cls is None or cls.kind != "class" or not isinstance(cls.node, syntax.ClassDef):
             return None
         name, method = cls.node.name.value, func.attr.value
         return (

@@ -28,11 +28,12 @@ from tensorlint.analysis.names import (
     bind_arguments,
     dotted_name,
     framework_inputs,
+    method_of,
     qualified_name,
     target_names,
 )
 from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP, OWNED
-from tensorlint.analysis.walk import children
+from tensorlint.analysis.walk import children, own_statements
 from tensorlint.diagnostics import HIGH, MEDIUM
 
 if TYPE_CHECKING:
@@ -1826,19 +1827,14 @@ def _owned_by(node: syntax.Attribute | syntax.Call, me: str, facts: Facts, scope
     if isinstance(node, syntax.Call):
         func = node.func
         if not (
-            isinstance(func, syntax.Attribute)
-            and (
-                func.attr.value in ops.MODULE_PARAMETER_METHODS
-                or func.attr.value in ops.MODULE_BUFFER_METHODS
-                or func.attr.value == "state_dict"
-            )
+            isinstance(func, syntax.Attribute) and func.attr.value in ops.MODULE_TENSOR_METHODS
         ):
             return _returns_owned(node, me, scope)
         return _rooted_at(func.value, me)
     if not _rooted_at(node.value, me):
         return False
     attr = node.attr.value
-    if attr in ops.PARAMETER_ATTRIBUTES or attr in ops.BUFFER_ATTRIBUTES:
+    if attr in ops.MODULE_TENSOR_ATTRIBUTES:
         return True
     table = scope.module().evidence
     return isinstance(node.value, syntax.Name) and any(
@@ -2448,7 +2444,8 @@ def cuda_available_flag(flag: str, scope: Scope) -> bool:
         found = scope.binding_scope(flag)
         owner = found.node if found is not None and found.kind != "class" else None
     elif flag.startswith("self.") and flag.count(".") == 1:
-        owner = next((s.node for s in _scopes_up(scope) if s.kind == "class"), None)
+        method = method_of(scope)
+        owner = method[1].node if method is not None else None
     else:
         return False
     if owner is None:
@@ -2460,53 +2457,38 @@ def cuda_available_flag(flag: str, scope: Scope) -> bool:
     return flag in flags
 
 
-def _scopes_up(scope: Scope) -> Iterable[Scope]:
-    current: Optional[Scope] = scope
-    while current is not None:
-        yield current
-        current = current.parent
-
-
 def _cuda_available_names(owner: syntax.CSTNode) -> frozenset[str]:
     """The names (``use_gpu``) a function or module, or the ``self`` attributes
     (``self.use_gpu``) the methods of a class, bind by ``=`` to
     ``torch.cuda.is_available()`` only (bound any other way: not one)."""
+    bodies: list[Union[syntax.FunctionDef, syntax.Module]]
     if isinstance(owner, syntax.ClassDef):
-        roots: list[syntax.CSTNode] = [
-            s.body for s in children(owner.body) if isinstance(s, syntax.FunctionDef)
-        ]
+        bodies = [s for s in children(owner.body) if isinstance(s, syntax.FunctionDef)]
         prefix = "self."
+    elif isinstance(owner, (syntax.FunctionDef, syntax.Module)):
+        bodies, prefix = [owner], ""
     else:
-        roots = [owner.body if isinstance(owner, syntax.FunctionDef) else owner]
-        prefix = ""
+        return frozenset()
     values: dict[str, list[bool]] = {}
-    stack = roots
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.BaseExpression)):
+    for node in (n for body in bodies for n in own_statements(body)):
+        if not isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
             continue
-        if isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
-            if isinstance(node, syntax.Assign):
-                targets = [t.target for t in node.targets]
-            else:
-                targets = [node.target]
-            value = node.value if not isinstance(node, syntax.AugAssign) else None
-            cuda = (
-                isinstance(value, syntax.Call)
-                and not value.args
-                and (dotted_name(value.func) or "").endswith("cuda.is_available")
-            )
-            for target in targets:
-                name = dotted_name(target) if isinstance(target, syntax.Attribute) else None
-                if isinstance(target, syntax.Name):
-                    name = target.value
-                if name is not None and (name.startswith(prefix) if prefix else "." not in name):
-                    values.setdefault(name, []).append(cuda)
-                elif not prefix:
-                    for bound in target_names(target):
-                        values.setdefault(bound, []).append(False)
-            continue
-        stack.extend(children(node))
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, syntax.Assign) else [node.target]
+        )
+        value = None if isinstance(node, syntax.AugAssign) else node.value
+        cuda = (
+            isinstance(value, syntax.Call)
+            and not value.args
+            and (dotted_name(value.func) or "").endswith("cuda.is_available")
+        )
+        for target in targets:
+            name = dotted_name(target)
+            if name is not None and (name.startswith(prefix) if prefix else "." not in name):
+                values.setdefault(name, []).append(cuda)
+            elif not prefix:
+                for bound in target_names(target):
+                    values.setdefault(bound, []).append(False)
     return frozenset(name for name, cudas in values.items() if all(cudas))
 
 
@@ -2545,7 +2527,7 @@ def default_cuda_of(scope: Scope) -> Optional[tuple[str, bool]]:
     found = module.default_cuda
     if callable(found):
         found = module.default_cuda = found()
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def never_moved_attributes(evaluator: FactEvaluator, flag: str, env: Env) -> None:

@@ -39,6 +39,11 @@ class Boundary(NamedTuple):
     tensor: bool = False
 
 
+#: Where a file, or a module it imports, makes CUDA the default device of new
+#: tensors, and whether ``torch.Tensor(...)`` follows (``facts.default_cuda_of``).
+DefaultCuda = Optional[tuple[str, bool]]
+
+
 class Scope:
     """The names one module, function, lambda or class body binds."""
 
@@ -85,7 +90,7 @@ class Scope:
         #: tree it imports, make CUDA the default device of new tensors":
         #: (where, reaches ``torch.Tensor``) or None; until first asked, the
         #: function that answers it (``sites.default_cuda``)
-        self.default_cuda: Any = None
+        self.default_cuda: Union[DefaultCuda, Callable[[], DefaultCuda]] = None
         #: the module scope's names of every function defined in the file
         self.functions: set[str] = set()
         #: the module scope's resolver of calls to summarised functions
@@ -165,6 +170,18 @@ def dotted_name(node: syntax.BaseExpression) -> Optional[str]:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def method_of(scope: Scope) -> Optional[tuple[Scope, Scope]]:
+    """(the method, its class) when ``scope`` is a method of a class, or a
+    lambda or comprehension inside one; else None."""
+    function = scope
+    while function.kind not in ("function", "module") and function.parent is not None:
+        function = function.parent
+    cls = function.parent
+    if function.kind != "function" or cls is None or cls.kind != "class":
+        return None
+    return (function, cls) if isinstance(cls.node, syntax.ClassDef) else None
 
 
 def constructed_class(value: syntax.BaseExpression) -> Optional[str]:

@@ -426,6 +426,11 @@ MODULE_BUFFER_METHODS = frozenset({"buffers", "named_buffers"})
 #: Buffers that ``torch.nn`` modules register (``BatchNorm*``, ``InstanceNorm*``
 #: with ``track_running_stats``): updated without grad, never requiring it.
 BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var", "num_batches_tracked"})
+#: What reads a module's own tensors, parameters and buffers: its methods
+#: (``m.parameters()``, ``m.state_dict()``) and attributes (``m.weight``),
+#: which live where the module's users move it.
+MODULE_TENSOR_METHODS = MODULE_PARAMETER_METHODS | MODULE_BUFFER_METHODS | {"state_dict"}
+MODULE_TENSOR_ATTRIBUTES = PARAMETER_ATTRIBUTES | BUFFER_ATTRIBUTES
 #: Module methods that change the module in place (a statement of their own),
 #: and return it (``Model().eval().to(dev)`` is a ``Model``).
 MODULE_IN_PLACE_METHODS = frozenset(

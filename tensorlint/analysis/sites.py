@@ -73,17 +73,11 @@ from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
 from tensorlint.analysis.project_calls import External
+from tensorlint.analysis.pytree import parse
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
-from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary
+from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary, default_cuda_call
 from tensorlint.analysis.walk import children, own_statements
 from tensorlint.roles import is_test_text, runs_on_an_accelerator
-
-#: a call in the file's text that makes CUDA the default device of new
-#: tensors (``ops.default_cuda`` reads the same calls from a module's tree)
-_DEFAULT_CUDA = re.compile(
-    rf"\b({'|'.join(ops.DEFAULT_DEVICE_SETTERS)})\(\s*(?:['\"](?:torch\.)?cuda|torch\.cuda\."
-    r"|(?:torch\.)?device\(\s*['\"]cuda)"
-)
 
 
 def default_cuda(
@@ -93,19 +87,17 @@ def default_cuda(
     with), or a module of the tree it imports (at that module's top level: run
     by the import), makes CUDA the default device of new tensors, and
     whether ``torch.Tensor(...)`` follows; None when neither does."""
-    if "set_default_" in source:
-        found = _DEFAULT_CUDA.search(source)
+    if "set_default_" in source:  # (a file that calls none is not parsed again)
+        try:
+            found = default_cuda_call(parse(source), top_level=False)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            found = None
         if found is not None:
-            line = source.count("\n", 0, found.start()) + 1
-            return f"line {line}", ops.DEFAULT_DEVICE_SETTERS[found.group(1)]
+            return f"line {found[0]}", found[1]
     if tree is None or summary is None:
         return None
-    modules: dict[str, None] = dict.fromkeys(summary.stars)
-    for qual in summary.imports.values():
-        modules[qual] = None
-        if "." in qual.lstrip("."):
-            modules[qual.rsplit(".", 1)[0]] = None
-    return tree.default_cuda(list(modules)) if modules else None
+    modules = [*summary.stars, *summary.imports.values()]
+    return tree.default_cuda(modules) if modules else None
 
 
 class ModuleAnalysis:

@@ -397,7 +397,7 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     functions.append((f"{node.name}.{item.name}", item, True))
     stars = tuple(star_imports(tree))
-    default = _top_level_default_cuda(tree) if source is None or "set_default_" in source else None
+    default = default_cuda_call(tree) if source is None or "set_default_" in source else None
     line, legacy = default if default is not None else (0, False)
     classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
     if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
@@ -411,35 +411,40 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     return ModuleSummary(lazy, aliases, classes, imported, stars, line, legacy)
 
 
-def _top_level_default_cuda(tree: ast.Module) -> Optional[tuple[int, bool]]:
-    """(line, reaches ``torch.Tensor(...)``) of a call at the module's top
-    level (in its ``if`` / ``try`` / ``with`` blocks too, not in a function or
-    class) that makes CUDA the default device of new tensors (``ops.default_cuda``)."""
-    stack: list[ast.stmt] = list(tree.body)
-    while stack:
-        node = stack.pop(0)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            func, args = _dotted(node.value.func), node.value.args
-            first = args[0] if args else None
-            text = None
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                text = first.value
-            elif isinstance(first, ast.Call) and first.args:
-                inner = first.args[0]  # ``torch.device("cuda")``
-                if _dotted(first.func) in ("torch.device", "device") and isinstance(
-                    inner, ast.Constant
-                ) and isinstance(inner.value, str):  # fmt: skip
-                    text = inner.value
-            elif first is not None:
-                text = _dotted(first)
-            found = ops.default_cuda(func or "", text)
-            if found is not None:
-                return node.lineno, found
+def default_cuda_call(tree: ast.Module, top_level: bool = True) -> Optional[tuple[int, bool]]:
+    """(line, reaches ``torch.Tensor(...)``) of the first call that makes
+    CUDA the default device of new tensors (``ops.default_cuda``): at the
+    module's top level (in its ``if`` / ``try`` / ``with`` blocks too: what
+    importing it runs), or, not ``top_level``, anywhere in it."""
+    found = [
+        (call.lineno, legacy)
+        for call in (_top_level_calls(tree.body) if top_level else ast.walk(tree))
+        if isinstance(call, ast.Call)
+        and (legacy := ops.default_cuda(_dotted(call.func) or "", _setting(call))) is not None
+    ]
+    return min(found) if found else None
+
+
+def _top_level_calls(body: list[ast.stmt]) -> Iterator[ast.expr]:
+    for node in body:
+        if isinstance(node, ast.Expr):
+            yield node.value
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            stack[:0] = [*node.body, *getattr(node, "orelse", ()), *getattr(node, "finalbody", ())]
+            for block in (node.body, getattr(node, "orelse", ()), getattr(node, "finalbody", ())):
+                yield from _top_level_calls(list(block))
             for handler in getattr(node, "handlers", ()):
-                stack[:0] = handler.body
-    return None
+                yield from _top_level_calls(handler.body)
+
+
+def _setting(call: ast.Call) -> Optional[str]:
+    """What a setter's first argument reads: a string, ``torch.device("...")``'s
+    string, or a dotted name (``torch.cuda.FloatTensor``)."""
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.Call) and _dotted(first.func) in ("torch.device", "device"):
+        first = first.args[0] if first.args else None
+    if isinstance(first, ast.Constant):
+        return first.value if isinstance(first.value, str) else None
+    return _dotted(first) if first is not None else None
 
 
 def _renamed(tree: ast.Module, imported: Mapping[str, str]) -> dict[str, str]:
@@ -1214,23 +1219,13 @@ class _Summarizer:
             return self._owned(node.args[0])
         if isinstance(node, ast.Call):
             func = node.func
-            if not (
-                isinstance(func, ast.Attribute)
-                and (
-                    func.attr in ops.MODULE_PARAMETER_METHODS
-                    or func.attr in ops.MODULE_BUFFER_METHODS
-                    or func.attr == "state_dict"
-                )
-            ):
+            if not (isinstance(func, ast.Attribute) and func.attr in ops.MODULE_TENSOR_METHODS):
                 return False
             node = func.value
-        elif not (
-            isinstance(node, ast.Attribute)
-            and (node.attr in ops.PARAMETER_ATTRIBUTES or node.attr in ops.BUFFER_ATTRIBUTES)
-        ):
-            return False
-        else:
+        elif isinstance(node, ast.Attribute) and node.attr in ops.MODULE_TENSOR_ATTRIBUTES:
             node = node.value
+        else:
+            return False
         while isinstance(node, ast.Attribute):
             node = node.value
         return self.me is not None and isinstance(node, ast.Name) and node.id == self.me

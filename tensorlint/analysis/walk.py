@@ -20,10 +20,13 @@ def children(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
             yield value
 
 
-def own_statements(function: syntax.FunctionDef) -> Iterator[syntax.CSTNode]:
-    """The statements of ``function``'s body, those of nested blocks included,
-    not those of the functions and classes it defines (nor their ``def``)."""
-    stack: list[syntax.CSTNode] = [function.body]
+def own_statements(function: syntax.FunctionDef | syntax.Module) -> Iterator[syntax.CSTNode]:
+    """The statements of ``function``'s body (or a module's), those of nested
+    blocks included, not those of the functions and classes it defines (nor
+    their ``def``)."""
+    stack: list[syntax.CSTNode] = [
+        function.body if isinstance(function, syntax.FunctionDef) else function
+    ]
     while stack:
         node = stack.pop()
         if isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.BaseExpression)):

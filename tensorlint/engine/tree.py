@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional, TypeVar
 
 from tensorlint.fix.io import SourceReadError, read_source
+from tensorlint.roles import folders_up
 
 if TYPE_CHECKING:
     from tensorlint.analysis.classes import ClassSummary
@@ -253,7 +254,7 @@ class Tree:
         root = self._roots.get(folder)
         if root is None:
             root = folder
-            for root in _folders_up(folder):
+            for root in folders_up(folder):
                 if not os.path.isfile(os.path.join(root, "__init__.py")):
                     break
             self._roots[folder] = root
@@ -508,14 +509,12 @@ class FileView:
         return {}
 
     def default_cuda(self, modules: Sequence[str]) -> Optional[tuple[str, bool]]:
-        """Where one of ``modules`` (the tree's modules this file imports, by
-        qualified name) makes CUDA the default device of new tensors when
-        imported (``box_utils.py:6``), and whether ``torch.Tensor`` follows;
-        None when none does."""
+        """Where one of ``modules`` (what this file imports, by qualified name:
+        modules, or names defined in one) makes CUDA the default device of
+        new tensors when imported (``box_utils.py:6``), and whether
+        ``torch.Tensor`` follows; None when none does."""
         for module in modules:
-            for path, _ in self._candidates(
-                f"{module}x" if module.endswith(".") else f"{module}.x"
-            ):
+            for path in self._module_files(self.folder, module, climb=True):
                 dependency = self.tree.stat(path)
                 if dependency is None:
                     continue
@@ -1010,16 +1009,6 @@ def _kept(
     if len(cache) > limit:
         del cache[next(iter(cache))]
     return found
-
-
-def _folders_up(folder: str) -> Iterator[str]:
-    """``folder`` and every folder above it, up to the file system's root."""
-    while True:
-        yield folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return
-        folder = parent
 
 
 def _search_folders(folder: str, qual: str, climb: bool) -> Iterator[str]:
