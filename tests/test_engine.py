@@ -351,6 +351,26 @@ def test_the_prefilter_runs_under_the_time_limit_per_file(
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no timer left behind
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no real-time timer on this OS")
+def test_a_time_limit_whose_first_expiry_is_swallowed_still_stops_the_block() -> None:
+    # Python prints and drops an exception raised while a gc callback or a
+    # __del__ runs; the expiry must come again rather than be lost for good
+    from tensorlint.engine.runner import OverBudget, time_budget
+
+    swallowed = 0
+    give_up = time.monotonic() + 10
+    with pytest.raises(OverBudget), time_budget(0.05):
+        try:
+            while time.monotonic() < give_up:
+                pass
+        except OverBudget:
+            swallowed += 1  # as a gc callback's exception is
+        while time.monotonic() < give_up:
+            pass
+    assert swallowed == 1 and time.monotonic() < give_up
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
 @pytest.mark.parametrize(
     ("value", "seconds"),
     [("", 60.0), ("2.5", 2.5), ("0", 0.0), ("nan", 0.0), ("inf", 0.0), ("x", 60.0)],

@@ -234,6 +234,10 @@ class OverBudget(BaseException):
         self.seconds = seconds
 
 
+#: seconds between the timer's firings once a budget has expired
+_REFIRE_S = 0.1
+
+
 @contextlib.contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
     """Raise :class:`OverBudget` in the block once ``seconds`` have passed.
@@ -242,6 +246,10 @@ def time_budget(seconds: float) -> Iterator[None]:
     and in the main thread, which is where the CLI and pool workers check
     files; elsewhere (an editor server's thread) the block runs unlimited.
     Writing a file happens outside the block: a timer never interrupts it.
+    Once expired it fires again every :data:`_REFIRE_S` until the block ends:
+    an exception raised while a gc callback, a ``__del__`` or a weakref
+    finalizer runs is printed and dropped by Python, and a one-shot timer
+    would then leave the block running unlimited.
     """
     if (
         not seconds
@@ -255,7 +263,7 @@ def time_budget(seconds: float) -> Iterator[None]:
         raise OverBudget(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, _REFIRE_S)
     try:
         yield
     finally:
