@@ -62,6 +62,9 @@ INFERENCE = "inference"
 #: a list or tuple whose elements are all torch tensors; its other facts are
 #: the elements' (proofs all of them share, evidence any of them gives)
 ELEMS = "elems"
+#: (name, tensor) pairs: what ``m.named_parameters()`` gives, kept by a name
+#: bound to it, whose second parts a ``for name, p in ...`` loop unpacks
+PAIRS = "pairs"
 #: the very value a forward pass returned (``logits = model(x)``: a tensor, or
 #: a tuple or dict of them), not what is computed from it; not carried
 OUTPUT = "output"
@@ -392,9 +395,8 @@ def bind_loop_target(
 
     bind_target(env, target, EMPTY)
     pair = isinstance(target, (syntax.Tuple, syntax.List)) and len(target.elements) == 2
-    if (
-        pair
-        and isinstance(iterable, syntax.Call)
+    if pair and (
+        isinstance(iterable, syntax.Call)
         and isinstance(iterable.func, syntax.Attribute)
         and _yields_pairs(iterable.func.attr.value)
     ):
@@ -404,6 +406,12 @@ def bind_loop_target(
             found = found | {TENSOR}  # ``for name, p in m.named_parameters()``
         bind_target(env, target.elements[1].value, found)
         return
+    if pair and isinstance(iterable, syntax.Name):
+        iterated = evaluator.expr(iterable, outer)
+        if PAIRS in iterated:  # ``named = m.named_parameters()``, then ``for n, p in named``
+            assert isinstance(target, (syntax.Tuple, syntax.List))
+            bind_target(env, target.elements[1].value, element_facts(iterated) | {TENSOR})
+            return
     if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
         builtin = iterable.func.value
         if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
@@ -1473,7 +1481,7 @@ class FactEvaluator:
             return base - {NOGRAD, FROZEN} | {record(self.scope, "requires-grad", node)}
         if method in ops.MODULE_PARAMETER_METHODS:
             # its parameters: tensors (``named_parameters``: paired with names)
-            elements = {ELEMS} if method == "parameters" else set()
+            elements = {ELEMS} if method == "parameters" else {PAIRS}
             if FROZEN in base:
                 return evidence(base) | {NOGRAD} | elements
             return evidence(base) | {record(self.scope, "parameter", node)} | elements
