@@ -505,6 +505,10 @@ def _wait_for(lines: queue.Queue[Optional[str]], wanted: Callable[[str], bool]) 
     raise AssertionError(f"not seen; the output was: {''.join(seen)!r}")
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def watching(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
     source = write(tmp_path / "proj" / "m.py", CLEAN)
@@ -514,6 +518,9 @@ def watching(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C must reach it even when the suite runs as a background job,
+        # whose children start with SIGINT ignored (Python then installs no handler)
+        preexec_fn=_interruptible if os.name != "nt" else None,
     )
     try:
         yield process, source
