@@ -1371,12 +1371,16 @@ class FactEvaluator:
 
     def _cpu_device(self, device: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
         """Does ``device`` name the CPU: ``"cpu"``, ``torch.device("cpu")``, or
-        a name every path binds to one (``device = torch.device("cpu")``)?"""
+        a name every path binds to one (``device = torch.device("cpu")``), or
+        an attribute every method that assigns it sets to one
+        (``self._cpu_device = torch.device("cpu")`` in ``__init__``)?"""
         if is_cpu_device(device, self.scope):
             return True
         if isinstance(device, syntax.Attribute) and device.attr.value == "device":
             # ``device=x.device`` of a tensor known to be on the CPU
             return CPU in self.expr(device.value, env)
+        if isinstance(device, syntax.Attribute):
+            return CPU in self.expr(device, env)
         return isinstance(device, syntax.Name) and CPU in env.get(device.value, EMPTY)
 
     def _device_keyword(self, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:

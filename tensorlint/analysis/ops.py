@@ -495,8 +495,11 @@ NO_GRAD_CONTEXTS = frozenset(
 GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 #: Methods a framework calls with grad disabled, by the base class's name
 #: (its last part ends so): PyTorch Lightning runs its validation, test and
-#: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``.
+#: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``;
+#: detectron2's ``inference_on_dataset`` gives a ``DatasetEvaluator`` each
+#: batch's outputs under ``torch.no_grad()`` (its copies in other projects too).
 FRAMEWORK_NO_GRAD_METHODS = {
+    "DatasetEvaluator": frozenset({"process"}),
     "LightningModule": frozenset(
         {
             "validation_step", "test_step", "predict_step", "on_validation_batch_start",

@@ -102,6 +102,31 @@ def module_imports(tree: ast.Module) -> dict[str, str]:
     return found
 
 
+def star_modules(tree: ast.Module) -> tuple[str, ...]:
+    """The modules the module's top level star-imports that are not known
+    packages (``from plots.chapter4 import *``, ``from .utils import *``):
+    a bare name it calls and does not bind itself may be one of theirs."""
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            prefix = "." * node.level + (node.module or "")
+            if node.level or not ops.star_exports(prefix):
+                found.append(prefix)
+    return tuple(found)
+
+
+def _top_level_names(tree: ast.Module) -> frozenset[str]:
+    """The names the module's top level defines or assigns itself."""
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(found)
+
+
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement in ``body`` and in the blocks nested in it."""
     for statement in body:
@@ -141,6 +166,8 @@ class CallingModule:
 
     def __init__(self, tree: ast.Module, library: bool) -> None:
         self.imports = module_imports(tree)
+        self.stars = star_modules(tree)
+        self._own = _top_level_names(tree) if self.stars else frozenset()
         self.context = _Context(self.imports, library, tree)
         #: last name (``f`` of ``io.f``) -> the calls and mentions ending in it
         self.refs: dict[str, list[_Ref]] = {}
@@ -252,6 +279,14 @@ class CallingModule:
                 return False
             if local and dotted == name and name not in imports:
                 return True
+            if dotted == name and name not in imports and name not in self._own:
+                # ``from plots.chapter4 import *`` then ``weights_comparison(...)``
+                for prefix in self.stars:
+                    qual = f"{prefix}{'' if prefix.endswith('.') else '.'}{name}"
+                    if qual not in known:
+                        known[qual] = refers(qual)
+                    if known[qual]:
+                        return True
             head, _, rest = dotted.partition(".")
             if head not in imports:
                 return False

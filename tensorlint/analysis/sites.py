@@ -671,11 +671,7 @@ class ModuleAnalysis:
         attributes = walk.attributes if site.scope is walk.scope else None
         # a call made with grad disabled runs the callee so: ``.numpy()``
         # there converts what requires grad (torch >= 1.6)
-        no_grad = (
-            self.numpy_checks_grad_mode
-            and _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0]
-            is True
-        )
+        no_grad = self.numpy_checks_grad_mode and self._made_without_grad(site)
         return callers.FactEvaluatorAt(
             FactEvaluator(site.scope, attributes), walk.env_at(site.ancestors), no_grad=no_grad
         )
@@ -687,9 +683,21 @@ class ModuleAnalysis:
         runs without grad too."""
         found = self._no_grad_callers.get(id(function))
         if found is None:
+            self._no_grad_callers[id(function)] = False  # (calls in a cycle: not known)
             found = self._all_calls_without_grad(function)
             self._no_grad_callers[id(function)] = found
         return found
+
+    def _made_without_grad(self, site: callers.CallSite) -> bool:
+        """Is the call made with grad disabled: in a ``no_grad`` block (or
+        after ``set_grad_enabled(False)``), or in a function whose body runs
+        without grad (decorated, or called only so, calls up)?"""
+        verdict, function = _grad_context(
+            site.ancestors, site.scope, self.grad_set_before, lambdas=True
+        )
+        if verdict is not None:
+            return verdict
+        return function is not None and self.called_only_without_grad(function)
 
     def _all_calls_without_grad(self, function: syntax.FunctionDef) -> bool:
         scope = self.index.scopes.get(function)
@@ -708,10 +716,7 @@ class ModuleAnalysis:
             return False
         if function.asynchronous and not all(_awaited(site) for site in sites):
             return False  # a coroutine made here may be awaited elsewhere
-        return all(
-            _grad_context(site.ancestors, site.scope, self.grad_set_before, lambdas=True)[0] is True
-            for site in sites
-        )
+        return all(self._made_without_grad(site) for site in sites)
 
     def inherited(self, function: syntax.FunctionDef) -> Optional[Inherited]:
         """How the bases of the method's class, in this file or in other
@@ -767,7 +772,11 @@ class ModuleAnalysis:
         if walk is None:
             scope = self.index.scopes[caller]
             walk = FunctionAnalysis(
-                caller, scope, self._call_wanted.get(id(caller), set()), self.attributes_for(scope)
+                caller,
+                scope,
+                self._call_wanted.get(id(caller), set()),
+                self.attributes_for(scope),
+                no_grad=isinstance(caller, syntax.FunctionDef) and self.runs_without_grad(caller),
             )
             self._caller_walks[id(caller)] = walk
         return walk
@@ -873,14 +882,23 @@ class ModuleAnalysis:
                 yield match.start()
 
     def _mentions(self, name: str) -> int:
-        """How often ``name`` occurs in the text as a whole word, less the
-        ``def`` lines that define it."""
+        """How often ``name`` occurs in the code as a whole word, less the
+        ``def`` lines that define it (comments and string literals aside:
+        ``help="the data to evaluate"`` is no mention of ``evaluate``)."""
         known = self._mention_counts.get(name)
         if known is None:
             escaped = re.escape(name)
-            words = len(re.findall(rf"{escaped}(?<!\w{escaped})(?!\w)", self._text))
-            known = self._mention_counts[name] = words - self._def_counts[name]
+            code, defs = self._code
+            words = len(re.findall(rf"{escaped}(?<!\w{escaped})(?!\w)", code))
+            known = self._mention_counts[name] = words - defs[name]
         return known
+
+    @functools.cached_property
+    def _code(self) -> tuple[str, Counter[str]]:
+        """The text with comments and string literals blanked (``_code_only``),
+        and the functions it defines."""
+        code = _code_only(self._text)
+        return code, _def_counts(code) if code is not self._text else self._def_counts
 
     @property
     def positions(self) -> Positions:
@@ -948,6 +966,43 @@ def _within(scope: Scope, outer: Scope) -> bool:
             return True
         current = current.parent
     return False
+
+
+def _code_only(text: str) -> str:
+    """``text`` with every comment and every string literal but f-strings
+    (whose fields are code) blanked, offsets and lines kept; the text itself
+    where it does not tokenize (a notebook's shell escapes)."""
+    import io
+    import tokenize  # (asked of a few files only: not imported at start-up)
+
+    starts = [0]
+    for line in io.StringIO(text):  # (the lines ``tokenize`` numbers)
+        starts.append(starts[-1] + len(line))
+    blanks: list[tuple[int, int]] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT or (
+                token.type == tokenize.STRING and "f" not in _string_prefix(token.string)
+            ):
+                (row, col), (end_row, end_col) = token.start, token.end
+                blanks.append((starts[row - 1] + col, starts[end_row - 1] + end_col))
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return text
+    if not blanks:
+        return text
+    parts: list[str] = []
+    done = 0
+    for low, high in blanks:
+        parts.append(text[done:low])
+        parts.append(re.sub(r"[^\n]", " ", text[low:high]))
+        done = high
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _string_prefix(literal: str) -> str:
+    """The prefix letters of a string literal, lower-cased (``rb``, ``f``)."""
+    return literal[: len(literal) - len(literal.lstrip("rRbBuUfF"))].lower()
 
 
 def _def_counts(text: str) -> Counter[str]:

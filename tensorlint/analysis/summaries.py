@@ -1755,6 +1755,10 @@ class _Summarizer:
                 and not any(isinstance(a, ast.Starred) for a in node.args)
             ):
                 return frozenset({"cpu", "nograd", TENSOR_MADE})  # ``torch.zeros(n, 1)``
+            if qual in ops.LEGACY_TENSOR_TYPES and qual != "torch.Tensor":
+                # ``torch.FloatTensor(n, d)``: a CPU tensor whatever the default
+                # device (given a tensor on another device, it raises)
+                return frozenset({"cpu", TENSOR_MADE})
             if qual is not None and qual != ops.TORCH_LOAD and ops.is_torch_function(qual):
                 return frozenset({TENSOR_MADE})
             if qual in ops.GRAD_NORM_FUNCTIONS:

@@ -362,12 +362,15 @@ class Tree:
     def project_root(self, folder: str) -> str:
         """The folder of the project a file in ``folder`` belongs to: the
         nearest one above that holds a project marker (``pyproject.toml``,
-        ``.git``, ...), else the folder above its top package."""
+        ``.git``, ...), else the current directory when the file is below it
+        (a tree checked where it was unpacked, with no marker: what is
+        checked is the project, as for a file's role), else the folder above
+        its top package."""
         found = self._project_roots.get(folder)
         if found is None:
             from tensorlint.roles import project_top
 
-            found = project_top(folder) or self.import_root(folder)
+            found = project_top(folder) or _below_cwd(folder) or self.import_root(folder)
             self._project_roots[folder] = found
         return found
 
@@ -1080,3 +1083,13 @@ _MANY_NAMES = 60
 def _followed_words(source: str) -> set[str]:
     """The words of ``source`` followed by ``(`` or ``.`` (spaces between)."""
     return {word[::-1] for word in _FOLLOWED_REVERSED.findall(source[::-1])}
+
+
+def _below_cwd(folder: str) -> Optional[str]:
+    """The current directory, when the absolute ``folder`` is in it."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # (removed since)
+        return None
+    absolute = os.path.abspath(folder)
+    return cwd if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep) else None
