@@ -106,7 +106,7 @@ class Tree:
         self._words: dict[str, tuple[int, int, frozenset[str]]] = {}
         #: per calling module: (size, mtime, what it calls, or None: it does not parse)
         self._callers: dict[str, tuple[int, int, Optional[CallingModule]]] = {}
-        self._project_roots: dict[str, str] = {}
+        self._project_roots: dict[tuple[str, str], str] = {}  #: (folder, cwd) -> root
 
     def refresh(self) -> None:
         """Forget what the file system said (a new run); summaries stay,
@@ -366,12 +366,13 @@ class Tree:
         (a tree checked where it was unpacked, with no marker: what is
         checked is the project, as for a file's role), else the folder above
         its top package."""
-        found = self._project_roots.get(folder)
+        cwd = _cwd()
+        found = self._project_roots.get((folder, cwd))
         if found is None:
             from tensorlint.roles import project_top
 
-            found = project_top(folder) or _below_cwd(folder) or self.import_root(folder)
-            self._project_roots[folder] = found
+            found = project_top(folder) or _below(folder, cwd) or self.import_root(folder)
+            self._project_roots[(folder, cwd)] = found  # (a ``chdir`` is another key)
         return found
 
     def project(self, root: str) -> Optional[_Project]:
@@ -1085,11 +1086,17 @@ def _followed_words(source: str) -> set[str]:
     return {word[::-1] for word in _FOLLOWED_REVERSED.findall(source[::-1])}
 
 
-def _below_cwd(folder: str) -> Optional[str]:
-    """The current directory, when the absolute ``folder`` is in it."""
+def _cwd() -> str:
+    """The current directory ("" when it was removed since)."""
     try:
-        cwd = os.getcwd()
-    except OSError:  # (removed since)
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
+def _below(folder: str, cwd: str) -> Optional[str]:
+    """``cwd``, when the absolute ``folder`` is in it."""
+    if not cwd:
         return None
     absolute = os.path.abspath(folder)
     return cwd if absolute == cwd or absolute.startswith(cwd.rstrip(os.sep) + os.sep) else None
