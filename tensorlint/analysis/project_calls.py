@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import NamedTuple, Optional, Union
+from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops
 from tensorlint.analysis.classes import (
@@ -45,7 +45,14 @@ from tensorlint.analysis.classes import (
     moves,
 )
 
+if TYPE_CHECKING:
+    from tensorlint.analysis.summaries import FunctionSummary
+
 _Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: What a function of the project returns, by its qualified name as the
+#: calling module imports it (``pkg.io.f``, ``.io.f``) or, with ``True``, by
+#: the name of a module-level function of the calling module itself
+Returns = Callable[[str, bool], Optional["FunctionSummary"]]
 #: a function, or a module's own code
 _Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]
 
@@ -164,11 +171,11 @@ class CallingModule:
     it makes. ``library``: it is library code, whose public functions are
     entered from outside (what they pass on is a guess one level up)."""
 
-    def __init__(self, tree: ast.Module, library: bool) -> None:
+    def __init__(self, tree: ast.Module, library: bool, returns: Optional[Returns] = None) -> None:
         self.imports = module_imports(tree)
         self.stars = star_modules(tree)
         self._own = _top_level_names(tree) if self.stars else frozenset()
-        self.context = _Context(self.imports, library, tree)
+        self.context = _Context(self.imports, library, tree, returns)
         #: last name (``f`` of ``io.f``) -> the calls and mentions ending in it
         self.refs: dict[str, list[_Ref]] = {}
         #: per function (its id; 0: the module's code): (name, what it calls) of
@@ -348,6 +355,17 @@ class CallingModule:
         return found
 
 
+class _Effect(NamedTuple):
+    """What a value passed or bound carries from the caller's names."""
+
+    #: the expressions whose names reach the value
+    parts: tuple[ast.expr, ...]
+    moves: bool  #: it moves something to a device
+    forward: bool  #: it holds a module's forward pass
+    on_cpu: bool  #: it ends on the CPU
+    detached: bool  #: it ends detached
+
+
 class _Binding(NamedTuple):
     """One ``target = value`` (or loop, or ``with ... as``) of a function,
     with what the analysis asks of its value, worked out once."""
@@ -366,9 +384,21 @@ class _Binding(NamedTuple):
 class _Context:
     """What the calling functions bind, worked out once per function."""
 
-    def __init__(self, imports: Mapping[str, str], library: bool, tree: ast.Module) -> None:
+    def __init__(
+        self,
+        imports: Mapping[str, str],
+        library: bool,
+        tree: ast.Module,
+        returns: Optional[Returns] = None,
+    ) -> None:
         self.imports = imports
         self.library = library
+        #: the summaries of the project's functions, where the engine gives them
+        self.returns = returns
+        self._functions = frozenset(
+            s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        )
+        self._callees: dict[int, Optional[FunctionSummary]] = {}
         #: the module's own code, its functions and classes left out
         self.top = ast.Module(
             body=[
@@ -432,25 +462,26 @@ class _Context:
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
         keys = None if starred else named  # (with ``*args``: which parameter gets what?)
+        effects = [self.effect(arg) for arg in passed]
         moving = [
-            not _ends_with(arg, _ON_CPU)
+            not e.on_cpu
             and (
-                moves(arg)
-                or mentions(arg, moved_names)
-                or bool(_self_attributes([arg]) & moved_attributes)
+                e.moves
+                or any(mentions(part, moved_names) for part in e.parts)
+                or bool(_self_attributes(e.parts) & moved_attributes)
             )
-            for arg in passed
+            for e in effects
         ]
         graded = [
             not no_grad
-            and not _ends_with(arg, _NO_GRAD)
-            and (_forward_pass(arg) or mentions(arg, grad_names))
-            for arg in passed
+            and not e.detached
+            and (e.forward or any(mentions(part, grad_names) for part in e.parts))
+            for e in effects
         ]
         moved, grad_output = any(moving), any(graded)
-        passing = [arg for arg in passed if params and mentions(arg, params)]
-        outside = any(not _ends_with(arg, _ON_CPU) for arg in passing)
-        with_grad = not no_grad and any(not _ends_with(arg, _NO_GRAD) for arg in passing)
+        passing = [e for e in effects if params and any(mentions(part, params) for part in e.parts)]
+        outside = any(not e.on_cpu for e in passing)
+        with_grad = not no_grad and any(not e.detached for e in passing)
         return Call(
             node.lineno,
             caller,
@@ -499,20 +530,76 @@ class _Context:
     def _flow(self, scope: _Scope) -> list[_Binding]:
         found = self._bindings.get(id(scope))
         if found is None:
-            found = self._bindings[id(scope)] = [
-                _Binding(
-                    frozenset(assigned_names(target)),
-                    frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name)),
-                    frozenset(_self_attributes([value])),
-                    moves(value),
-                    _forward_pass(value),
-                    _ends_with(value, _ON_CPU),
-                    _ends_with(value, _NO_GRAD),
-                    no_grad,
-                    getattr(target, "lineno", 0),
+            found = self._bindings[id(scope)] = []
+            for target, value, no_grad in _bindings_with_mode(scope, self.imports):
+                effect = self.effect(value)
+                found.append(
+                    _Binding(
+                        frozenset(assigned_names(target)),
+                        frozenset(
+                            n.id
+                            for part in effect.parts
+                            for n in ast.walk(part)
+                            if isinstance(n, ast.Name)
+                        ),
+                        frozenset(_self_attributes(effect.parts)),
+                        effect.moves,
+                        effect.forward,
+                        effect.on_cpu,
+                        effect.detached,
+                        no_grad,
+                        getattr(target, "lineno", 0),
+                    )
                 )
-                for target, value, no_grad in _bindings_with_mode(scope, self.imports)
-            ]
+        return found
+
+    def effect(self, value: ast.expr) -> _Effect:
+        """What ``value`` carries, read from the expression; for a call of a
+        function of the project whose summary the engine gives, what the
+        summary proves of the result too (``feats = collect(loader,
+        model.cuda())`` of a helper that returns ``torch.cat`` of ``.cpu()``
+        copies is on the CPU, whatever its arguments were), and the function
+        is no module whose call is a forward pass, whatever its name. A
+        summary proves what it says only: one that names no device output
+        may still carry its arguments' device (through a list it fills), so
+        the arguments still count."""
+        found = _Effect(
+            (value,),
+            moves(value),
+            _forward_pass(value),
+            _ends_with(value, _ON_CPU),
+            _ends_with(value, _NO_GRAD),
+        )
+        summary = self._callee(value)
+        if summary is None or not isinstance(value, ast.Call):
+            return found
+        returns = summary.returns
+        return found._replace(
+            moves=found.moves or summary.device_output or _names_its_device(value, summary),
+            # (a function of the project is no module, whatever its name:
+            # ``convert_model(backbone)``; its summary says what it returns)
+            forward=summary.grad_output
+            or any(_forward_pass(a) for a in (*value.args, *(k.value for k in value.keywords))),
+            on_cpu=found.on_cpu or "cpu" in returns,
+            detached=found.detached or "nograd" in returns,
+        )
+
+    def _callee(self, value: ast.expr) -> Optional[FunctionSummary]:
+        """The summary of the project's function ``value`` calls, if any."""
+        if self.returns is None or not isinstance(value, ast.Call):
+            return None
+        key = id(value)
+        if key in self._callees:
+            return self._callees[key]
+        found = None
+        dotted = dotted_name_of(value.func)
+        if dotted is not None:
+            head, _, rest = dotted.partition(".")
+            if head in self.imports:
+                found = self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
+            elif not rest and head in self._functions:
+                found = self.returns(head, True)
+        self._callees[key] = found
         return found
 
     def _moved_in(self, scope: _Scope, attributes: set[str], before: int = 0) -> set[str]:
@@ -612,6 +699,31 @@ def framework_batches(tree: ast.Module) -> dict[int, str]:
 #: how many calls up a calling module's own calls of the calling function are
 #: followed (``main()`` moves the model, ``train(model)`` passes it on)
 _GIVEN_DEPTH = 2
+
+
+def _names_its_device(call: ast.Call, summary: FunctionSummary) -> bool:
+    """Does ``call`` pass the parameter that names the device the function of
+    ``summary`` moves what it returns to (``moves_to``; not ``"cpu"``)?"""
+    if not summary.moves_to:
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    params = summary.params
+    for position, arg in enumerate(call.args):
+        if (
+            position < len(params)
+            and params[position] in summary.moves_to
+            and not _cpu_literal(arg)
+        ):
+            return True
+    return any(
+        k.arg is None or (k.arg in summary.moves_to and not _cpu_literal(k.value))
+        for k in call.keywords
+    )
+
+
+def _cpu_literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
 def _calls_own(
@@ -758,9 +870,11 @@ def _forward_pass(node: ast.expr) -> bool:
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             dotted = dotted_name_of(inner.func)
+            last = dotted.rsplit(".", 1)[-1] if dotted is not None else ""
             if (
                 dotted is not None
-                and (dotted == "self" or ops.names_a_forward_pass(dotted.rsplit(".", 1)[-1]))
+                and (dotted == "self" or ops.names_a_forward_pass(last))
+                and not last[:1].isupper()  # (``Classifier(backbone)``: a class made)
                 and not (inner.args and all(literal(a) for a in inner.args))
             ):
                 return True  # (``df.head(1)``: a forward pass is given tensors)

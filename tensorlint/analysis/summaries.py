@@ -855,6 +855,14 @@ class _Summarizer:
                     if made:
                         self.made.add(target.value.id)
                     written = target.value.id
+                    if written in self.held:
+                        # ``out[i] = y.cpu()`` into a list made here: what
+                        # every element is (a list made empty has none to set)
+                        before = self.held[written]
+                        if before is None:
+                            del self.held[written]
+                        else:
+                            self.held[written] = before & proofs
                     if written in self.proofs and not self.no_grad and "nograd" not in proofs:
                         # a tensor written into keeps its device, not its freedom from grad
                         self.proofs[written] = self.proofs[written] - {"nograd"}
@@ -862,6 +870,14 @@ class _Summarizer:
                 self.mark(target, made)
                 if isinstance(target, ast.Name) and _is_empty_list(node.value, self.qualified):
                     self.held[target.id] = None
+                elif isinstance(target, ast.Name):
+                    shown = _list_display(node.value)
+                    if shown:
+                        # ``out = [torch.zeros(0, 6)] * n``: what every element is
+                        found = self.prove(shown[0])
+                        for element in shown[1:]:
+                            found &= self.prove(element)
+                        self.held[target.id] = found & {"cpu", "nograd"}
                 self._bind_index_pair(target, node.value)
                 self.unpacked(target, node.value)
                 self.mark_device(target, moved)
@@ -1751,10 +1767,11 @@ class _Summarizer:
                 return self._joined(node) | {TENSOR_MADE}
             if (
                 qual in ops.SIZE_FACTORIES
-                and not node.keywords
+                and all(_host_factory_keyword(k) for k in node.keywords)
                 and not any(isinstance(a, ast.Starred) for a in node.args)
             ):
-                return frozenset({"cpu", "nograd", TENSOR_MADE})  # ``torch.zeros(n, 1)``
+                # ``torch.zeros(n, 1)``, ``torch.zeros(n, dtype=torch.long, device="cpu")``
+                return frozenset({"cpu", "nograd", TENSOR_MADE})
             if qual in ops.LEGACY_TENSOR_TYPES and qual != "torch.Tensor":
                 # ``torch.FloatTensor(n, d)``: a CPU tensor whatever the default
                 # device (given a tensor on another device, it raises)
@@ -1839,6 +1856,25 @@ def _index_pair_source(
         dim = _keyword(value, "dim") is not None or len(value.args) > int(function)
         return source if dim else None
     return None
+
+
+def _host_factory_keyword(keyword: ast.keyword) -> bool:
+    """A keyword that leaves a factory's tensor on the CPU without grad: a
+    ``dtype`` or ``layout``, ``device="cpu"``."""
+    if keyword.arg in ("dtype", "layout"):
+        return True
+    value = keyword.value
+    return keyword.arg == "device" and isinstance(value, ast.Constant) and value.value == "cpu"
+
+
+def _list_display(node: ast.expr) -> list[ast.expr]:
+    """The elements of a list display (``[a, b]``), repeated or not (``[a] *
+    n``, ``n * [a]``); empty for anything else (starred elements too)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        node = node.left if isinstance(node.left, ast.List) else node.right
+    if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return list(node.elts)
+    return []
 
 
 def _is_empty_list(node: ast.expr, qualified: Callable[[ast.expr], Optional[str]]) -> bool:

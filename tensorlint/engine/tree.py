@@ -399,10 +399,20 @@ class Tree:
         from tensorlint.analysis.project_calls import CallingModule
         from tensorlint.analysis.pytree import parse
 
+        path = Path(dependency[0])
+
+        def returns(name: str, own: bool) -> Optional[FunctionSummary]:
+            """What the project's function ``name`` (imported by the calling
+            module, or its own with ``own``) returns: its summary."""
+            if own:
+                return self.summary(path)[0].functions.get(name)
+            found = FileView(self, path).lookup(name)
+            return found[0] if found is not None else None
+
         def read() -> Optional[CallingModule]:
             text = _caller_text(dependency[0], dependency[1])
             try:
-                return CallingModule(parse(text), library) if text else None
+                return CallingModule(parse(text), library, returns) if text else None
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
 
@@ -672,7 +682,8 @@ class FileView:
         from a folder above (``_CLIMB`` at most): scripts in ``tools/`` or
         ``examples/`` put the project on ``sys.path`` themselves."""
         as_module = f"{qual}x" if qual.endswith(".") else f"{qual}.x"
-        for base in _search_folders(folder, qual, climb):
+        top = self.tree.project_root(self.folder) if climb else None
+        for base in _search_folders(folder, qual, climb, top):
             found = []
             for name in (qual, as_module):
                 candidates = self.tree.modules(base, name)
@@ -767,15 +778,7 @@ class FileView:
         such as ``__init__.py``, ``hops`` at most)?"""
         from tensorlint.analysis.classes import LazyClasses
 
-        folder = self.folder
-        for _ in range(1 + (0 if qual.startswith(".") else _CLIMB)):
-            candidates = self.tree.modules(folder, qual)
-            if candidates:
-                break
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
+        candidates = self._candidates(qual)
         for module, inner in candidates:
             if self.tree.stat(module) is None:
                 continue
@@ -798,8 +801,11 @@ class FileView:
         """Where ``qual`` may be defined: as Python would look from this
         file's folder, else (an absolute name) from a folder above, ``_CLIMB``
         at most: scripts in ``core/`` or ``examples/`` put the project on
-        ``sys.path`` themselves (``from utils import *``)."""
-        for base in _search_folders(self.folder, qual, climb=True):
+        ``sys.path`` themselves (``from utils import *``); else from the
+        project's top, however deep the file is (``examples/a/b/run.py``
+        importing the project's package, installed where it runs)."""
+        top = self.tree.project_root(self.folder)
+        for base in _search_folders(self.folder, qual, True, top):
             found = self.tree.modules(base, qual)
             if found:
                 return found
@@ -1015,16 +1021,30 @@ def _kept(
     return found
 
 
-def _search_folders(folder: str, qual: str, climb: bool) -> Iterator[str]:
+def _search_folders(
+    folder: str, qual: str, climb: bool, top: Optional[str] = None
+) -> Iterator[str]:
     """The folders an import of ``qual`` in ``folder`` is looked for from:
-    ``folder``, then (``climb``, an absolute name) up to ``_CLIMB`` above it."""
+    ``folder``, then (``climb``, an absolute name) up to ``_CLIMB`` above it,
+    then ``top`` (the project's folder) when it is further up."""
     yield folder
-    for _ in range(_CLIMB if climb and not qual.startswith(".") else 0):
+    if not climb or qual.startswith("."):
+        return
+    start = folder
+    for _ in range(_CLIMB):
         parent = os.path.dirname(folder)
         if parent == folder:
             return
         folder = parent
         yield folder
+    if top is not None and top != folder and _is_below(start, top) and _is_below(folder, top):
+        yield top
+
+
+def _is_below(folder: str, top: str) -> bool:
+    return os.path.commonpath((os.path.abspath(folder), os.path.abspath(top))) == os.path.abspath(
+        top
+    )
 
 
 #: Where a top-level block starts (the end of the ``def`` before it).
