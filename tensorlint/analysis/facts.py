@@ -412,17 +412,32 @@ def bind_loop_target(
             assert isinstance(target, (syntax.Tuple, syntax.List))
             bind_target(env, target.elements[1].value, element_facts(iterated) | {TENSOR})
             return
-    if isinstance(iterable, syntax.Call) and isinstance(iterable.func, syntax.Name):
-        builtin = iterable.func.value
-        if builtin in ("zip", "enumerate") and isinstance(target, (syntax.Tuple, syntax.List)):
-            sources: list[Optional[syntax.BaseExpression]] = [a.value for a in iterable.args]
-            if builtin == "enumerate":
+
+    def bind_elements(target: syntax.BaseExpression, source: syntax.BaseExpression) -> None:
+        """``target`` takes the elements of ``source``: position by position
+        through ``zip`` and ``enumerate``, nested too (``for i, (x, y) in
+        enumerate(zip(xs, ys))``)."""
+        if (
+            isinstance(source, syntax.Call)
+            and isinstance(source.func, syntax.Name)
+            and source.func.value in ("zip", "enumerate")
+            and isinstance(target, (syntax.Tuple, syntax.List))
+            and not any(a.star for a in source.args)
+        ):
+            sources: list[Optional[syntax.BaseExpression]] = [
+                a.value
+                for a in source.args
+                if a.keyword is None  # (``strict=True``, ``start=1``)
+            ]
+            if source.func.value == "enumerate":
                 sources = [None, *sources[:1]]
-            for element, source in zip(target.elements, sources):
-                if source is not None:
-                    bind_target(env, element.value, elements_of(source))
+            for element, inner in zip(target.elements, sources):
+                if inner is not None:
+                    bind_elements(element.value, inner)
             return
-    bind_target(env, target, elements_of(iterable))
+        bind_target(env, target, elements_of(source))
+
+    bind_elements(target, iterable)
 
 
 #: the comprehensions (LibCST's ``BaseComp`` does not declare ``for_in``)
