@@ -206,6 +206,49 @@ def test_every_call_under_no_grad_makes_the_body_run_without_grad(tmp_path: Path
     assert _fixed_callee(tmp_path / "public", caller) == {"TL101"}
 
 
+SCRIPT_UNDER_NO_GRAD = """\
+import torch
+from pkg.convert import to_host
+
+
+def show(x):
+    return to_host(x)
+
+
+def step(model, x):
+    return show(model(x))
+
+
+if __name__ == "__main__":
+    with torch.no_grad():
+        step(torch.nn.Identity(), torch.zeros(2))
+"""
+
+
+def test_a_script_that_runs_its_helpers_only_under_no_grad_passes_no_grad(
+    tmp_path: Path,
+) -> None:
+    # ``show`` passes ``step``'s forward pass, and ``step`` runs only in the
+    # script's ``with torch.no_grad():``: the helpers run without grad
+    assert _fixed_callee(tmp_path, SCRIPT_UNDER_NO_GRAD) == set()
+    once_with_grad = SCRIPT_UNDER_NO_GRAD + "    step(torch.nn.Identity(), torch.zeros(3))\n"
+    assert _fixed_callee(tmp_path / "grad", once_with_grad) == {"TL102"}
+    # passed on as a value, ``step`` may be called from anywhere
+    as_value = SCRIPT_UNDER_NO_GRAD + "    steps = [step]\n"
+    assert _fixed_callee(tmp_path / "value", as_value) == {"TL102"}
+
+
+def test_library_helpers_called_under_no_grad_here_may_be_called_with_grad_elsewhere(
+    tmp_path: Path,
+) -> None:
+    # the same module in a package: ``step`` is public, its users are unknown
+    library = SCRIPT_UNDER_NO_GRAD.replace('if __name__ == "__main__":\n', "if True:\n")
+    assert "TL102" in _fixed_callee(tmp_path, library, "pkg/api.py")
+    # a private one is called by this module alone
+    private = library.replace("step", "_step").replace("show", "_show")
+    assert _fixed_callee(tmp_path / "private", private, "pkg/api.py") == set()
+
+
 def test_a_warm_cache_sees_a_caller_change(tmp_path: Path) -> None:
     root = _project(tmp_path, "from-import", "cpu")
     alone = [root / "pkg" / "convert.py"]

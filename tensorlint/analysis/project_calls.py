@@ -250,8 +250,13 @@ class CallingModule:
                     continue
                 key, value = inner.attr, True
             elif isinstance(inner, ast.Name):
-                # (a bare name can be the function only where it is imported)
-                if id(inner) in callees or inner.id not in imports:
+                # (a bare name can be the function only where it is imported,
+                # or defined: ``steps = [step]`` passes this module's ``step`` on)
+                if (
+                    id(inner) in callees
+                    or not isinstance(inner.ctx, ast.Load)
+                    or (inner.id not in imports and inner.id not in self.context.functions)
+                ):
                     continue
                 key, value = inner.id, True
             else:
@@ -395,7 +400,8 @@ class _Context:
         self.library = library
         #: the summaries of the project's functions, where the engine gives them
         self.returns = returns
-        self._functions = frozenset(
+        #: the module's own top-level functions
+        self.functions = frozenset(
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
         self._callees: dict[int, Optional[FunctionSummary]] = {}
@@ -423,6 +429,8 @@ class _Context:
         #: per function: the parameters the module's own calls of it pass a
         #: value moved to a device, and a module's output with grad enabled
         self._given: dict[tuple[int, int], tuple[set[str], set[str]]] = {}
+        #: per (function, depth): it runs only with grad disabled
+        self._quiet: dict[tuple[int, int], bool] = {}
 
     def describe(
         self,
@@ -440,6 +448,9 @@ class _Context:
             if function is None
             else (f"{owner}.{function.name}()" if owner else f"{function.name}()")
         )
+        if not no_grad and function is not None:
+            # a calling function this module calls only with grad disabled
+            no_grad = self.runs_without_grad(function, owner, _QUIET_DEPTH)
         if value or not isinstance(node, ast.Call):
             return Call(
                 node.lineno, caller, False, False, False, passes_parameters=True, value=True
@@ -493,6 +504,45 @@ class _Context:
             moved_keys=_keys(keys, moving),
             grad_keys=_keys(keys, graded),
         )
+
+    def runs_without_grad(self, function: _Function, owner: Optional[str], depth: int) -> bool:
+        """Does ``function`` run only with grad disabled: every call of it is
+        this module's (a script's function, or a private one of library
+        code: no one outside calls it) and is made with grad disabled, or
+        from a function that runs so (``depth`` calls up)? ``evaluate()``
+        called once, in ``with torch.no_grad():``, and the helpers only it
+        calls (``prep_display(net(batch))``)."""
+        key = (id(function), depth)
+        known = self._quiet.get(key)
+        if known is not None:
+            return known
+        self._quiet[key] = False  # (a recursive call proves nothing)
+        name = function.name
+        private = name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+        found = False
+        if depth > 0 and (not self.library or private):
+            calls = 0
+            for ref in self.refs.get(name, ()):
+                node = ref.node.func if isinstance(ref.node, ast.Call) else ref.node
+                if ref.function is function:
+                    continue  # (recursion: the outer call decides)
+                if ref.value:
+                    if isinstance(node, ast.Name) or _is_own_attribute(node, owner, ref.owner):
+                        calls = -1  # passed on as a value: called from anywhere
+                        break
+                    continue
+                if not _calls_own(node, function, owner, ref.owner):
+                    continue
+                if not ref.no_grad and not (
+                    ref.function is not None
+                    and self.runs_without_grad(ref.function, ref.owner, depth - 1)
+                ):
+                    calls = -1
+                    break
+                calls += 1
+            found = calls > 0
+        self._quiet[key] = found
+        return found
 
     def _given_by_calls(
         self, function: _Function, owner: Optional[str], depth: int
@@ -597,7 +647,7 @@ class _Context:
             head, _, rest = dotted.partition(".")
             if head in self.imports:
                 found = self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
-            elif not rest and head in self._functions:
+            elif not rest and head in self.functions:
                 found = self.returns(head, True)
         self._callees[key] = found
         return found
@@ -699,6 +749,9 @@ def framework_batches(tree: ast.Module) -> dict[int, str]:
 #: how many calls up a calling module's own calls of the calling function are
 #: followed (``main()`` moves the model, ``train(model)`` passes it on)
 _GIVEN_DEPTH = 2
+#: how many calls up ``runs_without_grad`` follows (``evaluate()`` under
+#: ``no_grad`` -> ``evalimages()`` -> ``evalimage()`` -> ``prep_display()``)
+_QUIET_DEPTH = 5
 
 
 def _names_its_device(call: ast.Call, summary: FunctionSummary) -> bool:
@@ -740,6 +793,17 @@ def _calls_own(
         and func.attr == function.name
         and isinstance(func.value, ast.Name)
         and func.value.id == "self"
+    )
+
+
+def _is_own_attribute(node: ast.expr, owner: Optional[str], where: Optional[str]) -> bool:
+    """``self.f`` mentioned in a method of ``owner``'s class."""
+    return (
+        owner is not None
+        and where == owner
+        and isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
     )
 
 
