@@ -2086,10 +2086,17 @@ def requires_grad_test(test: syntax.BaseExpression) -> Optional[str]:
     return None
 
 
-def cuda_test(test: syntax.BaseExpression) -> Optional[str]:
-    """``x`` when the test is ``x.is_cuda``: in the ``else`` branch ``x`` is on the CPU."""
-    if isinstance(test, syntax.Attribute) and test.attr.value == "is_cuda":
-        return _without_data(dotted_name(test.value))
+def on_cpu_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``(x, where)`` when the test asks whether ``x`` is on the CPU:
+    ``x.is_cpu`` (on the CPU where it holds, ``where`` True), ``x.is_cuda``
+    (where it fails), and either negated (``if not x.is_cpu: x = x.cpu()``)."""
+    negated = False
+    if isinstance(test, syntax.UnaryOperation) and isinstance(test.operator, syntax.Not):
+        test, negated = test.expression, True
+    if isinstance(test, syntax.Attribute) and test.attr.value in ("is_cuda", "is_cpu"):
+        key = _without_data(dotted_name(test.value))
+        if key is not None:
+            return key, (test.attr.value == "is_cpu") != negated
     return None
 
 

@@ -47,7 +47,6 @@ from tensorlint.analysis.facts import (
     computed_without_grad,
     cpu_device_test,
     cuda_and_tensor_test,
-    cuda_test,
     device_key,
     dict_lists_key,
     evidence,
@@ -65,6 +64,7 @@ from tensorlint.analysis.facts import (
     moved_only_to,
     never_moved_attributes,
     never_moved_under,
+    on_cpu_test,
     parameter_loop_sets_grad,
     positional,
     record,
@@ -504,13 +504,15 @@ class FactsWalker:
         flag = flag_test(node.test)  # ``if use_cuda:`` / ``if not use_cuda:``
         if flag is not None and not flag[1]:
             self._never_moved_under(flag[0], start)
+        on_cpu = on_cpu_test(node.test)  # ``if x.is_cuda:``, ``if not x.is_cpu:``
+        if on_cpu is not None:
+            branch = start if on_cpu[1] else else_env
+            key = on_cpu[0]
+            branch[key] = settle(self.evaluator.expr(_parse_key(key), env) | {CPU})
         body_env = self.run(suite_body(node.body), start)
         if flag is not None and flag[1]:
             guard_moves(self.scope, _calls_in(node.body), flag[0])
             self._never_moved_under(flag[0], else_env)
-        on_cpu = cuda_test(node.test)
-        if on_cpu is not None:
-            else_env[on_cpu] = settle(self.evaluator.expr(_parse_key(on_cpu), env) | {CPU})
         if guarded is not None and guarded in else_env:
             else_env[guarded] = else_env[guarded] | {NOGRAD}
         elif guarded is not None:

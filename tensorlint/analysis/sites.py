@@ -31,7 +31,6 @@ from tensorlint.analysis.facts import (
     FactEvaluator,
     Facts,
     comprehension_env,
-    cuda_test,
     element_facts,
     evidence,
     flag_test,
@@ -44,6 +43,7 @@ from tensorlint.analysis.facts import (
     may_be_tensor_only,
     never_moved_attributes,
     never_moved_under,
+    on_cpu_test,
     record,
     refine,
     requires_grad_test,
@@ -1417,10 +1417,12 @@ class Site:
                 for name, facts in list(refined.items()):
                     refined[name] = never_moved_under(facts, flag[0], self.scope)
                 never_moved_attributes(evaluator, flag[0], refined)
-            if inner is not node.orelse:
-                continue
-            for key, fact in ((requires_grad_test(node.test), NOGRAD),
-                              (cuda_test(node.test), CPU)):  # fmt: skip
+            on_cpu = on_cpu_test(node.test)  # ``x.numpy() if x.is_cpu else ...``
+            cpu_key = None
+            if on_cpu is not None and inner is (node.body if on_cpu[1] else node.orelse):
+                cpu_key = on_cpu[0]
+            grad_key = requires_grad_test(node.test) if inner is node.orelse else None
+            for key, fact in ((grad_key, NOGRAD), (cpu_key, CPU)):
                 if key is not None:
                     refined = dict(env) if refined is None else refined
                     known = refined.get(key)
