@@ -1602,8 +1602,14 @@ def registered_buffer(
 
 def is_data_name(name: str) -> bool:
     """Is a parameter so named data rather than something a model computed
-    (``labels``, ``targets``, ``train_labels``, ``token_ids``)?"""
-    return name in ops.DATA_PARAMETER_NAMES or name.rsplit("_", 1)[-1] in ops.DATA_NAME_SUFFIXES
+    (``labels``, ``targets``, ``train_labels``, ``token_ids``), or what holds
+    loaded samples (``dataset``, ``val_loader``)?"""
+    last = name.rsplit("_", 1)[-1]
+    return (
+        name in ops.DATA_PARAMETER_NAMES
+        or last in ops.DATA_NAME_SUFFIXES
+        or last.lower() in ops.DATA_SOURCE_NAMES
+    )
 
 
 def frozen(facts: Facts) -> Facts:

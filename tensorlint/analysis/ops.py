@@ -395,6 +395,10 @@ NOT_TENSOR_PARAMETER_NAMES = frozenset(
 DATA_NAME_SUFFIXES = frozenset(
     {"label", "labels", "ids", "idx", "index", "indices", "lengths", "lens"}
 )
+#: Names (and last words of names) of what holds loaded samples: a
+#: ``dataset``, a ``train_loader``. What they give was read from disk or made
+#: by transforms, never computed with grad (their device is still unknown).
+DATA_SOURCE_NAMES = frozenset({"dataset", "datasets", "loader", "dataloader"})
 #: Their CUDA twins: a tensor on a CUDA device.
 CUDA_TENSOR_TYPES = frozenset(t.replace("torch.", "torch.cuda.") for t in LEGACY_TENSOR_TYPES)
 #: Classes whose instances are trainable parameters.

@@ -23,7 +23,8 @@ class NumpyOnGradTensor(Rule):
     or anything computed from one with grad enabled (parameter-free modules
     such as `nn.ReLU()` or a loss add none), a parameter of a public library
     function no code in the file calls (unless named for data: `labels`,
-    `targets`, `indices`, `mask`, `wav_lens`, nor its field or literal key so
+    `targets`, `indices`, `mask`, `wav_lens`, or for what holds loaded
+    samples, `dataset`, `val_loader`, nor its field or literal key so
     named, `graph.edge_index`, `batch["labels"]`; when the project's other files call it,
     what they pass instead), what a caller in the file passes (a public
     caller that no code calls passes on its own parameters, two calls up at
