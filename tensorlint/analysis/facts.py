@@ -1573,6 +1573,10 @@ class FactEvaluator:
                     continue
             if name == "dtype" or _names_a_dtype(value):
                 continue
+            if isinstance(value, syntax.SimpleString) and value.evaluated_value in ops.DTYPE_NAMES:
+                # ``.to("float32")``: no device torch knows (it raises there);
+                # another framework's cast (as ``classes.cpu_or_dtype`` reads it)
+                continue
             facts.discard(CPU)
             facts.update((MOVED, record(self.scope, "move", node)))
         return frozenset(facts)
