@@ -246,12 +246,22 @@ def _has(git_dir: Path, commit: str) -> bool:
     return _git(git_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0
 
 
+#: What a tree's ``.complete`` marker holds after the commit: the version of
+#: what ``extract`` takes (a tree extracted before packaging files were taken
+#: is extracted again).
+_EXTRACT_VERSION = "sources+packaging"
+#: Files taken besides ``.py`` and ``.ipynb``: what tells tensorlint that the
+#: project is installable (``engine.tree.PACKAGING``; ``setup.py`` is a ``.py``).
+_PACKAGING_FILES = frozenset({"pyproject.toml", "setup.cfg"})
+
+
 def extract(git_dir: Path, commit: str, target: Path) -> Path:
-    """The ``.py`` and ``.ipynb`` files of ``commit`` under ``target`` (kept as a cache):
-    regular files only (no links, no submodules), read blob by blob, so a mirror
-    that lacks some large blobs (media, data) still gives its sources."""
+    """The ``.py`` and ``.ipynb`` files of ``commit`` under ``target`` (kept as a cache),
+    and its packaging files (``pyproject.toml``, ``setup.cfg``): regular files only
+    (no links, no submodules), read blob by blob, so a mirror that lacks some large
+    blobs (media, data) still gives its sources."""
     done = target / ".complete"
-    if done.is_file():
+    if done.is_file() and done.read_text(encoding="utf-8").split() == [commit, _EXTRACT_VERSION]:
         return target
     listing = _git(git_dir, "ls-tree", "-r", "-z", "--full-tree", commit)
     if listing.returncode:
@@ -265,7 +275,9 @@ def extract(git_dir: Path, commit: str, target: Path) -> Path:
         name = PurePosixPath(raw_path.decode("utf-8", "surrogateescape"))
         if kind != "blob" or mode not in ("100644", "100755"):
             continue
-        if name.suffix in (".py", ".ipynb") and ".." not in name.parts:
+        if (name.suffix in (".py", ".ipynb") or name.name in _PACKAGING_FILES) and (
+            ".." not in name.parts
+        ):
             wanted.append((sha, name))
     batch = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
                            input=b"".join(f"{sha}\n".encode() for sha, _ in wanted),
@@ -281,7 +293,7 @@ def extract(git_dir: Path, commit: str, target: Path) -> Path:
         destination = target.joinpath(*name.parts)
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(data)
-    done.write_text(commit, encoding="utf-8")
+    done.write_text(f"{commit} {_EXTRACT_VERSION}", encoding="utf-8")
     return target
 
 

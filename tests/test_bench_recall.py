@@ -160,6 +160,9 @@ def test_runner_scores_a_case_at_the_commit_before_its_fix(tmp_path: Path) -> No
     (work / "pkg" / "infer.py").write_text(BUGGY, encoding="utf-8")
     (work / "pkg" / "io.py").write_text(DEFENSIVE, encoding="utf-8")
     (work / "pkg" / "api.py").write_text(GUESSED, encoding="utf-8")
+    # installable: the public function's users are outside (an application's are not)
+    (work / "pyproject.toml").write_text('[project]\nname = "proj"\n', encoding="utf-8")
+    (work / "README.md").write_text("a file the bench does not take\n", encoding="utf-8")
     _git(work, "add", ".")
     _git(work, "commit", "-q", "-m", "buggy")
     parent = _git(work, "rev-parse", "HEAD")
@@ -193,9 +196,15 @@ def test_runner_scores_a_case_at_the_commit_before_its_fix(tmp_path: Path) -> No
     assert table["all real"] == {"cases": 3, "found": 2}
     assert table["negatives (flagged)"] == {"cases": 1, "found": 0}
     assert recall.score(results, recall.HIGH)["all real"] == {"cases": 3, "found": 1}
-    # the extracted tree holds the parent's code, not the fix
-    tree = tmp_path / "cache" / "trees" / f"someone+proj@{parent}" / "pkg" / "infer.py"
-    assert tree.read_text(encoding="utf-8") == BUGGY
+    # the extracted tree holds the parent's code, not the fix, and its packaging file
+    top = tmp_path / "cache" / "trees" / f"someone+proj@{parent}"
+    assert (top / "pkg" / "infer.py").read_text(encoding="utf-8") == BUGGY
+    assert (top / "pyproject.toml").is_file() and not (top / "README.md").exists()
+    # a tree extracted before packaging files were taken is extracted again
+    (top / "pyproject.toml").unlink()
+    (top / ".complete").write_text(parent, encoding="utf-8")
+    recall.run([real], [mirrors], tmp_path / "cache", strict=False)
+    assert (top / "pyproject.toml").is_file()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git to make the repository")

@@ -542,7 +542,7 @@ def test_watch_checks_again_when_a_file_changes(
     assert any(line.startswith("proj/m.py:6:9: TL201 ") for line in second), second
     new = write(source.parent / "pkg" / "n.py", GRAD)  # a new file is a change too
     third = _wait_for(out, lambda line: line.startswith("Checked "))
-    assert any(line.startswith("proj/pkg/n.py:5:12: TL101 ") for line in third), third
+    assert any(line.startswith("proj/pkg/n.py:5:12: TL102 ") for line in third), third
     assert new.exists()
     if os.name != "nt":  # Ctrl-C ends it, with exit code 0
         process.send_signal(signal.SIGINT)

@@ -18,6 +18,10 @@ from cli_helpers import CLEAN, GRAD, WRITE_THROUGH
 WIDE = 'import torch\n\n\ndef f(model, x):\n    label = "é→ü"; return model(x).numpy()\n'
 STRICT_ONLY = "import torch\n\n\ndef f(src):\n    t = torch.from_numpy(src)\n    return t\n"
 Finding = tuple[str, int, int, str]
+#: packaging metadata: the project is installable, so ``f(model, x)`` in
+#: ``GRAD``, which no file calls, is API whose users may pass CUDA tensors (in
+#: an application nothing calls it: no TL101 guess)
+INSTALLABLE = "[metadata]\nname = demo\n"
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -56,10 +60,8 @@ def _tensorlint(root: Path) -> list[Finding]:
 
 
 def test_flake8_reports_what_tensorlint_check_reports(tmp_path: Path) -> None:
-    _write(
-        tmp_path,
-        {"grad.py": GRAD, "pkg/wt.py": WRITE_THROUGH, "wide.py": WIDE, "clean.py": CLEAN},
-    )
+    files = {"grad.py": GRAD, "pkg/wt.py": WRITE_THROUGH, "wide.py": WIDE, "clean.py": CLEAN}
+    _write(tmp_path, {**files, "setup.cfg": INSTALLABLE})
     code, findings, output = _flake8(tmp_path)
     assert code == 1, output
     expected = _tensorlint(tmp_path)
@@ -99,7 +101,7 @@ def test_flake8_file_level_noqa_means_the_same_in_check(tmp_path: Path) -> None:
 
 def test_the_pyproject_configuration_is_used(tmp_path: Path) -> None:
     files = {"grad.py": GRAD, "strict.py": STRICT_ONLY, "legacy/old.py": GRAD}
-    _write(tmp_path, files)
+    _write(tmp_path, {**files, "setup.cfg": INSTALLABLE})
     _, findings, _ = _flake8(tmp_path)
     assert {f[3] for f in findings} == {"TL101", "TL102"}  # TL211 is off by default
     (tmp_path / "pyproject.toml").write_text(

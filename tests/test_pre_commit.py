@@ -27,6 +27,10 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN, GRAD
 
+#: packaging metadata: an installable project, whose public functions' users
+#: are outside it (``bad.py``'s guess about them is TL101)
+INSTALLABLE = "[metadata]\nname = demo\n"
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: a notebook that names no accelerator runs as written on the CPU: no evidence
@@ -146,7 +150,7 @@ def _run(hook_repo: HookRepo, project: Path, *args: str) -> subprocess.Completed
 def test_try_repo_check_hook_fails_on_a_finding_and_prints_it(
     hook_repo: HookRepo, project: Path
 ) -> None:
-    _stage(project, hook_repo.env, {"bad.py": GRAD, "ok.py": CLEAN})
+    _stage(project, hook_repo.env, {"bad.py": GRAD, "ok.py": CLEAN, "setup.cfg": INSTALLABLE})
     proc = _try_repo(hook_repo, project, "tensorlint", "--files", "bad.py", "ok.py")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Failed" in proc.stdout
@@ -164,7 +168,7 @@ def test_the_check_hook_passes_a_clean_file(hook_repo: HookRepo, project: Path) 
 
 
 def test_the_check_hook_fails_on_a_finding_in_a_commit(hook_repo: HookRepo, project: Path) -> None:
-    _stage(project, hook_repo.env, {"bad.py": GRAD, "ok.py": CLEAN})
+    _stage(project, hook_repo.env, {"bad.py": GRAD, "ok.py": CLEAN, "setup.cfg": INSTALLABLE})
     proc = _run(hook_repo, project, "tensorlint")  # the staged files, as `git commit` does
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "bad.py:5:12: TL101 " in proc.stdout
@@ -238,7 +242,16 @@ def test_the_readme_local_hooks_run_with_the_real_pre_commit(tmp_path: Path) -> 
     project.mkdir()
     _git(["init", "-q"], project, env)
     config = yaml.safe_dump(pre_commit_snippet(), sort_keys=False)
-    _stage(project, env, {".pre-commit-config.yaml": config, "bad.py": GRAD, "ok.py": CLEAN})
+    _stage(
+        project,
+        env,
+        {
+            ".pre-commit-config.yaml": config,
+            "bad.py": GRAD,
+            "ok.py": CLEAN,
+            "setup.cfg": INSTALLABLE,
+        },
+    )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -13,6 +13,7 @@ import itertools
 import os
 import warnings
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -249,6 +250,58 @@ def test_library_helpers_called_under_no_grad_here_may_be_called_with_grad_elsew
     assert _fixed_callee(tmp_path / "private", private, "pkg/api.py") == set()
 
 
+@pytest.mark.parametrize("packaging", ["pyproject.toml", "setup.py", "setup.cfg", None])
+def test_an_application_function_no_file_calls_gives_no_guess(
+    tmp_path: Path, packaging: Optional[str]
+) -> None:
+    # without packaging metadata nothing outside imports the project: a
+    # function none of its files calls (tests aside) is called dynamically
+    # or not at all, and what it is given is unknown
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "pyproject.toml").unlink()
+    (root / ".git").mkdir()  # a checkout: the project is known
+    if packaging is not None:
+        (root / packaging).write_text("")
+    (root / "train.py").write_text("import torch\n")
+    (root / "tests").mkdir()
+    test = "from pkg.convert import to_host\n\n\ndef test_it():\n    to_host(None)\n"
+    (root / "tests" / "test_convert.py").write_text(test)
+    results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    found = {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+    assert found == (set() if packaging is None else {"TL101", "TL102"})
+
+
+def test_a_file_of_no_known_project_keeps_the_guess(tmp_path: Path) -> None:
+    # no marker above it, not below the current directory: anyone's file
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "pyproject.toml").unlink()
+    (root / "train.py").unlink()
+    results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    found = {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+    assert found == {"TL101", "TL102"}
+
+
+def test_a_tree_checked_from_inside_is_a_known_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an unpacked tree with no marker, checked where it lies: the current
+    # directory is the project, an application without packaging metadata
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "pyproject.toml").unlink()
+    (root / "train.py").write_text("import torch\n")
+    monkeypatch.chdir(root)
+    results = run([Path("pkg") / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert not [d for r in results for d in r.diagnostics if d.start.line == 5]
+
+
+def test_an_application_function_its_files_call_takes_their_values(tmp_path: Path) -> None:
+    root = _project(tmp_path, "from-import", "cuda")
+    (root / "pyproject.toml").unlink()
+    (root / ".git").mkdir()
+    results = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+    assert _codes(results, root, 5) == {"pkg/convert.py": {"TL101"}}
+
+
 def test_a_warm_cache_sees_a_caller_change(tmp_path: Path) -> None:
     root = _project(tmp_path, "from-import", "cpu")
     alone = [root / "pkg" / "convert.py"]
@@ -300,6 +353,7 @@ def test_an_attribute_made_on_a_device_in_another_method_is_evidence(tmp_path: P
 def test_a_parameter_named_for_a_device_or_a_size_is_no_boundary(tmp_path: Path) -> None:
     root = tmp_path / "project"
     (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "shapes.py").write_text(
         "import torch\n\n\ndef sizes(batch_size, x):\n    return batch_size.numpy(), x.numpy()\n"

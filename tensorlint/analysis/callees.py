@@ -41,6 +41,11 @@ class Lookup(ClassLookup, Protocol):
         other files, each with its place (``train.py:40``); None when they
         cannot be known."""
 
+    def in_application(self) -> bool:
+        """Is the file's project an application: its folder holds no
+        ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` (nothing installs
+        it, so nothing outside the checked tree imports it)?"""
+
     def lookup(self, qual: str) -> Optional[tuple[FunctionSummary, str]]:
         """The function a qualified name (``pkg.utils.f``, ``.utils.f``) names,
         and where it is defined (``pkg/utils.py:12``)."""

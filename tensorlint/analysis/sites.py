@@ -72,7 +72,7 @@ from tensorlint.analysis.names import (
 from tensorlint.analysis.param_uses import moved_here, numbers_only
 from tensorlint.analysis.positions import Positions
 from tensorlint.analysis.project_calls import PASSES_ON as _PASSES_ON
-from tensorlint.analysis.project_calls import External
+from tensorlint.analysis.project_calls import Call, External
 from tensorlint.analysis.pytree import parse
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary, default_cuda_call
@@ -166,6 +166,8 @@ class ModuleAnalysis:
         self._tree = tree
         self._inherited: dict[int, Optional[Inherited]] = {}
         self._external: dict[int, Optional[External]] = {}
+        #: the calls ``external_callers`` read (None: they cannot be known)
+        self._calls: dict[int, Optional[Sequence[tuple[Call, str]]]] = {}
         #: parameter (its id) -> its public function, whose boundary is a guess
         #: that callers in other files may answer
         self._guessed: dict[int, syntax.FunctionDef] = {}
@@ -337,7 +339,7 @@ class ModuleAnalysis:
             return evidence
         external = self.external_callers(function)
         if external is None:
-            return evidence
+            return None if self._uncalled_application(function) else evidence
         clause = external.device if evidence.kind == "api" else external.grad
         if clause is None or (evidence.kind == "api-grad" and external.no_grad):
             return None
@@ -421,6 +423,19 @@ class ModuleAnalysis:
                 tensor=bool(device) and moved,
             )
 
+    def _uncalled_application(self, function: syntax.FunctionDef) -> bool:
+        """Is ``function`` one that no file of an application calls (tests
+        aside)? An application (a project with no ``pyproject.toml``,
+        ``setup.py`` or ``setup.cfg``: nothing installs it, nothing outside
+        imports it) has all its callers in the checked tree: a function none
+        of them calls is called dynamically or not at all, and what it is
+        given is unknown, not a guess about a library's users."""
+        if self._tree is None or not self._tree.in_application():
+            return False
+        self.external_callers(function)
+        calls = self._calls.get(id(function))
+        return calls is not None and all(call.test for call, _ in calls)
+
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
         """How the project's other files call a module function of this file,
         or a method of one of its top-level classes on the instances they
@@ -450,6 +465,7 @@ class ModuleAnalysis:
         # tests call it, its users are still the ones no one here sees
         if calls and not all(call.test for call, _ in calls):
             found = External.of(name, calls)
+        self._calls[key] = calls
         self._external[key] = found
         return found
 

@@ -204,6 +204,10 @@ class TreeView(Protocol):
         """The calls of the file's module function ``name`` in the project's
         other files, each with its place (``analysis/project_calls.py``)."""
 
+    def in_application(self) -> bool:
+        """Does the file's project lack packaging metadata (nothing outside
+        imports it)?"""
+
     def helpers(self, source: str) -> frozenset[str]:
         """Names ``source`` calls that are imported functions returning an
         alias of their argument (``to_tensor``, or ``u.to_tensor``)."""

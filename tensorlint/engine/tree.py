@@ -63,6 +63,9 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
+#: Files that make a project installable: without any, it is an application
+#: whose callers are all in it.
+PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
 #: How many files directly in a top package are read for an import of the
 #: package by another name than its folder's.
 _SELF_IMPORT_FILES = 50
@@ -107,6 +110,9 @@ class Tree:
         #: per calling module: (size, mtime, what it calls, or None: it does not parse)
         self._callers: dict[str, tuple[int, int, Optional[CallingModule]]] = {}
         self._project_roots: dict[tuple[str, str], str] = {}  #: (folder, cwd) -> root
+        self._packaged: dict[str, bool] = {}  #: project folder -> it holds ``PACKAGING``
+        #: (folder, cwd) -> its project was found by a marker or the current directory
+        self._found_projects: dict[tuple[str, str], bool] = {}
 
     def refresh(self) -> None:
         """Forget what the file system said (a new run); summaries stay,
@@ -119,6 +125,8 @@ class Tree:
         self.imported.clear()
         self._projects.clear()
         self._project_roots.clear()
+        self._packaged.clear()
+        self._found_projects.clear()
 
     def stat(self, path: Path) -> Optional[Dependency]:
         key = str(path)
@@ -371,8 +379,27 @@ class Tree:
         if found is None:
             from tensorlint.roles import project_top
 
-            found = project_top(folder) or _below(folder, cwd) or self.import_root(folder)
+            known = project_top(folder) or _below(folder, cwd)
+            found = known or self.import_root(folder)
             self._project_roots[(folder, cwd)] = found  # (a ``chdir`` is another key)
+            self._found_projects[(folder, cwd)] = known is not None
+        return found
+
+    def project_known(self, folder: str) -> bool:
+        """Is the project of a file in ``folder`` one that is known: marked
+        (``pyproject.toml``, ``.git``, ...) or the current directory's, not
+        only the folder above its top package?"""
+        self.project_root(folder)
+        return self._found_projects[(folder, _cwd())]
+
+    def packaged(self, root: str) -> bool:
+        """Does the project folder ``root`` hold packaging metadata (what
+        makes it installable: ``PACKAGING``)?"""
+        found = self._packaged.get(root)
+        if found is None:
+            found = self._packaged[root] = any(
+                os.path.isfile(os.path.join(root, name)) for name in PACKAGING
+            )
         return found
 
     def project(self, root: str) -> Optional[_Project]:
@@ -692,6 +719,15 @@ class FileView:
             if found:
                 return found
         return []
+
+    def in_application(self) -> bool:
+        """Is the file's project an application: a known project
+        (``Tree.project_known``) with no ``pyproject.toml``, ``setup.py`` or
+        ``setup.cfg`` in its folder? (A file with no project around it, not
+        below the current directory, may be anyone's: not known.)"""
+        tree = self.tree
+        root = tree.project_root(self.folder)
+        return tree.project_known(self.folder) and not tree.packaged(root)
 
     def external_callers(
         self, name: str, method: Optional[str] = None, torch_only: bool = False
