@@ -363,8 +363,7 @@ class CallingModule:
 class _Effect(NamedTuple):
     """What a value passed or bound carries from the caller's names."""
 
-    #: the expressions whose names reach the value
-    parts: tuple[ast.expr, ...]
+    value: ast.expr  #: the expression, whose names reach it
     moves: bool  #: it moves something to a device
     forward: bool  #: it holds a module's forward pass
     on_cpu: bool  #: it ends on the CPU
@@ -478,19 +477,17 @@ class _Context:
             not e.on_cpu
             and (
                 e.moves
-                or any(mentions(part, moved_names) for part in e.parts)
-                or bool(_self_attributes(e.parts) & moved_attributes)
+                or mentions(e.value, moved_names)
+                or bool(_self_attributes([e.value]) & moved_attributes)
             )
             for e in effects
         ]
         graded = [
-            not no_grad
-            and not e.detached
-            and (e.forward or any(mentions(part, grad_names) for part in e.parts))
+            not no_grad and not e.detached and (e.forward or mentions(e.value, grad_names))
             for e in effects
         ]
         moved, grad_output = any(moving), any(graded)
-        passing = [e for e in effects if params and any(mentions(part, params) for part in e.parts)]
+        passing = [e for e in effects if params and mentions(e.value, params)]
         outside = any(not e.on_cpu for e in passing)
         with_grad = not no_grad and any(not e.detached for e in passing)
         return Call(
@@ -586,13 +583,8 @@ class _Context:
                 found.append(
                     _Binding(
                         frozenset(assigned_names(target)),
-                        frozenset(
-                            n.id
-                            for part in effect.parts
-                            for n in ast.walk(part)
-                            if isinstance(n, ast.Name)
-                        ),
-                        frozenset(_self_attributes(effect.parts)),
+                        frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name)),
+                        frozenset(_self_attributes([value])),
                         effect.moves,
                         effect.forward,
                         effect.on_cpu,
@@ -614,7 +606,7 @@ class _Context:
         may still carry its arguments' device (through a list it fills), so
         the arguments still count."""
         found = _Effect(
-            (value,),
+            value,
             moves(value),
             _forward_pass(value),
             _ends_with(value, _ON_CPU),
