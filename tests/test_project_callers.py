@@ -302,6 +302,27 @@ def test_an_application_function_its_files_call_takes_their_values(tmp_path: Pat
     assert _codes(results, root, 5) == {"pkg/convert.py": {"TL101"}}
 
 
+def test_a_second_run_sees_a_change_of_what_a_callers_helper_returns(tmp_path: Path) -> None:
+    # the caller's file does not change, its helper's module does: the
+    # process's tree must not keep what it read of the old summary
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "pkg" / "feats.py").write_text("def collect(x):\n    return x.cpu()\n")
+    caller = (
+        "from pkg.convert import to_host\nfrom pkg.feats import collect\n\n\n"
+        "def _run(x):\n    return to_host(collect(x.cuda()))\n"
+    )
+    (root / "train.py").write_text(caller)
+    target = [root / "pkg" / "convert.py"]
+
+    def codes() -> set[str]:
+        results = run(target, Config(), SETTINGS, RunOptions(), jobs=1)
+        return {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+
+    assert codes() == set()  # the helper returns a host copy
+    (root / "pkg" / "feats.py").write_text("def collect(x):\n    return x  # moved no more\n")
+    assert codes() == {"TL101"}
+
+
 def test_a_warm_cache_sees_a_caller_change(tmp_path: Path) -> None:
     root = _project(tmp_path, "from-import", "cpu")
     alone = [root / "pkg" / "convert.py"]

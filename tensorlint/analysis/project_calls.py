@@ -202,6 +202,11 @@ class CallingModule:
                         _self_attributes(targets)
                     )
 
+    def forget(self) -> None:
+        """Drop what was worked out from other modules' summaries (the engine
+        calls this on a new run: they may have changed, this module not)."""
+        self.context.forget()
+
     def _made(
         self,
         statement: Union[ast.Assign, ast.AnnAssign],
@@ -430,6 +435,12 @@ class _Context:
         self._given: dict[tuple[int, int], tuple[set[str], set[str]]] = {}
         #: per (function, depth): it runs only with grad disabled
         self._quiet: dict[tuple[int, int], bool] = {}
+
+    def forget(self) -> None:
+        """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
+        for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
+                      self._quiet):  # fmt: skip
+            cache.clear()
 
     def describe(
         self,

@@ -127,6 +127,9 @@ class Tree:
         self._project_roots.clear()
         self._packaged.clear()
         self._found_projects.clear()
+        for _size, _mtime, module in self._callers.values():
+            if module is not None:
+                module.forget()  # (what it read of other modules' summaries may be stale)
 
     def stat(self, path: Path) -> Optional[Dependency]:
         key = str(path)
