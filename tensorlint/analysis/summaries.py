@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
@@ -874,10 +874,7 @@ class _Summarizer:
                     shown = _list_display(node.value)
                     if shown:
                         # ``out = [torch.zeros(0, 6)] * n``: what every element is
-                        found = self.prove(shown[0])
-                        for element in shown[1:]:
-                            found &= self.prove(element)
-                        self.held[target.id] = found & {"cpu", "nograd"}
+                        self.held[target.id] = self._every(shown)
                 self._bind_index_pair(target, node.value)
                 self.unpacked(target, node.value)
                 self.mark_device(target, moved)
@@ -1823,11 +1820,16 @@ class _Summarizer:
             held = self.held.get(joined.id)
             return held & {"cpu", "nograd"} if held is not None else frozenset()
         if isinstance(joined, (ast.List, ast.Tuple)) and joined.elts:
-            found = self.prove(joined.elts[0])
-            for element in joined.elts[1:]:
-                found &= self.prove(element)
-            return found & {"cpu", "nograd"}
+            return self._every(joined.elts)
         return frozenset()
+
+    def _every(self, elements: Sequence[ast.expr]) -> frozenset[str]:
+        """What ``prove`` says of every one of ``elements`` (not empty): on
+        the CPU, without grad."""
+        found = self.prove(elements[0])
+        for element in elements[1:]:
+            found &= self.prove(element)
+        return found & {"cpu", "nograd"}
 
 
 #: marks a parameter that flows through a call nobody here can see (``flow``)

@@ -1069,21 +1069,23 @@ def _search_folders(
     yield folder
     if not climb or qual.startswith("."):
         return
-    start = folder
     for _ in range(_CLIMB):
         parent = os.path.dirname(folder)
         if parent == folder:
             return
         folder = parent
         yield folder
-    if top is not None and top != folder and _is_below(start, top) and _is_below(folder, top):
-        yield top
+    if top is not None and top != folder and _is_below(folder, top):
+        yield top  # (the climb stopped inside the project, below its folder)
 
 
 def _is_below(folder: str, top: str) -> bool:
-    return os.path.commonpath((os.path.abspath(folder), os.path.abspath(top))) == os.path.abspath(
-        top
-    )
+    """Is ``folder`` ``top`` or inside it?"""
+    top = os.path.abspath(top)
+    try:
+        return os.path.commonpath((os.path.abspath(folder), top)) == top
+    except ValueError:  # (another drive)
+        return False
 
 
 #: Where a top-level block starts (the end of the ``def`` before it).
