@@ -166,7 +166,7 @@ def test_the_engine_decides_a_script_by_its_text_without_an_extra_read(tmp_path:
     script.write_text(body + "\nif __name__ == '__main__':\n    to_array(None)\n")
     module = tmp_path / "helpers.py"
     module.write_text(body)
-    (tmp_path / "pyproject.toml").write_text("")  # (installable: its users are outside)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")  # (installable)
     settings = Settings(enabled=select(select=["TL101"]))
     assert settings_for(script, Config(), settings).library is None  # the path does not say
     results = run([script, module], Config(), settings, RunOptions())

@@ -180,7 +180,9 @@ def test_the_command_line_level_hides_findings_and_their_fixes(
 def test_a_configured_level_is_shown_and_a_flag_overrides_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write(tmp_path / "pyproject.toml", '[tool.tensorlint]\nmin-confidence = "high"\n')
+    # (installable: its public functions' users are outside, the guess stands)
+    settings = '[project]\nname = "demo"\n\n[tool.tensorlint]\nmin-confidence = "high"\n'
+    write(tmp_path / "pyproject.toml", settings)
     path = write(tmp_path / "m.py", SOURCE)
     code, out, _ = run(["check", "--no-cache", "--show-settings", str(path)], capsys)
     assert (code, "min-confidence: high" in out) == (0, True)

@@ -214,7 +214,7 @@ def test_a_commit_without_python_files_passes_quietly(hook_repo: HookRepo, proje
 def test_the_hooks_honour_exclude_for_the_files_pre_commit_names(
     hook_repo: HookRepo, project: Path
 ) -> None:
-    pyproject = '[tool.tensorlint]\nexclude = ["legacy"]\n'
+    pyproject = '[project]\nname = "demo"\n\n[tool.tensorlint]\nexclude = ["legacy"]\n'
     _stage(project, hook_repo.env, {"pyproject.toml": pyproject, "legacy/old.py": GRAD,
                                      "new.py": GRAD})  # fmt: skip
     proc = _run(hook_repo, project, "tensorlint", "--all-files")

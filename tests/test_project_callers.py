@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -25,6 +26,7 @@ from tensorlint.registry import select
 from tensorlint.rule import Settings
 
 SETTINGS = Settings(enabled=select())
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 CALLEE = """\
 import torch
@@ -66,7 +68,7 @@ VALUES = {
 def _project(tmp_path: Path, route: str, value: str, method: bool = False) -> Path:
     root = tmp_path / "project"
     (root / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("")
+    (root / "pyproject.toml").write_text(PACKAGING["pyproject.toml"])
     init = "from .convert import to_host\n" if route == "re-export" else ""
     (root / "pkg" / "__init__.py").write_text(init)
     (root / "pkg" / "convert.py").write_text(CALLEE)
@@ -250,6 +252,14 @@ def test_library_helpers_called_under_no_grad_here_may_be_called_with_grad_elsew
     assert _fixed_callee(tmp_path / "private", private, "pkg/api.py") == set()
 
 
+#: packaging metadata, by file (what makes a project installable)
+PACKAGING = {
+    "pyproject.toml": '[project]\nname = "demo"\n',
+    "setup.py": "",
+    "setup.cfg": "[metadata]\nname = demo\n",
+}
+
+
 @pytest.mark.parametrize("packaging", ["pyproject.toml", "setup.py", "setup.cfg", None])
 def test_an_application_function_no_file_calls_gives_no_guess(
     tmp_path: Path, packaging: Optional[str]
@@ -261,7 +271,7 @@ def test_an_application_function_no_file_calls_gives_no_guess(
     (root / "pyproject.toml").unlink()
     (root / ".git").mkdir()  # a checkout: the project is known
     if packaging is not None:
-        (root / packaging).write_text("")
+        (root / packaging).write_text(PACKAGING[packaging])
     (root / "train.py").write_text("import torch\n")
     (root / "tests").mkdir()
     test = "from pkg.convert import to_host\n\n\ndef test_it():\n    to_host(None)\n"
@@ -269,6 +279,37 @@ def test_an_application_function_no_file_calls_gives_no_guess(
     results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
     found = {d.code for r in results for d in r.diagnostics if d.start.line == 5}
     assert found == (set() if packaging is None else {"TL101", "TL102"})
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pyproject.toml", "[tool.black]\nline-length = 100\n"),
+        ("setup.cfg", "[metadata]\nlicense_file = LICENSE\n\n[flake8]\nmax-line-length = 120\n"),
+    ],
+)
+def test_tools_settings_alone_make_no_project_installable(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    # a ``pyproject.toml`` for black, a ``setup.cfg`` for flake8: an
+    # application still, whose uncalled functions get no guess
+    root = _project(tmp_path, "from-import", "plain")
+    (root / "pyproject.toml").unlink()
+    (root / name).write_text(text)
+    (root / "train.py").write_text("import torch\n")
+
+    def check() -> set[str]:
+        cache = Cache(tmp_path / "cache")
+        results = run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions(), cache=cache)
+        cache.save()
+        return {d.code for r in results for d in r.diagnostics if d.start.line == 5}
+
+    assert check() == set()
+    assert check() == set()  # (from the cache)
+    # the metadata added, the project is installable: the guess returns, the
+    # cache notwithstanding (the packaging files count in what it was told)
+    (root / name).write_text(text + PACKAGING[name])
+    assert check() == {"TL101", "TL102"}
 
 
 def test_a_file_of_no_known_project_keeps_the_guess(tmp_path: Path) -> None:
@@ -292,6 +333,24 @@ def test_a_tree_checked_from_inside_is_a_known_project(
     monkeypatch.chdir(root)
     results = run([Path("pkg") / "convert.py"], Config(), SETTINGS, RunOptions(), jobs=1)
     assert not [d for r in results for d in r.diagnostics if d.start.line == 5]
+
+
+@pytest.mark.parametrize("packaging", ["pyproject.toml", None])
+def test_an_application_method_passes_on_nothing_its_callers_guess(
+    tmp_path: Path, packaging: Optional[str]
+) -> None:
+    # ``PitchTracker.decode`` passes its parameter on to the checked file's
+    # ``to_hertz``; its only caller in the project gives it what a forward
+    # pass under ``no_grad`` returned. Installable, its users outside may pass
+    # anything (the guess); an application has no users outside.
+    root = tmp_path / "app"
+    shutil.copytree(FIXTURES / "application" / "pitch_tracker", root)
+    (root / ".git").mkdir()
+    if packaging is not None:
+        (root / packaging).write_text(PACKAGING[packaging])
+    results = run([root / "pitch" / "decoding.py"], Config(), SETTINGS, RunOptions(), jobs=1)
+    found = {d.code for r in results for d in r.diagnostics if d.start.line == 7}
+    assert found == (set() if packaging is None else {"TL102"})
 
 
 def test_an_application_function_its_files_call_takes_their_values(tmp_path: Path) -> None:
@@ -345,7 +404,7 @@ def test_a_warm_cache_sees_a_caller_change(tmp_path: Path) -> None:
 def test_callers_give_evidence_outside_library_code(tmp_path: Path) -> None:
     root = tmp_path / "project"
     (root / "examples").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("")
+    (root / "pyproject.toml").write_text(PACKAGING["pyproject.toml"])
     helper = "import torch\n\n\ndef to_np(t):\n    return t.numpy()\n"
     (root / "examples" / "helpers.py").write_text(helper)
     (root / "examples" / "train.py").write_text(
@@ -374,7 +433,7 @@ def test_an_attribute_made_on_a_device_in_another_method_is_evidence(tmp_path: P
 def test_a_parameter_named_for_a_device_or_a_size_is_no_boundary(tmp_path: Path) -> None:
     root = tmp_path / "project"
     (root / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("")
+    (root / "pyproject.toml").write_text(PACKAGING["pyproject.toml"])
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "shapes.py").write_text(
         "import torch\n\n\ndef sizes(batch_size, x):\n    return batch_size.numpy(), x.numpy()\n"
@@ -398,7 +457,7 @@ def test_reading_a_caller_emits_no_warning_about_its_code(tmp_path: Path) -> Non
 def test_only_the_parameters_given_the_moved_value_take_the_evidence(tmp_path: Path) -> None:
     root = tmp_path / "project"
     (root / "examples").mkdir(parents=True)
-    (root / "pyproject.toml").write_text("")
+    (root / "pyproject.toml").write_text(PACKAGING["pyproject.toml"])
     helper = (
         "import torch\n\n\ndef to_np(labels_t, scores_t):\n"
         "    return labels_t.numpy(), scores_t.numpy()\n"

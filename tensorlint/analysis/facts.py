@@ -2127,6 +2127,8 @@ def type_guards(test: syntax.BaseExpression, scope: Scope) -> TypeGuards:
     """``isinstance(x, torch.Tensor)``, ``torch.is_tensor(x)``, ``type(x) is
     np.ndarray``, ``isinstance(x, tf.Tensor)``, a helper named for the
     framework (``_is_torch_tensor(x)``), ``not``, ``and`` and ``or`` of them."""
+    if isinstance(test, syntax.Name):  # ``is_numpy = isinstance(box, np.ndarray)``
+        return _type_flag(test.value, scope)
     if isinstance(test, syntax.UnaryOperation) and isinstance(test.operator, syntax.Not):
         inner = type_guards(test.expression, scope)
         return TypeGuards(inner.orelse, inner.body)
@@ -2164,6 +2166,57 @@ def type_guards(test: syntax.BaseExpression, scope: Scope) -> TypeGuards:
     if qual == "numpy.isscalar":  # a Python or NumPy scalar (never a tensor)
         return TypeGuards({key: IS_OTHER})
     return TypeGuards()
+
+
+def _type_flag(name: str, scope: Scope) -> TypeGuards:
+    """What the type test ``name`` holds says, when the function (or module)
+    that binds it binds it once, by ``=``, to a test (``is_numpy =
+    isinstance(box, np.ndarray)``) of values it never binds (its parameters):
+    ``if is_numpy:`` asks what the test asked."""
+    found = scope.binding_scope(name)
+    owner = found.node if found is not None and found.kind in ("function", "module") else None
+    if not isinstance(owner, (syntax.FunctionDef, syntax.Module)):
+        return TypeGuards()
+    module = scope.module()
+    flags = module.type_flags.get(id(owner))
+    if flags is None:
+        flags = module.type_flags[id(owner)] = _type_flags(owner)
+    tests, bound = flags
+    test = tests.get(name)
+    if test is None:
+        return TypeGuards()
+    guards = type_guards(test, scope)  # (a call or a comparison: no flag again)
+    tested = {key.split(".", 1)[0] for key in (*guards.body, *guards.orelse)}
+    return guards if not tested & bound else TypeGuards()
+
+
+def _type_flags(
+    owner: Union[syntax.FunctionDef, syntax.Module],
+) -> tuple[Mapping[str, syntax.BaseExpression], frozenset[str]]:
+    """The names ``owner`` binds once, by ``=``, to a call or a comparison
+    (a type test, perhaps), and every name it binds."""
+    tests: dict[str, list[syntax.BaseExpression]] = {}
+    bound: set[str] = set()
+    for node in own_statements(owner):
+        if isinstance(node, syntax.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, syntax.Name):
+                tests.setdefault(node.targets[0].target.value, []).append(node.value)
+                continue
+            for target in node.targets:
+                bound.update(target_names(target.target))
+        elif isinstance(node, (syntax.AnnAssign, syntax.AugAssign, syntax.For)):
+            bound.update(target_names(node.target))
+        elif isinstance(node, syntax.With):
+            for item in node.items:
+                if item.asname is not None:
+                    bound.update(target_names(item.asname.name))
+    bound.update(tests)
+    found = {
+        name: values[0]
+        for name, values in tests.items()
+        if len(values) == 1 and isinstance(values[0], (syntax.Call, syntax.Comparison))
+    }
+    return found, frozenset(bound)
 
 
 def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:

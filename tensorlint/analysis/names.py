@@ -66,6 +66,7 @@ class Scope:
         "parent",
         "stars",
         "tensor_uses",
+        "type_flags",
     )  # fmt: skip
 
     def __init__(self, kind: str, node: ScopeNode, parent: Optional[Scope]) -> None:
@@ -106,6 +107,9 @@ class Scope:
         #: the module scope's cache: a small statement's id -> the names it
         #: calls a tensor-only method on (``flow.FactsWalker._used_as_tensor``)
         self.tensor_uses: dict[int, tuple[str, ...]] = {}
+        #: the module scope's cache: a function or module node's id -> the
+        #: names it binds once to a type test (``facts.type_guards``)
+        self.type_flags: dict[int, tuple[Mapping[str, Any], frozenset[str]]] = {}
         #: names bound once here, by a call of what may be a class
         #: (``model = VAE(shape)``): name -> the dotted name called (``VAE``,
         #: ``models.VAE``); None once the name is bound again

@@ -169,13 +169,21 @@ class CallingModule:
     """One module that may call functions of other modules, read once: its
     imports, its calls and mentions by their last name, and the instances
     it makes. ``library``: it is library code, whose public functions are
-    entered from outside (what they pass on is a guess one level up)."""
+    entered from outside (what they pass on is a guess one level up),
+    unless it is part of an ``application`` (a project nobody installs: its
+    callers are all in the project, none outside to guess about)."""
 
-    def __init__(self, tree: ast.Module, library: bool, returns: Optional[Returns] = None) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        library: bool,
+        returns: Optional[Returns] = None,
+        application: bool = False,
+    ) -> None:
         self.imports = module_imports(tree)
         self.stars = star_modules(tree)
         self._own = _top_level_names(tree) if self.stars else frozenset()
-        self.context = _Context(self.imports, library, tree, returns)
+        self.context = _Context(self.imports, library, tree, returns, application)
         #: last name (``f`` of ``io.f``) -> the calls and mentions ending in it
         self.refs: dict[str, list[_Ref]] = {}
         #: per function (its id; 0: the module's code): (name, what it calls) of
@@ -399,9 +407,12 @@ class _Context:
         library: bool,
         tree: ast.Module,
         returns: Optional[Returns] = None,
+        application: bool = False,
     ) -> None:
         self.imports = imports
         self.library = library
+        #: its public functions are entered from outside the project
+        self.entered = library and not application
         #: the summaries of the project's functions, where the engine gives them
         self.returns = returns
         #: the module's own top-level functions
@@ -409,6 +420,14 @@ class _Context:
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
         self._callees: dict[int, Optional[FunctionSummary]] = {}
+        #: the methods of the module's top-level classes: id -> the class's name
+        self.owners = {
+            id(method): statement.name
+            for statement in tree.body
+            if isinstance(statement, ast.ClassDef)
+            for method in statement.body
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         #: the module's own code, its functions and classes left out
         self.top = ast.Module(
             body=[
@@ -483,7 +502,7 @@ class _Context:
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
         keys = None if starred else named  # (with ``*args``: which parameter gets what?)
-        effects = [self.effect(arg) for arg in passed]
+        effects = [self.effect(arg, owner) for arg in passed]
         moving = [
             not e.on_cpu
             and (
@@ -589,24 +608,60 @@ class _Context:
         found = self._bindings.get(id(scope))
         if found is None:
             found = self._bindings[id(scope)] = []
+            owner = self.owners.get(id(scope))
             for target, value, no_grad in _bindings_with_mode(scope, self.imports):
-                effect = self.effect(value)
-                found.append(
-                    _Binding(
-                        frozenset(assigned_names(target)),
-                        frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name)),
-                        frozenset(_self_attributes([value])),
-                        effect.moves,
-                        effect.forward,
-                        effect.on_cpu,
-                        effect.detached,
-                        no_grad,
-                        getattr(target, "lineno", 0),
+                names = frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name))
+                attributes = frozenset(_self_attributes([value]))
+                line = getattr(target, "lineno", 0)
+                for targets, effect in self._unpacked(target, value, owner):
+                    found.append(
+                        _Binding(
+                            targets,
+                            names,
+                            attributes,
+                            effect.moves,
+                            effect.forward,
+                            effect.on_cpu,
+                            effect.detached,
+                            no_grad,
+                            line,
+                        )
                     )
-                )
         return found
 
-    def effect(self, value: ast.expr) -> _Effect:
+    def _unpacked(
+        self, target: ast.expr, value: ast.expr, owner: Optional[str]
+    ) -> Iterator[tuple[frozenset[str], _Effect]]:
+        """The names ``target`` binds with what the value gives them: one
+        effect for them all, or, where a call of the project's function that
+        returns tuples of that length is unpacked (``preds, gts =
+        predict(model, loader)``), what its summary says of each position."""
+        effect = self.effect(value, owner)
+        summary = self._callee(value, owner)
+        if (
+            summary is None
+            or not isinstance(target, (ast.Tuple, ast.List))
+            or len(summary.elements) != len(target.elts)
+            or not all(isinstance(e, ast.Name) for e in target.elts)
+        ):
+            yield frozenset(assigned_names(target)), effect
+            return
+        assert isinstance(value, ast.Call)
+        moved = moves(value) or _names_its_device(value, summary)
+        fed = any(_forward_pass(a) for a in (*value.args, *(k.value for k in value.keywords)))
+        for element, part in zip(target.elts, summary.elements):
+            assert isinstance(element, ast.Name)
+            yield (
+                frozenset({element.id}),
+                effect._replace(
+                    moves=moved or part.device_output,
+                    forward=part.grad_output or fed,
+                    on_cpu="cpu" in part.returns,
+                    detached="nograd" in part.returns,
+                ),
+            )
+
+    def effect(self, value: ast.expr, owner: Optional[str] = None) -> _Effect:
         """What ``value`` carries, read from the expression; for a call of a
         function of the project whose summary the engine gives, what the
         summary proves of the result too (``feats = collect(loader,
@@ -623,7 +678,7 @@ class _Context:
             _ends_with(value, _ON_CPU),
             _ends_with(value, _NO_GRAD),
         )
-        summary = self._callee(value)
+        summary = self._callee(value, owner)
         if summary is None or not isinstance(value, ast.Call):
             return found
         returns = summary.returns
@@ -637,8 +692,9 @@ class _Context:
             detached=found.detached or "nograd" in returns,
         )
 
-    def _callee(self, value: ast.expr) -> Optional[FunctionSummary]:
-        """The summary of the project's function ``value`` calls, if any."""
+    def _callee(self, value: ast.expr, owner: Optional[str] = None) -> Optional[FunctionSummary]:
+        """The summary of the project's function ``value`` calls, if any (in
+        a method of class ``owner``: ``self.f(...)`` of its own methods too)."""
         if self.returns is None or not isinstance(value, ast.Call):
             return None
         key = id(value)
@@ -652,6 +708,8 @@ class _Context:
                 found = self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
             elif not rest and head in self.functions:
                 found = self.returns(head, True)
+            elif owner is not None and head == "self" and rest and "." not in rest:
+                found = self.returns(f"{owner}.{rest}", True)
         self._callees[key] = found
         return found
 
@@ -710,7 +768,7 @@ class _Context:
         callers are outside the module (a public function of library code)."""
         name = function.name
         dunder = name.startswith("__") and name.endswith("__")  # ``__new__``, ``__call__``
-        if not self.library or (name.startswith("_") and not dunder) or name == "main":
+        if not self.entered or (name.startswith("_") and not dunder) or name == "main":
             return set()
         found = self._params.get(id(function))
         if found is None:

@@ -372,13 +372,17 @@ class ModuleAnalysis:
         return True
 
     def called_without_grad_elsewhere(self, function: Optional[syntax.FunctionDef]) -> bool:
-        """Is ``function`` a public function of library code that this file
-        does not call and every call of which in the project's other files
-        is made with grad disabled? Then its body runs without grad."""
+        """Is ``function`` a public function of library code every call of
+        which in the project's other files is made with grad disabled, and
+        that this file does not call, or calls only so (``test_emb()`` run by
+        its script's main code and by ``train.py``, both under ``no_grad``)?
+        Then its body runs without grad."""
         if function is None or function.asynchronous or not (self.library and self.boundary_counts):
             return False
         scope = self.index.scopes.get(function)
-        if scope is None or not _is_public(function, scope) or self._called_outside(function):
+        if scope is None or not _is_public(function, scope):
+            return False
+        if self._called_outside(function) and not self._own_calls_without_grad(function, scope):
             return False
         external = self.external_callers(function)
         return external is not None and external.no_grad
@@ -725,10 +729,15 @@ class ModuleAnalysis:
             return True
         if self.library and _is_public(function, scope):
             return False
+        return self._own_calls_without_grad(function, scope)
+
+    def _own_calls_without_grad(self, function: syntax.FunctionDef, scope: Scope) -> bool:
+        """Is every mention of ``function`` in this file a call of it (one at
+        least) made with grad disabled (and awaited here, for an ``async def``)?"""
         sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
         sites = [s for s in sites if function not in s.ancestors]
-        name = function.name.value
-        if not sites or self._mentions(name) != len(sites):
+        method = scope.parent is not None and scope.parent.kind == "class"
+        if not sites or self._mentions(function.name.value, method) != len(sites):
             return False
         if function.asynchronous and not all(_awaited(site) for site in sites):
             return False  # a coroutine made here may be awaited elsewhere
@@ -897,16 +906,27 @@ class ModuleAnalysis:
             if _is_call_at(self._text, match.start()):
                 yield match.start()
 
-    def _mentions(self, name: str) -> int:
+    def _mentions(self, name: str, attributes: bool = True) -> int:
         """How often ``name`` occurs in the code as a whole word, less the
         ``def`` lines that define it (comments and string literals aside:
-        ``help="the data to evaluate"`` is no mention of ``evaluate``)."""
-        known = self._mention_counts.get(name)
+        ``help="the data to evaluate"`` is no mention of ``evaluate``), and
+        keyword arguments (``Darknet(cfg, test_emb=True)`` names no function);
+        without ``attributes``, ``.name`` neither (``opt.test_emb`` is no
+        module-level function)."""
+        key = name if attributes else f".{name}"
+        known = self._mention_counts.get(key)
         if known is None:
             escaped = re.escape(name)
             code, defs = self._code
-            words = len(re.findall(rf"{escaped}(?<!\w{escaped})(?!\w)", code))
-            known = self._mention_counts[name] = words - defs[name]
+            words = 0
+            for match in re.finditer(rf"(?<!\w){escaped}(?!\w)", code):
+                before = _before(code, match.start())
+                if not attributes and before == ".":
+                    continue
+                if before in ("(", ",") and _KEYWORD_EQUALS.match(code, match.end()):
+                    continue
+                words += 1
+            known = self._mention_counts[key] = words - defs[name]
         return known
 
     @functools.cached_property
@@ -982,6 +1002,18 @@ def _within(scope: Scope, outer: Scope) -> bool:
             return True
         current = current.parent
     return False
+
+
+#: ``=`` after a name in a call's arguments: a keyword, not a mention
+_KEYWORD_EQUALS = re.compile(r"\s*=(?!=)")
+
+
+def _before(code: str, start: int) -> str:
+    """The character before ``start`` in ``code``, white space skipped ("" at the start)."""
+    index = start - 1
+    while index >= 0 and code[index].isspace():
+        index -= 1
+    return code[index] if index >= 0 else ""
 
 
 def _code_only(text: str) -> str:

@@ -870,6 +870,15 @@ class _Summarizer:
                 self.mark(target, made)
                 if isinstance(target, ast.Name) and _is_empty_list(node.value, self.qualified):
                     self.held[target.id] = None
+                elif (
+                    isinstance(target, ast.Tuple)
+                    and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)
+                ):
+                    # ``scores, labels = [], []``: each a list made empty here
+                    for bound, part in zip(target.elts, node.value.elts):
+                        if isinstance(bound, ast.Name) and _is_empty_list(part, self.qualified):
+                            self.held[bound.id] = None
                 elif isinstance(target, ast.Name):
                     shown = _list_display(node.value)
                     if shown:

@@ -66,6 +66,23 @@ _CALLER_FILES = 100
 #: Files that make a project installable: without any, it is an application
 #: whose callers are all in it.
 PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
+#: Packaging metadata, by file: a ``pyproject.toml`` or ``setup.cfg`` that
+#: holds only tools' settings (black, isort, flake8, pytest; a ``[metadata]``
+#: with a licence file and no name) makes no project installable; a
+#: ``setup.py`` does, whatever it holds.
+_PACKAGING_SECTION = {
+    "pyproject.toml": re.compile(
+        r"^[ \t]*\[(?:project|build-system|tool\.poetry|tool\.flit\.metadata)\][ \t]*$",
+        re.MULTILINE,
+    ),
+    "setup.cfg": re.compile(
+        r"^[ \t]*\[options\][ \t]*$"
+        r"|^[ \t]*\[metadata\][ \t]*\n(?:[^\[\n][^\n]*\n|\n)*?[ \t]*name[ \t]*[=:]",
+        re.MULTILINE,
+    ),
+}
+#: How much of a ``pyproject.toml`` or ``setup.cfg`` is read for it.
+_PACKAGING_BYTES = 1 << 18
 #: How many files directly in a top package are read for an import of the
 #: package by another name than its folder's.
 _SELF_IMPORT_FILES = 50
@@ -397,11 +414,11 @@ class Tree:
 
     def packaged(self, root: str) -> bool:
         """Does the project folder ``root`` hold packaging metadata (what
-        makes it installable: ``PACKAGING``)?"""
+        makes it installable: ``PACKAGING``, ``_PACKAGING_SECTION``)?"""
         found = self._packaged.get(root)
         if found is None:
             found = self._packaged[root] = any(
-                os.path.isfile(os.path.join(root, name)) for name in PACKAGING
+                _holds_packaging(os.path.join(root, name)) for name in PACKAGING
             )
         return found
 
@@ -420,12 +437,15 @@ class Tree:
                     known = self._words[path] = (size, mtime, _called_or_imported(text))
                 for word in known[2]:
                     words.setdefault(word, []).append(index)
-            found = _Project(files, words, _file_hashes(files))
+            found = _Project(files, words, _project_hashes(root, files))
         self._projects[root] = found
         return found
 
-    def calling_module(self, dependency: Dependency, library: bool) -> Optional[CallingModule]:
-        """The module read as a caller (None: it cannot be read or parsed)."""
+    def calling_module(
+        self, dependency: Dependency, library: bool, application: bool = False
+    ) -> Optional[CallingModule]:
+        """The module read as a caller (None: it cannot be read or parsed);
+        ``application``: its project is one nobody installs."""
         from tensorlint.analysis.project_calls import CallingModule
         from tensorlint.analysis.pytree import parse
 
@@ -442,7 +462,7 @@ class Tree:
         def read() -> Optional[CallingModule]:
             text = _caller_text(dependency[0], dependency[1])
             try:
-                return CallingModule(parse(text), library, returns) if text else None
+                return CallingModule(parse(text), library, returns, application) if text else None
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
 
@@ -793,9 +813,10 @@ class FileView:
         from tensorlint.roles import is_library
 
         found: list[tuple[Call, str]] = []
+        application = self.in_application()
         for dependency in candidates:
             path = Path(dependency[0])
-            module = self.tree.calling_module(dependency, is_library(path, Path(root)))
+            module = self.tree.calling_module(dependency, is_library(path, Path(root)), application)
             if module is None:
                 continue
             there = FileView(self.tree, path, self.origin or self)
@@ -970,6 +991,30 @@ def project_files(root: str) -> Optional[list[Dependency]]:
     return found
 
 
+def _holds_packaging(path: str) -> bool:
+    """Is the file at ``path`` a ``setup.py``, or a ``pyproject.toml`` or
+    ``setup.cfg`` with a section of packaging metadata?"""
+    if not os.path.isfile(path):
+        return False
+    section = _PACKAGING_SECTION.get(os.path.basename(path))
+    if section is None:
+        return True  # ``setup.py``
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(_PACKAGING_BYTES)
+    except OSError:
+        return True  # (unreadable: taken as installable, the cautious answer)
+    return section.search(head.decode("utf-8", "replace")) is not None
+
+
+def _project_hashes(root: str, files: list[Dependency]) -> dict[str, int]:
+    """``_file_hashes`` of the project's files and its packaging files (a
+    ``pyproject.toml`` edited into packaging metadata changes what an
+    application's functions are told)."""
+    packaging = [_stat(os.path.join(root, name)) for name in PACKAGING]
+    return _file_hashes([*files, *(p for p in packaging if p is not None)])
+
+
 def _file_hashes(files: list[Dependency]) -> dict[str, int]:
     """Per file, a 56-bit digest of its path, size and modification time."""
     import hashlib
@@ -1005,7 +1050,7 @@ def project_fingerprint(
     root, _, path = dependency[len(PROJECT_DEPENDENCY) :].partition("\0")
     if root not in memo:
         files = project_files(root)
-        memo[root] = None if files is None else _file_hashes(files)
+        memo[root] = None if files is None else _project_hashes(root, files)
     hashes = memo[root]
     return None if hashes is None else _fingerprint(hashes, path)
 
