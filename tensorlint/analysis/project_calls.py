@@ -82,6 +82,9 @@ class Call(NamedTuple):
     moved_keys: Optional[frozenset[str]] = None
     #: the same for a module's output computed with grad enabled
     grad_keys: Optional[frozenset[str]] = None
+    #: what it passes with grad is a module's parameter, read directly
+    #: (``self.embs[lang].weight``), not a forward pass's output
+    grad_parameter: bool = False
 
 
 def module_imports(tree: ast.Module) -> dict[str, str]:
@@ -381,6 +384,7 @@ class _Effect(NamedTuple):
     forward: bool  #: it holds a module's forward pass
     on_cpu: bool  #: it ends on the CPU
     detached: bool  #: it ends detached
+    parameter: bool = False  #: it is a module's parameter, read directly
 
 
 class _Binding(NamedTuple):
@@ -396,6 +400,7 @@ class _Binding(NamedTuple):
     detached: bool  #: the value ends detached (``.detach()``, ``.item()``, ...)
     no_grad: bool  #: it runs with grad disabled
     line: int = 0  #: where it is
+    parameter: bool = False  #: the value is a module's parameter, read directly
 
 
 class _Context:
@@ -442,6 +447,7 @@ class _Context:
         self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[tuple[int, int], set[str]] = {}
         self._grad: dict[tuple[int, int], set[str]] = {}
+        self._parameter_names: dict[tuple[int, int], set[str]] = {}
         self._params: dict[int, set[str]] = {}
         #: per method a framework gives a batch it moved to the module's
         #: device (a Lightning ``training_step``): that parameter's name (its
@@ -457,8 +463,8 @@ class _Context:
 
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
-        for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
-                      self._quiet):  # fmt: skip
+        for cache in (self._callees, self._bindings, self._moved, self._grad,
+                      self._parameter_names, self._given, self._quiet):  # fmt: skip
             cache.clear()
 
     def describe(
@@ -492,6 +498,7 @@ class _Context:
         before = node.lineno if isinstance(scope, ast.Module) else 0
         moved_names = self._moved_in(scope, moved_attributes, before)
         grad_names = self._grad_in(scope, before)
+        parameter_names = self._parameters_in(scope, before)
         if function is not None:
             # what this module's own calls of the calling function pass it (the
             # parameter itself: what a call computes from it need not be there)
@@ -512,10 +519,15 @@ class _Context:
             )
             for e in effects
         ]
-        graded = [
+        forwards = [
             not no_grad and not e.detached and (e.forward or mentions(e.value, grad_names))
             for e in effects
         ]
+        parameters = [
+            not no_grad and not e.detached and (e.parameter or mentions(e.value, parameter_names))
+            for e in effects
+        ]
+        graded = [f or p for f, p in zip(forwards, parameters)]
         moved, grad_output = any(moving), any(graded)
         passing = [e for e in effects if params and mentions(e.value, params)]
         outside = any(not e.on_cpu for e in passing)
@@ -530,6 +542,7 @@ class _Context:
             passes_parameters_with_grad=with_grad,
             moved_keys=_keys(keys, moving),
             grad_keys=_keys(keys, graded),
+            grad_parameter=any(parameters) and not any(forwards),
         )
 
     def runs_without_grad(self, function: _Function, owner: Optional[str], depth: int) -> bool:
@@ -625,6 +638,7 @@ class _Context:
                             effect.detached,
                             no_grad,
                             line,
+                            effect.parameter,
                         )
                     )
         return found
@@ -677,6 +691,7 @@ class _Context:
             _forward_pass(value),
             _ends_with(value, _ON_CPU),
             _ends_with(value, _NO_GRAD),
+            _a_parameter(value),
         )
         summary = self._callee(value, owner)
         if summary is None or not isinstance(value, ast.Call):
@@ -761,6 +776,18 @@ class _Context:
                 t for b in flow if b.forward and not b.detached and not b.no_grad for t in b.targets
             }
             found = self._grad[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.detached)
+        return found
+
+    def _parameters_in(self, scope: _Scope, before: int = 0) -> set[str]:
+        """The names bound to a module's parameter read directly
+        (``tgt = self.embs[lang].weight``) with grad enabled, and to what is
+        computed from them, not detached (``before``: as above)."""
+        found = self._parameter_names.get((id(scope), before))
+        if found is None:
+            flow = [b for b in self._flow(scope) if not before or b.line < before]
+            seeds = {t for b in flow if b.parameter and not b.no_grad for t in b.targets}
+            found = _spread(flow, seeds, lambda b: not b.detached)
+            self._parameter_names[(id(scope), before)] = found
         return found
 
     def _params_of(self, function: _Function, owner: Optional[str]) -> set[str]:
@@ -1006,6 +1033,17 @@ def _forward_pass(node: ast.expr) -> bool:
     return False
 
 
+def _a_parameter(node: ast.expr) -> bool:
+    """Is ``node`` a module's trainable parameter read directly:
+    ``self.embs[lang].weight``, ``model.fc.bias`` (not ``.data``, not
+    called: ``.weight`` of a name or of a chain of attributes and items)?"""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in ops.PARAMETER_ATTRIBUTES
+        and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript))
+    )
+
+
 def _ends_with(node: ast.expr, methods: frozenset[str]) -> bool:
     """Does the expression end in a call of one of ``methods``, or pass
     through one on its outer chain (``x.detach().cpu()`` for ``detach``)?"""
@@ -1075,7 +1113,11 @@ class External(NamedTuple):
             if call.moved and moved is None:
                 moved = f"{where}, which passes a value moved to a device that may be CUDA"
             if call.grad_output and grad_output is None:
-                grad_output = f"{where}, which passes a module's output computed with grad enabled"
+                grad_output = f"{where}, " + (
+                    "which passes a module's parameter, which requires grad"
+                    if call.grad_parameter
+                    else "which passes a module's output computed with grad enabled"
+                )
             if call.moved:
                 moved_keys = _union(moved_keys, call.moved_keys)
             if call.grad_output:
