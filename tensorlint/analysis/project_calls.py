@@ -40,7 +40,6 @@ from tensorlint.analysis.classes import (
     decorated_mode,
     dotted_name_of,
     literal,
-    mentions,
     mode_inside,
     moves,
 )
@@ -514,22 +513,24 @@ class _Context:
             not e.on_cpu
             and (
                 e.moves
-                or mentions(e.value, moved_names)
+                or self._reads(e.value, moved_names)
                 or bool(_self_attributes([e.value]) & moved_attributes)
             )
             for e in effects
         ]
         forwards = [
-            not no_grad and not e.detached and (e.forward or mentions(e.value, grad_names))
+            not no_grad and not e.detached and (e.forward or self._reads(e.value, grad_names))
             for e in effects
         ]
         parameters = [
-            not no_grad and not e.detached and (e.parameter or mentions(e.value, parameter_names))
+            not no_grad
+            and not e.detached
+            and (e.parameter or self._reads(e.value, parameter_names))
             for e in effects
         ]
         graded = [f or p for f, p in zip(forwards, parameters)]
         moved, grad_output = any(moving), any(graded)
-        passing = [e for e in effects if params and mentions(e.value, params)]
+        passing = [e for e in effects if params and self._reads(e.value, params)]
         outside = any(not e.on_cpu for e in passing)
         with_grad = not no_grad and any(not e.detached for e in passing)
         return Call(
@@ -544,6 +545,10 @@ class _Context:
             grad_keys=_keys(keys, graded),
             grad_parameter=any(parameters) and not any(forwards),
         )
+
+    def _reads(self, value: ast.expr, names: set[str]) -> bool:
+        """Does ``value`` read one of ``names`` (not through a NumPy call)?"""
+        return bool(names) and any(n in names for n in _names_read(value, self.imports))
 
     def runs_without_grad(self, function: _Function, owner: Optional[str], depth: int) -> bool:
         """Does ``function`` run only with grad disabled: every call of it is
@@ -623,7 +628,7 @@ class _Context:
             found = self._bindings[id(scope)] = []
             owner = self.owners.get(id(scope))
             for target, value, no_grad in _bindings_with_mode(scope, self.imports):
-                names = frozenset(n.id for n in ast.walk(value) if isinstance(n, ast.Name))
+                names = frozenset(_names_read(value, self.imports))
                 attributes = frozenset(_self_attributes([value]))
                 line = getattr(target, "lineno", 0)
                 for targets, effect in self._unpacked(target, value, owner):
@@ -685,12 +690,13 @@ class _Context:
         summary proves what it says only: one that names no device output
         may still carry its arguments' device (through a list it fills), so
         the arguments still count."""
+        host = _numpy_call(value, self.imports)  # ``np.asarray(x)``: an array
         found = _Effect(
             value,
-            moves(value),
-            _forward_pass(value),
-            _ends_with(value, _ON_CPU),
-            _ends_with(value, _NO_GRAD),
+            moves(value) and not host,
+            _forward_pass(value) and not host,
+            host or _ends_with(value, _ON_CPU),
+            host or _ends_with(value, _NO_GRAD),
             _a_parameter(value),
         )
         summary = self._callee(value, owner)
@@ -1031,6 +1037,31 @@ def _forward_pass(node: ast.expr) -> bool:
             ):
                 return True  # (``df.head(1)``: a forward pass is given tensors)
     return False
+
+
+def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
+    """Is ``node`` a call of a NumPy function (``np.asarray(x)``, ``np.stack(xs)``)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    dotted = dotted_name_of(node.func)
+    if dotted is None:
+        return False
+    qual = imports.get(dotted.partition(".")[0])
+    return qual is not None and (qual == "numpy" or qual.startswith("numpy."))
+
+
+def _names_read(node: ast.expr, imports: Mapping[str, str]) -> Iterator[str]:
+    """The names ``node`` reads, those inside a NumPy call left out: what
+    ``np.asarray(x)`` gives is an array in host memory (a tensor on another
+    device, or one that requires grad, raises there, and reaches nothing)."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        inner = stack.pop()
+        if _numpy_call(inner, imports):
+            continue
+        if isinstance(inner, ast.Name):
+            yield inner.id
+        stack.extend(ast.iter_child_nodes(inner))
 
 
 def _a_parameter(node: ast.expr) -> bool:
