@@ -71,6 +71,8 @@ class ModuleIndex:
         #: ``map(lambda ..., xs)``: the lambda's id -> the ``map`` call
         self.lambda_maps: dict[int, CallSite] = {}
         self.stack: list[syntax.CSTNode] = []
+        #: how many blocks around the walk's node ended before it (then it never runs)
+        self.unreachable = 0
         #: the ancestors of each node of ``stack`` recorded so far (shared by sites)
         self.paths: list[Ancestors] = []
         self.scopes: dict[syntax.CSTNode, Scope] = {}
@@ -123,8 +125,12 @@ class ModuleIndex:
     def walk(self, node: syntax.CSTNode) -> None:
         self.on_visit(node)
         self.stack.append(node)
+        ended = False  # (a statement before ended the block: ``return``, ``raise``)
         for child in children(node):
+            self.unreachable += ended
             self.walk(child)
+            self.unreachable -= ended
+            ended = ended or (type(child) is syntax.SimpleStatementLine and _ends_block(child))
         self.stack.pop()
         if len(self.paths) > len(self.stack):
             self.paths.pop()
@@ -263,11 +269,12 @@ class ModuleIndex:
             name = func.attr.value
         else:
             return
-        if name in self.local_functions:
+        if name in self.local_functions and not self.unreachable:
             self.calls.append(CallSite(node, self._ancestors(), self.scope_stack[-1]))
 
     def _candidate(self, node: syntax.CSTNode, kind: str) -> None:
-        self.candidates.append(Candidate(node, kind, self._ancestors(), self.scope_stack[-1]))
+        if not self.unreachable:  # (code after ``return`` or ``assert False`` never runs)
+            self.candidates.append(Candidate(node, kind, self._ancestors(), self.scope_stack[-1]))
 
     def _ancestors(self) -> Ancestors:
         """``stack`` as ancestors, sharing the part other sites recorded."""
@@ -412,6 +419,21 @@ Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
+
+
+def _ends_block(line: syntax.SimpleStatementLine) -> bool:
+    """Does the line end its block: ``return``, ``raise``, ``continue``,
+    ``break``, or an ``assert`` of a false constant (``assert False, "todo"``)?
+    What follows it in the block never runs."""
+    last = line.body[-1] if line.body else None
+    if isinstance(last, (syntax.Return, syntax.Raise, syntax.Continue, syntax.Break)):
+        return True
+    if isinstance(last, syntax.Assert):
+        test = last.test
+        return (isinstance(test, syntax.Name) and test.value in ("False", "None")) or (
+            isinstance(test, syntax.Integer) and test.value == "0"
+        )
+    return False
 
 
 def _stores_by_name(node: syntax.Assign) -> bool:
