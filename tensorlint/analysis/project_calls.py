@@ -445,8 +445,7 @@ class _Context:
         #: per class: the ``self.<attr>`` its methods bind to a value moved to a device
         self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[tuple[int, int], set[str]] = {}
-        self._grad: dict[tuple[int, int], set[str]] = {}
-        self._parameter_names: dict[tuple[int, int], set[str]] = {}
+        self._grad: dict[tuple[int, int, bool], set[str]] = {}
         self._params: dict[int, set[str]] = {}
         #: per method a framework gives a batch it moved to the module's
         #: device (a Lightning ``training_step``): that parameter's name (its
@@ -462,8 +461,8 @@ class _Context:
 
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
-        for cache in (self._callees, self._bindings, self._moved, self._grad,
-                      self._parameter_names, self._given, self._quiet):  # fmt: skip
+        for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
+                      self._quiet):  # fmt: skip
             cache.clear()
 
     def describe(
@@ -497,7 +496,7 @@ class _Context:
         before = node.lineno if isinstance(scope, ast.Module) else 0
         moved_names = self._moved_in(scope, moved_attributes, before)
         grad_names = self._grad_in(scope, before)
-        parameter_names = self._parameters_in(scope, before)
+        parameter_names = self._grad_in(scope, before, parameters=True)
         if function is not None:
             # what this module's own calls of the calling function pass it (the
             # parameter itself: what a call computes from it need not be there)
@@ -772,28 +771,22 @@ class _Context:
             found = self._moved[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.on_cpu)
         return found
 
-    def _grad_in(self, scope: _Scope, before: int = 0) -> set[str]:
-        """The names bound to a module's output computed with grad enabled,
-        and to what is computed from them, not detached (``before``: as above)."""
-        found = self._grad.get((id(scope), before))
+    def _grad_in(self, scope: _Scope, before: int = 0, parameters: bool = False) -> set[str]:
+        """The names bound to a module's output computed with grad enabled
+        (with ``parameters``: to a module's parameter read directly, ``tgt =
+        self.embs[lang].weight``), and to what is computed from them, not
+        detached (``before``: as above)."""
+        key = (id(scope), before, parameters)
+        found = self._grad.get(key)
         if found is None:
             flow = [b for b in self._flow(scope) if not before or b.line < before]
             seeds = {
-                t for b in flow if b.forward and not b.detached and not b.no_grad for t in b.targets
+                t
+                for b in flow
+                if not b.no_grad and (b.parameter if parameters else b.forward and not b.detached)
+                for t in b.targets
             }
-            found = self._grad[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.detached)
-        return found
-
-    def _parameters_in(self, scope: _Scope, before: int = 0) -> set[str]:
-        """The names bound to a module's parameter read directly
-        (``tgt = self.embs[lang].weight``) with grad enabled, and to what is
-        computed from them, not detached (``before``: as above)."""
-        found = self._parameter_names.get((id(scope), before))
-        if found is None:
-            flow = [b for b in self._flow(scope) if not before or b.line < before]
-            seeds = {t for b in flow if b.parameter and not b.no_grad for t in b.targets}
-            found = _spread(flow, seeds, lambda b: not b.detached)
-            self._parameter_names[(id(scope), before)] = found
+            found = self._grad[key] = _spread(flow, seeds, lambda b: not b.detached)
         return found
 
     def _params_of(self, function: _Function, owner: Optional[str]) -> set[str]:
