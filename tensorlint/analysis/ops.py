@@ -501,9 +501,17 @@ GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 #: (its last part ends so): PyTorch Lightning runs its validation, test and
 #: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``;
 #: detectron2's ``inference_on_dataset`` gives a ``DatasetEvaluator`` each
-#: batch's outputs under ``torch.no_grad()`` (its copies in other projects too).
+#: batch's outputs under ``torch.no_grad()`` (its copies in other projects too);
+#: mmengine's ``ValLoop.run_iter`` and ``TestLoop.run_iter``, decorated
+#: ``@torch.no_grad()``, give a ``BaseMetric`` each batch (``process``) and
+#: call the runner's hooks around it (a ``Hook``'s ``*_val_iter`` and
+#: ``*_test_iter``).
 FRAMEWORK_NO_GRAD_METHODS = {
     "DatasetEvaluator": frozenset({"process"}),
+    "BaseMetric": frozenset({"process"}),
+    "Hook": frozenset(
+        {"before_val_iter", "after_val_iter", "before_test_iter", "after_test_iter"}
+    ),
     "LightningModule": frozenset(
         {
             "validation_step", "test_step", "predict_step", "on_validation_batch_start",

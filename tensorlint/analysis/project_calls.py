@@ -154,6 +154,32 @@ class _Ref(NamedTuple):
     no_grad: bool  #: grad is disabled where it runs
 
 
+def _registries(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Dicts of classes or functions by name, in any function of the module
+    (``TRACKERS = {"sort": Sort, "byte": ByteTrack}``): the values each
+    name holds, when every value is a name (a registry, not data)."""
+    found: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Dict)
+            and node.value.values
+            and all(isinstance(v, (ast.Name, ast.Attribute)) for v in node.value.values)
+        ):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).extend(node.value.values)
+    return found
+
+
+def _registered(func: ast.expr, registries: Mapping[str, list[ast.expr]]) -> list[ast.expr]:
+    """What ``REGISTRY[key]`` (the callee of ``REGISTRY[key](...)``) may be:
+    every value of the dict the name holds (none: not a registry)."""
+    if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+        return registries.get(func.value.id, [])
+    return []
+
+
 def _constructor(call: ast.Call) -> ast.expr:
     """What a call that makes an instance calls: ``Model`` of ``Model(...)``
     and of ``Model(...).eval().to(device)`` (module methods that return the
@@ -194,13 +220,17 @@ class CallingModule:
         #: per class: (attribute, what it calls) of each ``self.attr = something(...)``
         self.made_attributes: dict[str, list[tuple[str, ast.expr]]] = {}
         self.context.refs = self.refs
+        registries = _registries(tree)
         for statement, part, function, owner, no_grad in _parts(
             tree.body, None, None, False, self.imports
         ):
             self._index(part, function, owner, no_grad)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
                 if isinstance(part, ast.Call):
-                    self._made(statement, _constructor(part), function, owner)
+                    made = _constructor(part)
+                    # ``TRACKERS[name](opts)`` makes an instance of any class the dict holds
+                    for func in _registered(made, registries) or (made,):
+                        self._made(statement, func, function, owner)
                 if owner is not None and moves(part) and not _ends_with(part, _ON_CPU):
                     # ``self.scores = torch.zeros(n, device=self.device)`` in any method
                     targets = (
@@ -689,7 +719,8 @@ class _Context:
         summary proves what it says only: one that names no device output
         may still carry its arguments' device (through a list it fills), so
         the arguments still count."""
-        host = _numpy_call(value, self.imports)  # ``np.asarray(x)``: an array
+        # ``np.asarray(x)``: an array; ``int(model.stride.max())``: a number
+        host = _numpy_call(value, self.imports) or self._number(value)
         found = _Effect(
             value,
             moves(value) and not host,
@@ -710,6 +741,17 @@ class _Context:
             or any(_forward_pass(a) for a in (*value.args, *(k.value for k in value.keywords))),
             on_cpu=found.on_cpu or "cpu" in returns,
             detached=found.detached or "nograd" in returns,
+        )
+
+    def _number(self, value: ast.expr) -> bool:
+        """Is ``value`` a builtin's Python number (``int(x)``, ``len(xs)``),
+        whatever it was given (the name not rebound by the module)?"""
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in ops.NUMBER_RESULT_BUILTINS
+            and value.func.id not in self.imports
+            and value.func.id not in self.functions
         )
 
     def _callee(self, value: ast.expr, owner: Optional[str] = None) -> Optional[FunctionSummary]:

@@ -48,7 +48,9 @@ class NumpyOnGradTensor(Rule):
     that returns `torch.no_grad()(fn)`, or a factory of one such as YOLOv5's
     `@smart_inference_mode()`), after a `torch.set_grad_enabled(False)`
     statement, or in a
-    Lightning `validation_step` / `test_step` / `predict_step`, or in the
+    Lightning `validation_step` / `test_step` / `predict_step` (or an
+    mmengine `BaseMetric.process` or a `Hook`'s `after_val_iter`, run by
+    the validation and test loops), or in the
     `forward` of a `torch.autograd.Function` subclass (autograd runs it with
     grad disabled; its `backward` gets gradients that require grad under
     `create_graph=True`), `.numpy()`
