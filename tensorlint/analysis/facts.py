@@ -163,6 +163,10 @@ class Evidence(NamedTuple):
     #: for ``callee-device`` evidence: the device the callee moves to, as the
     #: caller names it (``self.device``), where that is known
     target: str = ""
+    #: for ``api`` evidence that reached the value through a helper of the
+    #: project (``x, y = self._subgraph(x, y)``): it counts only where the
+    #: function's callers show the cause, never as the guess
+    settled_only: bool = False
 
     @property
     def confidence(self) -> str:
@@ -193,6 +197,7 @@ def record(
     note: str = "",
     target: str = "",
     guard: str = "",
+    shown: bool = False,
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in _DEVICE_KINDS else GRAD
@@ -201,9 +206,35 @@ def record(
     table = scope.module().evidence
     if token not in table:
         table[token] = Evidence(
-            kind, node, name, through=through, note=note, guard=guard, target=target
+            kind, node, name, through=through, note=note, guard=guard, target=target, shown=shown
         )
     return token
+
+
+def _through_helper(tokens: set[str], scope: Scope) -> set[str]:
+    """``through_helper`` of each token, the ones nothing settles left out."""
+    found = (through_helper(t, scope) for t in tokens)
+    return {t for t in found if t is not None}
+
+
+def through_helper(token: str, scope: Scope) -> Optional[str]:
+    """``token`` as it reaches a value through a helper of the project (a
+    call whose summary says it keeps its argument's device or grad): the
+    same, or for the guess of a public function's parameter, a token that
+    counts only where callers settle the guess with a cause they show
+    (``Evidence.settled_only``); None where nothing can settle it."""
+    if not is_api(token):
+        return token
+    table = scope.module().evidence
+    found = table.get(token)
+    if found is None:
+        return None
+    if found.shown:
+        return token
+    settled = f"{token}s"
+    if settled not in table:
+        table[settled] = found._replace(settled_only=True)
+    return settled
 
 
 def _callee_target(node: syntax.Call, callee: Callee) -> tuple[str, str]:
@@ -934,13 +965,29 @@ class FactEvaluator:
         ):
             where = (boundary.node, boundary.function)
             if boundary.device is not None:
-                facts = facts | {record(self.scope, "api", *where, boundary.device, boundary.note)}
+                facts = facts | {
+                    record(
+                        self.scope,
+                        "api",
+                        *where,
+                        boundary.device,
+                        boundary.note,
+                        shown=boundary.shown,
+                    )
+                }
                 if boundary.tensor:
                     # a caller in the project moves what it passes to a device:
                     # a tensor (``roc_curve(labels, scores)`` converts one)
                     facts = facts | {TENSOR}
             if boundary.grad is not None and not is_data_name(name):
-                grad = record(self.scope, "api-grad", *where, boundary.grad, boundary.note)
+                grad = record(
+                    self.scope,
+                    "api-grad",
+                    *where,
+                    boundary.grad,
+                    boundary.note,
+                    shown=boundary.shown,
+                )
                 facts = facts | {grad}
         return facts
 
@@ -1077,7 +1124,7 @@ class FactEvaluator:
                 if found is not None:
                     grad = {t for t in found if t.startswith(GRAD)}
                     if name not in summary.carries:
-                        grad = {t for t in grad if not is_api(t)}
+                        grad = _through_helper(grad, self.scope)
                     facts = facts | grad
         if returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
@@ -1091,7 +1138,9 @@ class FactEvaluator:
             for name in summary.keeps_device:
                 found = argument(name)
                 if found is not None:
-                    facts = facts | {t for t in found if t.startswith(DEV) and not is_api(t)}
+                    facts = facts | _through_helper(
+                        {t for t in found if t.startswith(DEV)}, self.scope
+                    )
         if summary.moves_to and CPU not in facts:
             # it moves what it returns to the device the caller names
             for name in summary.moves_to:

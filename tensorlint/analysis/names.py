@@ -37,6 +37,9 @@ class Boundary(NamedTuple):
     note: str = ""  #: what the related location says of the parameter
     #: callers in the project move what they pass to a device: a tensor
     tensor: bool = False
+    #: callers in the project show the cause (a value they moved, a module's
+    #: output): evidence that follows the value like any other, not the guess
+    shown: bool = False
 
 
 #: Where a file, or a module it imports, makes CUDA the default device of new

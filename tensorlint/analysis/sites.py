@@ -425,6 +425,7 @@ class ModuleAnalysis:
                 grad if graded else None,
                 note,
                 tensor=bool(device) and moved,
+                shown=True,
             )
 
     def _uncalled_application(self, function: syntax.FunctionDef) -> bool:
@@ -1584,7 +1585,8 @@ class Site:
         if not shown:
             # only the boundary's guess: the callers in other files answer it
             resolved = [self.analysis.resolve_boundary(e) for e in found]
-            shown = [e for e in resolved if e is not None]
+            # (the guess through a helper counts only as the callers settle it)
+            shown = [e for e in resolved if e is not None and (e.shown or not e.settled_only)]
             if not shown:
                 return None
         found = shown

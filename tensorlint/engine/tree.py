@@ -513,10 +513,7 @@ class FileView:
             target = summary.imports.get(head)
             if target is not None:
                 return None if _outside(target) else there.lookup(target + dot + rest, hops - 1)
-            for star in reversed(summary.stars):
-                if _outside(star):
-                    continue
-                inner = star + name if star.endswith(".") else f"{star}.{name}"
+            for inner in _through_stars(summary.stars, name):
                 hit = there.lookup(inner, hops - 1)
                 if hit is not None:
                     return hit
@@ -540,11 +537,18 @@ class FileView:
             found = summary.classes.get(name)
             if found is not None:
                 return found, summary.classes, there._display(module), there
+            if hops <= 0:
+                return None
             classes = summary.classes
             reexport = classes.reexport(name) if isinstance(classes, LazyClasses) else None
-            if reexport is None or hops <= 0:
-                return None
-            return there.lookup_class(reexport, hops - 1)
+            if reexport is not None:
+                return there.lookup_class(reexport, hops - 1)
+            for inner in _through_stars(summary.stars, name):
+                # ``from .explain import *`` in ``__init__.py``
+                hit = there.lookup_class(inner, hops - 1)
+                if hit is not None:
+                    return hit
+            return None
         return None
 
     def type_alias(self, qual: str) -> list[str]:
@@ -849,10 +853,14 @@ class FileView:
             summary, _ = self.tree.summary(module)
             classes = summary.classes
             reexport = classes.reexport(inner) if isinstance(classes, LazyClasses) else None
-            if reexport is None:
-                return False
             there = FileView(self.tree, module, self.origin or self)
-            return there._names(reexport, target, name, hops - 1)
+            if reexport is not None:
+                return there._names(reexport, target, name, hops - 1)
+            # ``from .explain import *`` in ``__init__.py``
+            return any(
+                there._names(star, target, name, hops - 1)
+                for star in _through_stars(summary.stars, inner)
+            )
         return False
 
     # -- finding modules -------------------------------------------------------
@@ -1155,6 +1163,16 @@ def _called_functions(
         if init is not None and (triggers is None or triggers.search(source, init.end(), end)):
             found.append((match.start(), match.group(1), "__init__"))
     return [(name, method) for _, name, method in sorted(found)]
+
+
+def _through_stars(stars: Sequence[str], name: str) -> list[str]:
+    """What ``name`` of a module may be, bound by its star-imports of the
+    project's modules (the last one binding wins: tried first)."""
+    return [
+        star + name if star.endswith(".") else f"{star}.{name}"
+        for star in reversed(stars)
+        if not _outside(star)
+    ]
 
 
 def _outside(qual: str) -> bool:
