@@ -84,6 +84,20 @@ class Call(NamedTuple):
     #: what it passes with grad is a module's parameter, read directly
     #: (``self.embs[lang].weight``), not a forward pass's output
     grad_parameter: bool = False
+    #: the calling function (``train``) and its class (``Trainer``; empty for
+    #: a module-level function), and its parameters as its own callers bind
+    #: them (``self`` left out): where to look for what they pass
+    caller_name: str = ""
+    caller_owner: str = ""
+    caller_params: tuple[str, ...] = ()
+    #: per argument that reads the calling function's parameters: its key,
+    #: the parameters it reads, whether it ends on the CPU, and detached
+    param_reads: tuple[tuple[str, frozenset[str], bool, bool], ...] = ()
+    #: where the moved value (or module output) it passes on was made, when
+    #: that is one of the calling function's own callers in another file
+    #: (``"`main()` at run.py:70"``); empty when the call itself makes it
+    moved_from: str = ""
+    grad_from: str = ""
 
 
 def module_imports(tree: ast.Module) -> dict[str, str]:
@@ -477,6 +491,7 @@ class _Context:
         self._moved: dict[tuple[int, int], set[str]] = {}
         self._grad: dict[tuple[int, int, bool], set[str]] = {}
         self._params: dict[int, set[str]] = {}
+        self._from_params: dict[tuple[int, str], set[str]] = {}
         #: per method a framework gives a batch it moved to the module's
         #: device (a Lightning ``training_step``): that parameter's name (its
         #: forward passes are values on that device)
@@ -492,7 +507,7 @@ class _Context:
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
         for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
-                      self._quiet):  # fmt: skip
+                      self._quiet, self._from_params):  # fmt: skip
             cache.clear()
 
     def describe(
@@ -562,6 +577,11 @@ class _Context:
         passing = [e for e in effects if params and self._reads(e.value, params)]
         outside = any(not e.on_cpu for e in passing)
         with_grad = not no_grad and any(not e.detached for e in passing)
+        reads = (
+            self._upstream(function, owner, keys, effects)
+            if function is not None and keys is not None
+            else ()
+        )
         return Call(
             node.lineno,
             caller,
@@ -573,7 +593,42 @@ class _Context:
             moved_keys=_keys(keys, moving),
             grad_keys=_keys(keys, graded),
             grad_parameter=any(parameters) and not any(forwards),
+            caller_name=function.name if reads and function is not None else "",
+            caller_owner=(owner or "") if reads else "",
+            caller_params=_positional(function, owner) if reads and function is not None else (),
+            param_reads=reads,
         )
+
+    def _upstream(
+        self,
+        function: _Function,
+        owner: Optional[str],
+        keys: list[str],
+        effects: list[_Effect],
+    ) -> tuple[tuple[str, frozenset[str], bool, bool], ...]:
+        """For a call in ``function``: which arguments read which of its
+        parameters (``Call.param_reads``), so that the engine can ask the
+        calling function's own callers in other files what they pass."""
+        named = [*_positional(function, owner), *(a.arg for a in function.args.kwonlyargs)]
+        if not named:
+            return ()
+        reads = []
+        for key, effect in zip(keys, effects):
+            found = frozenset(
+                p for p in named if self._reads(effect.value, self._from_param(function, p))
+            )
+            if found:
+                reads.append((key, found, effect.on_cpu, effect.detached))
+        return tuple(reads)
+
+    def _from_param(self, function: _Function, param: str) -> set[str]:
+        """The names holding what ``function``'s parameter ``param`` is given,
+        and what is computed from it."""
+        key = (id(function), param)
+        found = self._from_params.get(key)
+        if found is None:
+            found = self._from_params[key] = _spread(self._flow(function), {param})
+        return found
 
     def _reads(self, value: ast.expr, names: set[str]) -> bool:
         """Does ``value`` read one of ``names`` (not through a NumPy call)?"""
@@ -936,6 +991,14 @@ def _is_own_attribute(node: ast.expr, owner: Optional[str], where: Optional[str]
     )
 
 
+def _positional(function: _Function, owner: Optional[str]) -> tuple[str, ...]:
+    """The positional parameters of ``function`` as its callers bind them
+    (``self`` of a method of class ``owner`` left out)."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    return tuple(positional[1:] if owner is not None and positional else positional)
+
+
 def _bound(function: _Function, call: ast.Call, method: bool) -> dict[str, str]:
     """The keys ``describe`` names a call's arguments by (``"0"``: the first
     positional; a keyword's name) -> the parameter of ``function`` each binds to
@@ -1177,10 +1240,18 @@ class External(NamedTuple):
             if (call.passes_parameters if with_grad is None else with_grad) and grad is None:
                 grad = f"{where}, {PASSES_ON}"
             if call.moved and moved is None:
-                moved = f"{where}, which passes a value moved to a device that may be CUDA"
+                moved = f"{where}, which passes " + (
+                    f"on what {call.moved_from} gives it: a value moved to a device that may "
+                    "be CUDA"
+                    if call.moved_from
+                    else "a value moved to a device that may be CUDA"
+                )
             if call.grad_output and grad_output is None:
                 grad_output = f"{where}, " + (
-                    "which passes a module's parameter, which requires grad"
+                    f"which passes on what {call.grad_from} gives it: a module's output "
+                    "computed with grad enabled"
+                    if call.grad_from
+                    else "which passes a module's parameter, which requires grad"
                     if call.grad_parameter
                     else "which passes a module's output computed with grad enabled"
                 )

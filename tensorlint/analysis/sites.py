@@ -346,6 +346,8 @@ class ModuleAnalysis:
         # a value moved (or a module's output) counts for the parameter it is passed to
         keys = external.moved_keys if evidence.kind == "api" else external.grad_keys
         made = external.moved if evidence.kind == "api" else external.grad_output
+        if made is not None and clause != made and self._takes(function, evidence.node, keys):
+            clause = made  # (a cause a caller shows, before the guess of another)
         if clause == made and not self._takes(function, evidence.node, keys):
             return None
         return evidence._replace(

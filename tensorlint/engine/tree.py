@@ -63,6 +63,10 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
+#: How many calls up a value passed on from file to file is followed
+#: (``main()`` in run.py moves the model, ``train()`` in train.py passes it to
+#: ``log()`` in logger.py, which passes it to ``plot_grads()``: 2).
+_UPSTREAM_DEPTH = 3
 #: Files that make a project installable: without any, it is an application
 #: whose callers are all in it.
 PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -757,14 +761,20 @@ class FileView:
         return tree.project_known(self.folder) and not tree.packaged(root)
 
     def external_callers(
-        self, name: str, method: Optional[str] = None, torch_only: bool = False
+        self,
+        name: str,
+        method: Optional[str] = None,
+        torch_only: bool = False,
+        depth: int = _UPSTREAM_DEPTH,
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the module function ``name`` (defined in this file) in
         the project's other files, each with its place (``train.py:40``),
         and the mentions that are not calls; None when they cannot be known
         (too large a project, too common a name). An empty list: no other
         file names it. With ``method``: the calls of that method of the class
-        ``name`` on the instances other files make."""
+        ``name`` on the instances other files make. A call that passes on its
+        calling function's parameters takes what that function's own callers
+        in other files pass them, ``depth`` calls up at most."""
         from tensorlint.roles import is_test
 
         root = self.tree.project_root(self.folder)
@@ -801,7 +811,7 @@ class FileView:
             (tests if is_test(dependency[0], base) else others).append(dependency)
         if len(others) > _CALLER_FILES:
             return None
-        found = self._calls_in(others, name, method, root, test=False)
+        found = self._calls_in(others, name, method, root, test=False, depth=depth)
         if found:
             found += self._calls_in(tests[:_CALLER_FILES], name, method, root, test=True)
         return found
@@ -813,6 +823,7 @@ class FileView:
         method: Optional[str],
         root: str,
         test: bool,
+        depth: int = 0,
     ) -> list[tuple[Call, str]]:
         from tensorlint.roles import is_library
 
@@ -833,8 +844,77 @@ class FileView:
             starts = _notebook_starts(dependency) if calls and path.suffix == ".ipynb" else None
             for call in calls:
                 place = f"{self._display(path)}:{_place(call.line, starts)}"
+                if depth > 0 and call.param_reads and not (call.moved and call.grad_output):
+                    call = there._upstream(call, depth - 1)
                 found.append((call._replace(test=test), place))
         return found
+
+    def _own_calls(self, name: str, depth: int) -> list[tuple[Call, str]]:
+        """The calls of this file's module function ``name`` in this file,
+        by other functions (their own callers followed ``depth`` calls up)."""
+        root = self.tree.project_root(self.folder)
+        project = self.tree.project(root)
+        if project is None:
+            return []
+        me = str(self.path)
+        own = [f for f in project.files if f[0] == me]
+        found = self._calls_in(own, name, None, root, test=False, depth=depth)
+        return [(c, p) for c, p in found if not c.value and c.caller_name != name]
+
+    def _upstream(self, call: Call, depth: int) -> Call:
+        """``call`` (made in this file, by a function that passes on its own
+        parameters), with what that function's callers in other files pass
+        it: a value they moved, or a module's output with grad enabled,
+        given to a parameter the call passes on, is passed by the call too."""
+        if call.caller_owner:
+            calls = self.external_callers(call.caller_owner, call.caller_name, depth=depth)
+        else:
+            calls = self.external_callers(call.caller_name, depth=depth)
+            if calls is not None and depth > 0:
+                # and its calls in its own file, by functions that pass on
+                # their own callers' values (``train_epoch`` -> ``train_batch``)
+                calls = calls + self._own_calls(call.caller_name, depth - 1)
+        if not calls or all(outer.test for outer, _ in calls):
+            return call
+        if call.passes_parameters and all(
+            not (outer.passes_parameters or outer.value) for outer, _ in calls if not outer.test
+        ):
+            # every caller of the calling function is seen and none passes on
+            # values of callers further out: they settle the guess
+            call = call._replace(passes_parameters=False, passes_parameters_with_grad=False)
+        moved: set[str] = set()
+        grad: set[str] = set()
+        moved_from = grad_from = ""
+        for outer, place in calls:
+            if outer.test or outer.value:
+                continue
+            if outer.moved:
+                moved |= _bound_keys(outer.moved_keys, call)
+                moved_from = moved_from or f"`{outer.caller}` at {place}"
+            if outer.grad_output and not outer.no_grad:
+                grad |= _bound_keys(outer.grad_keys, call)
+                grad_from = grad_from or f"`{outer.caller}` at {place}"
+        moved_keys = {
+            k for k, params, on_cpu, _ in call.param_reads if not on_cpu and params & moved
+        }
+        grad_keys = {
+            k
+            for k, params, _, detached in call.param_reads
+            if not detached and not call.no_grad and params & grad
+        }
+        if moved_keys and not call.moved:
+            call = call._replace(
+                moved=True,
+                moved_keys=frozenset(moved_keys),
+                moved_from=moved_from,
+            )
+        if grad_keys and not call.grad_output:
+            call = call._replace(
+                grad_output=True,
+                grad_keys=frozenset(grad_keys),
+                grad_from=grad_from,
+            )
+        return call
 
     def _names(self, qual: str, target: Path, name: str, hops: int = _REEXPORT_HOPS) -> bool:
         """Does ``qual``, imported in this module, name the function ``name``
@@ -1163,6 +1243,23 @@ def _called_functions(
         if init is not None and (triggers is None or triggers.search(source, init.end(), end)):
             found.append((match.start(), match.group(1), "__init__"))
     return [(name, method) for _, name, method in sorted(found)]
+
+
+def _bound_keys(keys: Optional[frozenset[str]], call: Call) -> set[str]:
+    """The parameters of ``call``'s calling function that arguments named by
+    ``keys`` bind to (``"0"``: its first positional; None: any of them)."""
+    params = {p for _, read, _, _ in call.param_reads for p in read}
+    if keys is None:
+        return params
+    found = set()
+    for key in keys:
+        if key.isdigit():
+            index = int(key)
+            if index < len(call.caller_params):
+                found.add(call.caller_params[index])
+        else:
+            found.add(key)
+    return found & params
 
 
 def _through_stars(stars: Sequence[str], name: str) -> list[str]:
