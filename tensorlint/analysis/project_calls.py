@@ -91,8 +91,9 @@ class Call(NamedTuple):
     caller_owner: str = ""
     caller_params: tuple[str, ...] = ()
     #: per argument that reads the calling function's parameters: its key,
-    #: the parameters it reads, whether it ends on the CPU, and detached
-    param_reads: tuple[tuple[str, frozenset[str], bool, bool], ...] = ()
+    #: the parameters whose device it may keep (not moved to the host since),
+    #: and those whose grad it may keep (not detached since)
+    param_reads: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
     #: where the moved value (or module output) it passes on was made, when
     #: that is one of the calling function's own callers in another file
     #: (``"`main()` at run.py:70"``); empty when the call itself makes it
@@ -491,7 +492,7 @@ class _Context:
         self._moved: dict[tuple[int, int], set[str]] = {}
         self._grad: dict[tuple[int, int, bool], set[str]] = {}
         self._params: dict[int, set[str]] = {}
-        self._from_params: dict[tuple[int, str], set[str]] = {}
+        self._from_params: dict[tuple[int, str, bool], set[str]] = {}
         #: per method a framework gives a batch it moved to the module's
         #: device (a Lightning ``training_step``): that parameter's name (its
         #: forward passes are values on that device)
@@ -605,7 +606,7 @@ class _Context:
         owner: Optional[str],
         keys: list[str],
         effects: list[_Effect],
-    ) -> tuple[tuple[str, frozenset[str], bool, bool], ...]:
+    ) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
         """For a call in ``function``: which arguments read which of its
         parameters (``Call.param_reads``), so that the engine can ask the
         calling function's own callers in other files what they pass."""
@@ -614,20 +615,36 @@ class _Context:
             return ()
         reads = []
         for key, effect in zip(keys, effects):
-            found = frozenset(
-                p for p in named if self._reads(effect.value, self._from_param(function, p))
+            # (a device passes until the value is moved to the host; grad,
+            # until it is detached)
+            device = frozenset(
+                p
+                for p in named
+                if not effect.on_cpu and self._reads(effect.value, self._from_param(function, p))
             )
-            if found:
-                reads.append((key, found, effect.on_cpu, effect.detached))
+            grad = frozenset(
+                p
+                for p in named
+                if not effect.detached
+                and self._reads(effect.value, self._from_param(function, p, grad=True))
+            )
+            if device or grad:
+                reads.append((key, device, grad))
         return tuple(reads)
 
-    def _from_param(self, function: _Function, param: str) -> set[str]:
+    def _from_param(self, function: _Function, param: str, grad: bool = False) -> set[str]:
         """The names holding what ``function``'s parameter ``param`` is given,
-        and what is computed from it."""
-        key = (id(function), param)
+        and what is computed from it, until it is moved to the host (with
+        ``grad``: until it is detached)."""
+        key = (id(function), param, grad)
         found = self._from_params.get(key)
         if found is None:
-            found = self._from_params[key] = _spread(self._flow(function), {param})
+            flow = self._flow(function)
+            found = self._from_params[key] = (
+                _spread(flow, {param}, lambda b: not b.detached)
+                if grad
+                else _spread(flow, {param}, lambda b: not b.on_cpu)
+            )
         return found
 
     def _reads(self, value: ast.expr, names: set[str]) -> bool:
@@ -788,8 +805,14 @@ class _Context:
         if summary is None or not isinstance(value, ast.Call):
             return found
         returns = summary.returns
+        # (the callee's own ``device=`` moves only as its summary says: a
+        # function may take a device for a model it runs and return arrays)
+        passed_moves = not host and (
+            moves(value.func)
+            or any(moves(a) for a in (*value.args, *(k.value for k in value.keywords)))
+        )
         return found._replace(
-            moves=found.moves or summary.device_output or _names_its_device(value, summary),
+            moves=passed_moves or summary.device_output or _names_its_device(value, summary),
             # (a function of the project is no module, whatever its name:
             # ``convert_model(backbone)``; its summary says what it returns)
             forward=summary.grad_output

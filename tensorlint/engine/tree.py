@@ -894,14 +894,8 @@ class FileView:
             if outer.grad_output and not outer.no_grad:
                 grad |= _bound_keys(outer.grad_keys, call)
                 grad_from = grad_from or f"`{outer.caller}` at {place}"
-        moved_keys = {
-            k for k, params, on_cpu, _ in call.param_reads if not on_cpu and params & moved
-        }
-        grad_keys = {
-            k
-            for k, params, _, detached in call.param_reads
-            if not detached and not call.no_grad and params & grad
-        }
+        moved_keys = {k for k, device, _ in call.param_reads if device & moved}
+        grad_keys = {k for k, _, kept in call.param_reads if not call.no_grad and kept & grad}
         if moved_keys and not call.moved:
             call = call._replace(
                 moved=True,
@@ -1248,7 +1242,7 @@ def _called_functions(
 def _bound_keys(keys: Optional[frozenset[str]], call: Call) -> set[str]:
     """The parameters of ``call``'s calling function that arguments named by
     ``keys`` bind to (``"0"``: its first positional; None: any of them)."""
-    params = {p for _, read, _, _ in call.param_reads for p in read}
+    params = {p for _, device, grad in call.param_reads for p in (*device, *grad)}
     if keys is None:
         return params
     found = set()
