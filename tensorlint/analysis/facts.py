@@ -338,6 +338,13 @@ def meet(a: Facts, b: Facts) -> Facts:
         return b - {CPU, NOGRAD} | {LISTANY}
     if LISTANY in b and ELEMS in a:
         return a - {CPU, NOGRAD} | {LISTANY}
+    # a torch tensor on one path, a value a type test refuted on the other
+    # (``if isinstance(x, torch.Tensor): x = x.data``): where the value is a
+    # torch tensor, the first path's facts hold
+    if TENSOR in a and NOTTENSOR in b and TENSOR not in b:
+        return a
+    if TENSOR in b and NOTTENSOR in a and TENSOR not in a:
+        return b
     found = (a & b) | evidence(a) | evidence(b) | ((a | b) & {MAY_TENSOR, MOVED})
     other = b if TENSOR in a else a
     if (TENSOR in a) != (TENSOR in b) and not other and not (a | b) & LISTS:

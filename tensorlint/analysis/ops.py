@@ -653,9 +653,13 @@ def is_other_framework(qual: str) -> bool:
 TORCH_LOAD = "torch.load"
 
 #: ``isinstance`` tests: the types that say a value is a torch tensor there
-#: (``torch.FloatTensor`` and the other legacy ``torch.*Tensor`` classes too).
-TORCH_TENSOR_TYPES = frozenset(
-    {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"}
+#: (``torch.FloatTensor`` and the other legacy ``torch.*Tensor`` classes too;
+#: ``Variable``, whose metaclass answers ``isinstance(x, torch.Tensor)``).
+TORCH_TENSOR_TYPES = (
+    frozenset(
+        {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"}
+    )
+    | VARIABLE_CLASSES
 )
 #: ... that it is a NumPy array or scalar there
 NUMPY_ARRAY_TYPES = frozenset(

@@ -553,7 +553,7 @@ class _Context:
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
         keys = None if starred else named  # (with ``*args``: which parameter gets what?)
-        effects = [self.effect(arg, owner) for arg in passed]
+        effects = [self._rebound(self.effect(arg, owner), scope, node.lineno) for arg in passed]
         moving = [
             not e.on_cpu
             and (
@@ -598,6 +598,24 @@ class _Context:
             caller_owner=(owner or "") if reads else "",
             caller_params=_positional(function, owner) if reads and function is not None else (),
             param_reads=reads,
+        )
+
+    def _rebound(self, effect: _Effect, scope: _Scope, line: int) -> _Effect:
+        """``effect`` of a name passed at ``line``, knowing what the function
+        last bound it to before, at the top of its body (``olist =
+        [o.cpu().numpy() for o in olist]``, then ``get_predictions(olist)``:
+        host data, whatever ``olist`` held before)."""
+        value = effect.value
+        if not isinstance(value, ast.Name) or isinstance(scope, ast.Module):
+            return effect
+        before = [b for b in self._flow(scope) if value.id in b.targets and b.line < line]
+        if not before:
+            return effect
+        last = max(before, key=lambda b: b.line)
+        if last.line not in {s.lineno for s in scope.body}:
+            return effect  # (in a branch or a loop: another path may bind it)
+        return effect._replace(
+            on_cpu=effect.on_cpu or last.on_cpu, detached=effect.detached or last.detached
         )
 
     def _upstream(
@@ -1198,7 +1216,13 @@ def _a_parameter(node: ast.expr) -> bool:
 
 def _ends_with(node: ast.expr, methods: frozenset[str]) -> bool:
     """Does the expression end in a call of one of ``methods``, or pass
-    through one on its outer chain (``x.detach().cpu()`` for ``detach``)?"""
+    through one on its outer chain (``x.detach().cpu()`` for ``detach``)?
+    For a comprehension, its every element (``[o.cpu().numpy() for o in
+    outs]``)."""
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        node = node.elt
+    elif isinstance(node, ast.DictComp):
+        node = node.value
     while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
         if (
             isinstance(node, ast.Call)
