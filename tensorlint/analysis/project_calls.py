@@ -602,21 +602,56 @@ class _Context:
 
     def _rebound(self, effect: _Effect, scope: _Scope, line: int) -> _Effect:
         """``effect`` of a name passed at ``line``, knowing what the function
-        last bound it to before, at the top of its body (``olist =
+        last bound it to before, in a block that holds the call (``olist =
         [o.cpu().numpy() for o in olist]``, then ``get_predictions(olist)``:
-        host data, whatever ``olist`` held before)."""
+        host data, whatever ``olist`` held before; ``emb = f(w).detach()``,
+        then ``emb = emb / emb.norm()``: detached)."""
         value = effect.value
+        while isinstance(value, ast.Subscript):  # (``emb[:10]``: a part of it)
+            value = value.value
         if not isinstance(value, ast.Name) or isinstance(scope, ast.Module):
             return effect
-        before = [b for b in self._flow(scope) if value.id in b.targets and b.line < line]
-        if not before:
-            return effect
-        last = max(before, key=lambda b: b.line)
-        if last.line not in {s.lineno for s in scope.body}:
-            return effect  # (in a branch or a loop: another path may bind it)
         return effect._replace(
-            on_cpu=effect.on_cpu or last.on_cpu, detached=effect.detached or last.detached
+            on_cpu=effect.on_cpu or self._settled(scope, value.id, line, grad=False),
+            detached=effect.detached or self._settled(scope, value.id, line, grad=True),
         )
+
+    def _settled(self, scope: _Scope, name: str, line: int, grad: bool, depth: int = 3) -> bool:
+        """Is ``name``, where ``line`` reads it, what the function last bound
+        on the host (with ``grad``: detached, or computed without grad), on
+        every path: by a binding that does so, or one that computes only from
+        such names?"""
+        flow = self._flow(scope)
+        bound = [b for b in flow if name in b.targets]
+        before = [b for b in bound if b.line < line]
+        if not before or isinstance(scope, ast.Module):
+            return False
+        last = max(before, key=lambda b: b.line)
+        lines, loops = _enclosing_lines(scope.body, line)
+        if last.line not in lines:
+            return False  # (in a branch or a loop: another path may bind it)
+        if any(b.line > line and b.line in loop for b in bound for loop in loops):
+            return False  # (bound again later in a loop around the call)
+        if (last.detached or last.no_grad) if grad else last.on_cpu:
+            return True
+        if depth <= 0 or last.moves or last.forward or last.parameter or last.attributes:
+            return False
+        local = {t for b in flow for t in b.targets} | self._params_of_scope(scope)
+        read = last.names & local
+        return bool(read) and all(
+            self._settled(scope, other, last.line, grad, depth - 1) for other in read
+        )
+
+    @staticmethod
+    def _params_of_scope(scope: _Scope) -> set[str]:
+        if isinstance(scope, ast.Module):
+            return set()
+        args = scope.args
+        return {
+            a.arg
+            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+            if a is not None
+        }
 
     def _upstream(
         self,
@@ -653,13 +688,13 @@ class _Context:
     def _from_param(self, function: _Function, param: str, grad: bool = False) -> set[str]:
         """The names holding what ``function``'s parameter ``param`` is given,
         and what is computed from it, until it is moved to the host (with
-        ``grad``: until it is detached)."""
+        ``grad``: until it is detached, or computed with grad disabled)."""
         key = (id(function), param, grad)
         found = self._from_params.get(key)
         if found is None:
             flow = self._flow(function)
             found = self._from_params[key] = (
-                _spread(flow, {param}, lambda b: not b.detached)
+                _spread(flow, {param}, lambda b: not b.detached and not b.no_grad)
                 if grad
                 else _spread(flow, {param}, lambda b: not b.on_cpu)
             )
@@ -1030,6 +1065,32 @@ def _is_own_attribute(node: ast.expr, owner: Optional[str], where: Optional[str]
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     )
+
+
+def _enclosing_lines(body: list[ast.stmt], line: int) -> tuple[set[int], list[range]]:
+    """The first lines of the statements of every block that holds ``line``
+    (the function's body, the loop or branch around it, ...): a binding
+    there, before the line, runs before it on every path; and the lines of
+    the loops around ``line`` (a binding later in one runs before it too, on
+    the next turn)."""
+    found: set[int] = set()
+    loops: list[range] = []
+    block: Optional[list[ast.stmt]] = body
+    while block:
+        found.update(s.lineno for s in block)
+        holder = next((s for s in block if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+        block = None
+        if holder is None or isinstance(
+            holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            break
+        if isinstance(holder, (ast.For, ast.AsyncFor, ast.While)):
+            loops.append(range(holder.lineno, (holder.end_lineno or holder.lineno) + 1))
+        for inner in blocks(holder):
+            if inner and inner[0].lineno <= line <= (inner[-1].end_lineno or inner[-1].lineno):
+                block = inner
+                break
+    return found, loops
 
 
 def _positional(function: _Function, owner: Optional[str]) -> tuple[str, ...]:
