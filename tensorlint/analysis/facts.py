@@ -2722,4 +2722,14 @@ def _always_exits(body: Union[syntax.BaseSuite, Sequence[syntax.BaseStatement]])
     last = statements[-1]
     if isinstance(last, syntax.SimpleStatementLine):
         return bool(last.body) and isinstance(last.body[-1], _Exit)
+    if isinstance(last, syntax.If):
+        # ``if ...: return a`` / ``else: return b`` (``elif`` chains too)
+        orelse = last.orelse
+        return _always_exits(last.body) and (
+            _always_exits(orelse.body)
+            if isinstance(orelse, syntax.Else)
+            else orelse is not None and _always_exits([orelse])
+        )
+    if isinstance(last, syntax.With):
+        return _always_exits(last.body)
     return isinstance(last, _Exit)
