@@ -89,6 +89,24 @@ def test_a_cached_result_is_dropped_when_a_module_it_used_changes(tmp_path: Path
     assert after == fresh
 
 
+def test_a_cached_result_is_dropped_when_a_caller_two_files_up_changes(tmp_path: Path) -> None:
+    tree = tmp_path / "case"
+    shutil.copytree(CROSS / "fire_caller_two_files_up_moves_the_model", tree)
+    plots = tree / "utils" / "plots.py"
+    cache = lambda: Cache(tmp_path / "cache")  # noqa: E731
+    first = findings(run([plots], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    assert "TL101" in first and "`train()` at ../train.py" in first
+    script = tree / "train.py"
+    text = script.read_text(encoding="utf-8")
+    script.write_text(text.replace("model = Net().to(device)", "model = Net()"), encoding="utf-8")
+    # neither the plotting file nor the logger changed; the script that calls
+    # the logger's caller did
+    after = findings(run([plots], Config(), SETTINGS, RunOptions(), jobs=1, cache=cache()), tree)
+    fresh = findings(run([plots], Config(), SETTINGS, RunOptions(), jobs=1), tree)
+    assert after == fresh
+    assert "`train()` at ../train.py" not in after
+
+
 def test_fix_inserts_the_copy_at_the_call(tmp_path: Path) -> None:
     tree = tmp_path / "case"
     shutil.copytree(CROSS / "fire_helper_returns_from_numpy", tree)
