@@ -858,14 +858,8 @@ class _Context:
         if summary is None or not isinstance(value, ast.Call):
             return found
         returns = summary.returns
-        # (the callee's own ``device=`` moves only as its summary says: a
-        # function may take a device for a model it runs and return arrays)
-        passed_moves = not host and (
-            moves(value.func)
-            or any(moves(a) for a in (*value.args, *(k.value for k in value.keywords)))
-        )
         return found._replace(
-            moves=passed_moves or summary.device_output or _names_its_device(value, summary),
+            moves=found.moves or summary.device_output or _names_its_device(value, summary),
             # (a function of the project is no module, whatever its name:
             # ``convert_model(backbone)``; its summary says what it returns)
             forward=summary.grad_output

@@ -1330,13 +1330,8 @@ class _Summarizer:
                 if chosen:
                     self._moved(target)
                 return chosen
-            callee = self.callee(func)
-            if (callee is None or callee.moves_to or callee.device_output) and self._chosen_device(
-                node
-            ):
-                # ``torch.zeros(n, device=DEVICE)``; a function of this module
-                # moves what it returns to the device given as its summary says
-                return True
+            if self._chosen_device(node):
+                return True  # ``torch.zeros(n, device=DEVICE)``
             if isinstance(func, ast.Attribute) and self.device_value(func.value):
                 return True  # ``x.cuda().float()``
             if isinstance(func, ast.Name) and func.id in ops.READ_ONLY_BUILTINS:
