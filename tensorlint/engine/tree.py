@@ -65,7 +65,9 @@ _PROJECT_FILES = 5000
 _CALLER_FILES = 100
 #: How many calls up a value passed on from file to file is followed
 #: (``main()`` in run.py moves the model, ``train()`` in train.py passes it to
-#: ``log()`` in logger.py, which passes it to ``plot_grads()``: 2).
+#: ``log()`` in logger.py, which passes it to ``plot_grads()``: 2; a call in
+#: the calling function's own file counts as one: ``train_epoch()`` calling
+#: ``train_batch()``, which calls ``log()``, makes 3).
 _UPSTREAM_DEPTH = 3
 #: Files that make a project installable: without any, it is an application
 #: whose callers are all in it.
@@ -866,6 +868,9 @@ class FileView:
         parameters), with what that function's callers in other files pass
         it: a value they moved, or a module's output with grad enabled,
         given to a parameter the call passes on, is passed by the call too."""
+        # (a method's calls on ``self`` by its class's other methods are not
+        # read here: its callers are known in full only for a module function)
+        complete = False
         if call.caller_owner:
             calls = self.external_callers(call.caller_owner, call.caller_name, depth=depth)
         else:
@@ -874,10 +879,15 @@ class FileView:
                 # and its calls in its own file, by functions that pass on
                 # their own callers' values (``train_epoch`` -> ``train_batch``)
                 calls = calls + self._own_calls(call.caller_name, depth - 1)
+                complete = True
         if not calls or all(outer.test for outer, _ in calls):
             return call
-        if call.passes_parameters and all(
-            not (outer.passes_parameters or outer.value) for outer, _ in calls if not outer.test
+        if (
+            complete
+            and call.passes_parameters
+            and all(
+                not (outer.passes_parameters or outer.value) for outer, _ in calls if not outer.test
+            )
         ):
             # every caller of the calling function is seen and none passes on
             # values of callers further out: they settle the guess
