@@ -579,7 +579,7 @@ class _Context:
         outside = any(not e.on_cpu for e in passing)
         with_grad = not no_grad and any(not e.detached for e in passing)
         reads = (
-            self._upstream(function, owner, keys, effects)
+            self._param_reads(function, owner, keys, effects)
             if function is not None and keys is not None
             else ()
         )
@@ -596,7 +596,9 @@ class _Context:
             grad_parameter=any(parameters) and not any(forwards),
             caller_name=function.name if reads and function is not None else "",
             caller_owner=(owner or "") if reads else "",
-            caller_params=_positional(function, owner) if reads and function is not None else (),
+            caller_params=(
+                _positional(function, owner is not None) if reads and function is not None else ()
+            ),
             param_reads=reads,
         )
 
@@ -621,10 +623,12 @@ class _Context:
         on the host (with ``grad``: detached, or computed without grad), on
         every path: by a binding that does so, or one that computes only from
         such names?"""
+        if isinstance(scope, ast.Module):
+            return False
         flow = self._flow(scope)
         bound = [b for b in flow if name in b.targets]
         before = [b for b in bound if b.line < line]
-        if not before or isinstance(scope, ast.Module):
+        if not before:
             return False
         last = max(before, key=lambda b: b.line)
         lines, loops = _enclosing_lines(scope.body, line)
@@ -636,24 +640,13 @@ class _Context:
             return True
         if depth <= 0 or last.moves or last.forward or last.parameter or last.attributes:
             return False
-        local = {t for b in flow for t in b.targets} | self._params_of_scope(scope)
+        local = {t for b in flow for t in b.targets} | _parameter_names(scope)
         read = last.names & local
         return bool(read) and all(
             self._settled(scope, other, last.line, grad, depth - 1) for other in read
         )
 
-    @staticmethod
-    def _params_of_scope(scope: _Scope) -> set[str]:
-        if isinstance(scope, ast.Module):
-            return set()
-        args = scope.args
-        return {
-            a.arg
-            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
-            if a is not None
-        }
-
-    def _upstream(
+    def _param_reads(
         self,
         function: _Function,
         owner: Optional[str],
@@ -663,7 +656,10 @@ class _Context:
         """For a call in ``function``: which arguments read which of its
         parameters (``Call.param_reads``), so that the engine can ask the
         calling function's own callers in other files what they pass."""
-        named = [*_positional(function, owner), *(a.arg for a in function.args.kwonlyargs)]
+        named = [
+            *_positional(function, owner is not None),
+            *(a.arg for a in function.args.kwonlyargs),
+        ]
         if not named:
             return ()
         reads = []
@@ -967,11 +963,7 @@ class _Context:
         if found is None:
             args = function.args
             me = [*args.posonlyargs, *args.args][0].arg if owner is not None and args.args else ""
-            seeds = {
-                a.arg
-                for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
-                if a is not None and a.arg != me
-            }
+            seeds = _parameter_names(function) - {me}
             found = self._params[id(function)] = _spread(self._flow(function), seeds)
         return found
 
@@ -1087,12 +1079,22 @@ def _enclosing_lines(body: list[ast.stmt], line: int) -> tuple[set[int], list[ra
     return found, loops
 
 
-def _positional(function: _Function, owner: Optional[str]) -> tuple[str, ...]:
+def _positional(function: _Function, method: bool) -> tuple[str, ...]:
     """The positional parameters of ``function`` as its callers bind them
-    (``self`` of a method of class ``owner`` left out)."""
+    (``self`` of a ``method`` left out)."""
     args = function.args
     positional = [a.arg for a in (*args.posonlyargs, *args.args)]
-    return tuple(positional[1:] if owner is not None and positional else positional)
+    return tuple(positional[1:] if method and positional else positional)
+
+
+def _parameter_names(function: _Function) -> set[str]:
+    """Every parameter ``function`` binds (``*args`` and ``**kwargs`` too)."""
+    args = function.args
+    return {
+        a.arg
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+        if a is not None
+    }
 
 
 def _bound(function: _Function, call: ast.Call, method: bool) -> dict[str, str]:
@@ -1100,9 +1102,7 @@ def _bound(function: _Function, call: ast.Call, method: bool) -> dict[str, str]:
     positional; a keyword's name) -> the parameter of ``function`` each binds to
     (none for ``*args`` and ``**kwargs``)."""
     args = function.args
-    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
-    if method and positional:
-        positional = positional[1:]
+    positional = _positional(function, method)
     found = {}
     for i, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):

@@ -854,13 +854,11 @@ class FileView:
     def _own_calls(self, name: str, depth: int) -> list[tuple[Call, str]]:
         """The calls of this file's module function ``name`` in this file,
         by other functions (their own callers followed ``depth`` calls up)."""
-        root = self.tree.project_root(self.folder)
-        project = self.tree.project(root)
-        if project is None:
+        own = self.tree.stat(self.path)
+        if own is None:
             return []
-        me = str(self.path)
-        own = [f for f in project.files if f[0] == me]
-        found = self._calls_in(own, name, None, root, test=False, depth=depth)
+        root = self.tree.project_root(self.folder)
+        found = self._calls_in([own], name, None, root, test=False, depth=depth)
         return [(c, p) for c, p in found if not c.value and c.caller_name != name]
 
     def _upstream(self, call: Call, depth: int) -> Call:
