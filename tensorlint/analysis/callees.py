@@ -173,6 +173,15 @@ class Callees:
         head, _, rest = called.partition(".")
         if not rest and module.binding_scope(head) is module and module.resolve(head) is None:
             return self._own(f"{head}.{method}") or self._inherited(head, method)
+        if module.binding_scope(head) is None:
+            # a class bound nowhere in the file, from a module it star-imports
+            # (``from agents import *``), the last one first
+            for star in reversed(module.stars):
+                cls = (star + called) if star.endswith(".") else f"{star}.{called}"
+                found = self._imported(f"{cls}.{method}") or self._inherited_there(cls, method)
+                if found is not None:
+                    return found
+            return None
         qual = module.resolve(head)
         if qual is None:
             return None

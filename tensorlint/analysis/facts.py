@@ -32,7 +32,7 @@ from tensorlint.analysis.names import (
     qualified_name,
     target_names,
 )
-from tensorlint.analysis.summaries import GRAD_OFF, GRAD_OFF_WRAP, OWNED
+from tensorlint.analysis.summaries import FORWARD_MADE, GRAD_OFF, GRAD_OFF_WRAP, OWNED
 from tensorlint.analysis.walk import children, own_statements
 from tensorlint.diagnostics import HIGH, MEDIUM
 
@@ -818,10 +818,16 @@ class FactEvaluator:
             if _legacy_item(node):
                 return EMPTY
             lists = dict_lists_key(node.value)
-            if lists is not None and lists in env:  # ``history[phase]``
+            stored = self.stored_list(lists) if lists is not None and lists not in env else None
+            if lists is not None and (lists in env or stored is not None):  # ``history[phase]``
                 entry = literal_index(node)  # ``history["val"]``: that list alone
                 one = dict_lists_key(node.value, entry) if entry is not None else None
-                return env[one] if one is not None and one in env else env[lists]
+                if one is not None and one in env:
+                    return env[one]
+                if stored is not None:
+                    # the lists of a dict of lists of ``self`` that other methods fill
+                    return (self.stored_list(one) if one is not None else None) or stored
+                return env[lists]
             part = self._returned_part(node, env)
             if part is not None:
                 return part  # ``evaluate(net, data)[1]``: one position of its tuples
@@ -830,6 +836,8 @@ class FactEvaluator:
                 return carry(base) | {NOGRAD}
             if ELEMS in base and TENSOR not in base and _single_index(node):
                 return element_facts(base)  # ``outputs[i]`` of a list of tensors
+            if ELEMS in base and TENSOR not in base and _one_slice(node):
+                return base  # ``outputs[-5:]``: a list of the same tensors
             key = literal_index(node)
             if key is not None and is_data_name(key):
                 return without_api_grad(carry(base))  # ``batch["labels"]``: data
@@ -998,6 +1006,16 @@ class FactEvaluator:
                 facts = facts | {grad}
         return facts
 
+    def stored_list(self, key: str) -> Optional[Facts]:
+        """What the class's methods left in the list (or the lists of a dict
+        of lists) ``key`` of ``self`` names (``self.preds``, ``self.stats.[]``),
+        when it is one known to be empty or to hold tensors."""
+        me = self.self_name
+        if me is None or not key.startswith(me + "."):
+            return None
+        facts = self.attributes.get(key[len(me) + 1 :])
+        return facts if facts is not None and facts & {ELEMS, LIST0, LISTANY} else None
+
     def _attribute(self, node: syntax.Attribute, env: Mapping[str, Facts]) -> Facts:
         key = dotted_name(node)
         if key is not None and key in env:
@@ -1136,7 +1154,7 @@ class FactEvaluator:
         if returns:
             # what every ``return`` of the function proves (``t.detach().cpu()``)
             facts = facts | {_PROOFS[r] for r in returns if r in _PROOFS}
-        if summary.forward_output and element is None:
+        if (summary.forward_output and element is None) or FORWARD_MADE in returns:
             # a forward pass's own value (a tensor, or a dict of them)
             facts = facts | {OUTPUT, TORCH_DATA}
         if summary.keeps_device and CPU not in facts:
@@ -1471,7 +1489,10 @@ class FactEvaluator:
             if elements:
                 inputs.extend(self.expr(e.value, env) for e in elements)
             else:
-                inputs.append(self.expr(value, env))
+                facts = self.expr(value, env)
+                # ``torch.cat(preds)`` of a list of tensors: its elements
+                listed = ELEMS in facts and TENSOR not in facts
+                inputs.append(element_facts(facts) if listed else facts)
         tensors = [f for f in inputs if _NUMBER not in f]
         proofs: set[str] = set()
         if tensors and all(TENSOR in f or NDARRAY in f for f in tensors):
@@ -1843,6 +1864,11 @@ def _legacy_item(node: syntax.Subscript) -> bool:
 def _single_index(node: syntax.Subscript) -> bool:
     """``xs[i]``, ``xs[-1]``: one element (not ``xs[1:]``, nor ``xs[i, j]``)."""
     return len(node.slice) == 1 and isinstance(node.slice[0].slice, syntax.Index)
+
+
+def _one_slice(node: syntax.Subscript) -> bool:
+    """``xs[1:]``, ``xs[-k:]``: a part of a sequence (not ``x[:, 0]``)."""
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, syntax.Slice)
 
 
 def _index_of_pair(node: syntax.Subscript, scope: Scope) -> bool:

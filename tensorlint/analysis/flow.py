@@ -358,9 +358,10 @@ class FactsWalker:
         if not (isinstance(value, syntax.Call) and isinstance(value.func, syntax.Attribute)):
             return None
         method = value.func.attr.value
-        if method not in _LIST_ADDS or len(value.args) != _LIST_ADDS[method]:
+        if method not in LIST_ADDS or len(value.args) != LIST_ADDS[method]:
             return None
-        key = _tracked_list(value.func.value, env)
+        env = dict(env)
+        key = self._tracked(value.func.value, env)
         if key is None:
             return None
         argument = value.args[-1].value
@@ -372,6 +373,29 @@ class FactsWalker:
         env = dict(env)
         _add_to_list(env, value.func.value, key, added)
         return env
+
+    def _tracked(self, target: syntax.BaseExpression, env: dict[str, Facts]) -> Optional[str]:
+        """``_tracked_list``, also for a list of ``self`` that another method
+        of the class made (``self.preds = []`` in ``__init__``, then
+        ``self.preds.append(y)`` here): its facts are put in ``env``."""
+        key = _tracked_list(target, env)
+        if key is not None:
+            return key
+        if isinstance(target, syntax.Subscript):
+            lists = dict_lists_key(target.value)
+            entry = literal_index(target)
+            keys = [lists, dict_lists_key(target.value, entry) if entry is not None else None]
+        else:
+            keys = [dotted_name(target)]
+        seeded = False
+        for one in keys:
+            if one is None or one in env:
+                continue
+            facts = self.evaluator.stored_list(one)
+            if facts is not None:
+                env[one] = facts
+                seeded = True
+        return _tracked_list(target, env) if seeded else None
 
     def _entered(self, item: syntax.BaseExpression, mode: Optional[bool], env: Env) -> Facts:
         """What ``with item as name:`` binds: a module entered as a context
@@ -386,11 +410,12 @@ class FactsWalker:
         """``xs += [v]`` on a list known to be empty or to hold tensors: it holds
         what was added too. Any other ``x op= v`` binds ``x op v`` (a running
         total that starts at ``0`` and adds losses is a tensor after the loop)."""
-        key = _tracked_list(node.target, env)
+        listed = dict(env)
+        key = self._tracked(node.target, listed)
         if key is not None:
             if not isinstance(node.operator, syntax.AddAssign):
                 return env
-            env = dict(env)
+            env = listed
             _add_to_list(env, node.target, key, self.evaluator.expr(node.value, env))
             return env
         key = dotted_name(node.target)
@@ -661,7 +686,12 @@ def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
 
 def _add_to_list(env: Env, target: syntax.BaseExpression, key: str, added: Facts) -> None:
     """``xs.append(v)`` (or ``+=``): the list of ``key`` holds ``added`` too;
-    for ``d["val"]`` of a dict of lists, that list as well as all of them."""
+    for ``d["val"]`` of a dict of lists, that list as well as all of them.
+    A value of unknown type makes it a list of values of unknown type
+    (``LISTANY``), which a tensor added later still makes a list that holds
+    tensors: one CUDA element is enough for a conversion to raise."""
+    if not added & {ELEMS, LIST0, LISTANY, NDARRAY} and not added & NUMBER:
+        added = added | {LISTANY}
     env[key] = meet(env[key], added)
     if isinstance(target, syntax.Subscript):
         entry = literal_index(target)
@@ -812,7 +842,7 @@ def _bind_dict_of_lists(
 
 
 #: list methods that add elements, and how many arguments they take
-_LIST_ADDS = {"append": 1, "extend": 1, "insert": 2}
+LIST_ADDS = {"append": 1, "extend": 1, "insert": 2}
 
 
 def _parse_key(key: str) -> syntax.BaseExpression:

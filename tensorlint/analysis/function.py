@@ -23,6 +23,7 @@ from tensorlint.analysis.facts import (
     settle,
 )
 from tensorlint.analysis.flow import (
+    LIST_ADDS,
     Conversion,
     Event,
     EventLog,
@@ -212,7 +213,7 @@ def class_attribute_facts(
     found: dict[str, Facts] = {}
     unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
-    methods: list[tuple[syntax.FunctionDef, Scope, str, set[str]]] = []
+    methods: list[tuple[syntax.FunctionDef, Scope, str, set[str], set[str]]] = []
     tests = _is_test_class(node)
     for item in body:
         if not isinstance(item, syntax.FunctionDef) or item not in scopes:
@@ -223,15 +224,16 @@ def class_attribute_facts(
         me = self_name(scope)
         if me is None:
             continue
-        assigned, unfreezes = _assigned_attributes(item, me)
+        assigned, unfreezes, filled = _assigned_attributes(item, me)
         unfrozen |= unfreezes
-        if assigned:
-            methods.append((item, scope, me, assigned))
+        if assigned or filled:
+            methods.append((item, scope, me, assigned, filled))
     known: Optional[dict[str, Facts]] = None
     after: dict[str, dict[str, Facts]] = {}
     for _ in range(2):
         found = {}
-        for item, scope, me, assigned in methods:
+        rebinds: list[tuple[set[str], dict[str, Facts]]] = []
+        for item, scope, me, assigned, filled in methods:
             final = FactsWalker(scope, set(), known).run(owner_body(item), {})
             left = after[item.name.value] = {}
             for name in assigned:
@@ -239,6 +241,26 @@ def class_attribute_facts(
                 # ``if self.v.requires_grad: self.v = self.v.detach()``, is gone)
                 facts = left[name] = settle(final.get(f"{me}.{name}", frozenset()))
                 found[name] = meet(found[name], facts) if name in found else facts
+            for name in filled:
+                # a list it only adds to: what the walk followed of it, if anything
+                key = f"{me}.{name}"
+                if key in final:
+                    facts = left[name] = final[key]
+                    found[name] = meet(found[name], facts) if name in found else facts
+            lists = {}
+            for key, facts in final.items():
+                # the lists of a dict of lists (``self.stats = defaultdict(list)``,
+                # ``self.stats[k].append(v)``): ``stats.[]``, ``stats.['val']``
+                head, dot, rest = key.partition(".")
+                if head == me and dot and ".[" in rest and rest.split(".[")[0] in assigned | filled:
+                    lists[rest] = facts
+                    found[rest] = meet(found[rest], facts) if rest in found else facts
+            rebinds.append((assigned, lists))
+        for rest in [k for k in found if ".[" in k]:
+            # a method that binds the dict anew without these lists: no proof
+            base = rest.split(".[")[0]
+            if any(base in assigned and rest not in lists for assigned, lists in rebinds):
+                found[rest] = meet(found[rest], frozenset())
         settled = {name: facts for name, facts in found.items() if facts}
         if not methods or settled == known:
             break
@@ -263,11 +285,15 @@ def _is_test_class(node: syntax.ClassDef) -> bool:
     return False
 
 
-def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str], set[str]]:
+def _assigned_attributes(
+    method: syntax.FunctionDef, me: str
+) -> tuple[set[str], set[str], set[str]]:
     """The ``self.<name>`` attributes the method assigns (or registers as
-    buffers), and those whose parameters it may set to require grad."""
+    buffers), those whose parameters it may set to require grad, and those
+    it only adds to (``self.preds.append(y)``)."""
     names: set[str] = set()
     unfreezes: set[str] = set()
+    filled: set[str] = set()
     stack: list[syntax.CSTNode] = [method.body]
     while stack:
         current = stack.pop()
@@ -277,14 +303,22 @@ def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str],
         unfrozen: Optional[syntax.BaseExpression] = None
         if isinstance(current, syntax.Assign):
             targets = [t.target for t in current.targets]
-        elif isinstance(current, syntax.AnnAssign):
-            targets = [current.target]
+        elif isinstance(current, (syntax.AnnAssign, syntax.AugAssign)):
+            targets = [current.target]  # (``self.total += loss``: a running total)
         elif isinstance(current, syntax.Call):
             buffer = registered_buffer(current)
             if buffer is not None:
                 targets = [parse_expression(buffer[0])]
             elif _sets_requires_grad(current):
                 unfrozen = current.func.value  # type: ignore[attr-defined]
+            elif (
+                isinstance(current.func, syntax.Attribute) and current.func.attr.value in LIST_ADDS
+            ):
+                # ``self.preds.append(y)``: a list the walk follows where it is
+                # known to be empty or to hold tensors
+                name = _own_attribute(current.func.value, me)
+                if name is not None:
+                    filled.add(name)
         elif isinstance(current, syntax.For):
             loop = parameter_loop_sets_grad(current)
             if loop is not None and loop[2]:
@@ -297,7 +331,20 @@ def _assigned_attributes(method: syntax.FunctionDef, me: str) -> tuple[set[str],
         if name is not None:
             unfreezes.add(name)
         stack.extend(children(current))
-    return names, unfreezes
+    return names, unfreezes, filled - names
+
+
+def _own_attribute(node: syntax.BaseExpression, me: str) -> Optional[str]:
+    """``name`` when ``node`` is ``self.name`` or ``self.name[k]`` (a dict of lists)."""
+    if isinstance(node, syntax.Subscript):
+        node = node.value
+    if (
+        isinstance(node, syntax.Attribute)
+        and isinstance(node.value, syntax.Name)
+        and node.value.value == me
+    ):
+        return node.attr.value
+    return None
 
 
 def _attribute_of(node: syntax.BaseExpression, me: str) -> Optional[str]:

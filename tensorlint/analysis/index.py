@@ -15,6 +15,7 @@ from tensorlint.analysis.names import (
     Scope,
     ScopeBuilder,
     _is_import_error_handler,
+    dotted_name,
     qualified_name,
     target_names,
     through_module_methods,
@@ -79,6 +80,9 @@ class ModuleIndex:
         self.scope_stack: list[Scope] = []
         self.candidates: list[Candidate] = []
         self.builder = ScopeBuilder(star_names)
+        #: ``agent = RNDAgent``, a name's first binding to a class (as written),
+        #: by (scope, name): ``agent = agent(...)`` then makes an instance of it
+        self._class_aliases: dict[tuple[int, str], str] = {}
         self.imported: set[str] = set()
         #: local names imported under another name for a candidate function
         self.aliases: set[str] = set()
@@ -306,9 +310,23 @@ class ModuleIndex:
             if fresh and len(node.targets) == 1:
                 assert isinstance(first, syntax.Name)
                 self.builder.bind_instance(scope, first.value, node.value)
+                named = dotted_name(node.value)
+                if named is not None and named.rsplit(".", 1)[-1][:1].isupper():
+                    self._class_aliases[(id(scope), first.value)] = named
             elif kept is not None:
                 assert isinstance(first, syntax.Name)
                 scope.instances[first.value] = kept
+            elif isinstance(first, syntax.Name) and len(node.targets) == 1:
+                # ``agent = RNDAgent``, then ``agent = agent(...)``: an instance of it
+                alias = self._class_aliases.pop((id(scope), first.value), None)
+                value = through_module_methods(node.value)
+                if (
+                    alias is not None
+                    and isinstance(value, syntax.Call)
+                    and isinstance(value.func, syntax.Name)
+                    and value.func.value == first.value
+                ):
+                    scope.instances[first.value] = alias
         elif isinstance(node, (syntax.AugAssign, syntax.AnnAssign, syntax.For, syntax.NamedExpr)):
             self.builder.bind_target(scope, node.target)
             if self.library_names and isinstance(node, syntax.For):

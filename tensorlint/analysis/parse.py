@@ -165,7 +165,8 @@ def _left_out_members(
 
 def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
     """Attributes of the method's first parameter its text assigns
-    (``self.x = ...``, ``self.x: T = ...``), registers as buffers
+    (``self.x = ...``, ``self.x: T = ...``, ``self.x += ...``), adds to
+    (``self.x.append(...)``, ``self.x[k].append(...)``), registers as buffers
     (``self.register_buffer("x", ...)``) or may set to require grad (every
     ``self.x`` of a method whose text says ``requires_grad``): a scan of the
     text, which may find more than the analysis counts (in a nested function,
@@ -178,6 +179,10 @@ def _assigned_attributes(method: Member, text: str) -> frozenset[str]:
     me = re.escape(params[0].arg)  # (the lookbehind after it: a leading literal)
     receiver = rf"{me}(?<![\w.]{me})\s*\.\s*"
     found = set(re.findall(rf"{receiver}(\w+)\s*(?::[^=\n]*)?=(?!=)", text))
+    # ``self.total += loss``, ``self.preds.append(y)``, ``self.stats[k].append(v)``
+    found.update(re.findall(rf"{receiver}(\w+)\s*(?:[-+*/@%&|^]|//|\*\*|<<|>>)=", text))
+    adds = r"(?:\[[^\]\n]*\]\s*)?\.\s*(?:append|extend|insert)\s*\("
+    found.update(re.findall(rf"{receiver}(\w+)\s*{adds}", text))
     found.update(re.findall(rf"{receiver}register_buffer\s*\(\s*(?:name\s*=\s*)?[\"'](\w+)", text))
     if "requires_grad" in text:
         found.update(re.findall(rf"{receiver}(\w+)", text))

@@ -73,6 +73,9 @@ class Write(NamedTuple):
 
 #: in an ``Element``'s ``returns``: the position is a tensor (``x.detach()``)
 TENSOR_MADE = "tensor"
+#: in an ``Element``'s ``returns``: the position is a forward pass's own value
+#: (``logits = self.net(x)`` under ``no_grad``, ``return 0, logits``): torch data
+FORWARD_MADE = "output"
 #: in a summary's ``returns``: every value it returns is its own module's
 #: parameters or buffers (``return self.named_parameters()``): where the
 #: module's users moved it
@@ -1265,6 +1268,9 @@ class _Summarizer:
             returned = self._returned(element)
             if _makes_tensor(element):
                 returned = returned._replace(returns=returned.returns | {TENSOR_MADE})
+            named = isinstance(element, ast.Name) and element.id in self.forwarded
+            if named or self._forward_pass(element):
+                returned = returned._replace(returns=returned.returns | {FORWARD_MADE})
             found.append(returned)
         if self.elements is None:
             self.elements = found

@@ -498,7 +498,7 @@ class Cache:
 # --- the file format: JSON, checked on the way in ------------------------------
 
 _FORMAT = "tensorlint-cache"
-_FORMAT_VERSION = 6
+_FORMAT_VERSION = 7
 
 
 def encode(
