@@ -50,6 +50,9 @@ OTHER = "other"  #: comes from another framework (TensorFlow, JAX, ...)
 #: not a torch tensor itself (a type test for one failed): says nothing of
 #: its attributes or elements (a model's output object holds tensors)
 NOTTENSOR = "nottensor"
+#: an OpenMMLab data element (``data_sample.pred_instances``): not a tensor,
+#: its own ``.numpy()`` converts its fields safely; its fields are tensors
+ELEMENT = "element"
 _NUMBER = "number"  #: a numeric literal: neutral in arithmetic
 
 MODULE = "module"  #: an ``nn.Module`` (its call is a forward pass)
@@ -97,7 +100,7 @@ TORCH_DATA = "data:"
 EMPTY: Facts = frozenset()
 NUMBER: Facts = frozenset({_NUMBER})
 CARRY: Facts = frozenset(
-    {CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE, INFERENCE, MOVED}
+    {CPU, NOGRAD, TENSOR, NDARRAY, OTHER, MODULE, FROZEN, PARAMFREE, INFERENCE, MOVED, ELEMENT}
 )
 
 #: prefixes of evidence tokens
@@ -1065,6 +1068,8 @@ class FactEvaluator:
             return found | {TENSOR} if MODULE in base else found
         if is_data_name(attr):
             return without_api_grad(evidence(base))  # ``data.edge_index``: data
+        if ops.DATA_ELEMENT_FIELD.match(attr) and _imports_mm(self.scope):
+            return evidence(base) | {ELEMENT}  # ``data_sample.pred_instances``
         return evidence(base)
 
     def _output_entry(self, node: syntax.BaseExpression, env: Mapping[str, Facts]) -> bool:
@@ -1679,6 +1684,15 @@ def registered_buffer(
         return None
     tensor = positional(node, 1) or keyword(node, "tensor")
     return f"{module}.{text}", None if tensor is None or _is_none(tensor) else tensor
+
+
+def _imports_mm(scope: Scope) -> bool:
+    """Does the module import one of OpenMMLab's packages (``ops.MM_PACKAGE``)?"""
+    return any(
+        ops.MM_PACKAGE.match(qual.split(".", 1)[0])
+        for quals in scope.module().bindings.values()
+        for qual in quals
+    )
 
 
 def is_data_name(name: str) -> bool:

@@ -465,6 +465,20 @@ METADATA_ATTRS = frozenset(
      "nelement", "stride", "element_size", "get_device", "data_ptr", "storage_offset",
      "is_contiguous", "grad_fn", "is_leaf"}
 )  # fmt: skip
+#: The fields of an OpenMMLab data sample that hold data elements
+#: (``mmengine.structures.InstanceData``, ``PixelData``), not tensors:
+#: ``data_sample.pred_instances``, ``gt_sem_seg``, ``pred_instances_3d``. A
+#: data element's own ``.numpy()`` (``.cpu()``, ``.to(d)``, indexing by a
+#: mask) converts each of its fields with ``v.detach().cpu().numpy()``; its
+#: fields (``pred_instances.bboxes``) are tensors. Read so only in a file
+#: that imports one of the OpenMMLab packages (``MM_PACKAGE``).
+DATA_ELEMENT_FIELD = re.compile(
+    r"^(?:pred|gt|ignored)_(?:track_)?instances(?:_3d)?$|^(?:pred|gt)_(?:sem|panoptic|pts)_seg$"
+    r"|^(?:pred|gt)_fields$"
+)
+#: The top-level packages of OpenMMLab's libraries (``mmengine``, ``mmdet``,
+#: ``mmocr``, ``mmdet3d``, ...).
+MM_PACKAGE = re.compile(r"^mm[a-z0-9]*$")
 #: Attributes whose value never requires grad (``p.data``, ``p.grad``, a
 #: sparse tensor's ``indices``).
 GRAD_FREE_ATTRS = frozenset({"data", "grad", "indices"})

@@ -15,6 +15,7 @@ from tensorlint.analysis.facts import (
     COMPREHENSIONS,
     CPU,
     DEV,
+    ELEMENT,
     ELEMS,
     GRAD,
     MAY_NUMBER,
@@ -1645,7 +1646,7 @@ class Site:
         facts = self.facts(self.receiver)
         if self.analysis.tested_for_torch:
             return TENSOR in facts  # only where the file's own test says so
-        return not (facts & {OTHER, NDARRAY, NOTTENSOR})
+        return not (facts & {OTHER, NDARRAY, NOTTENSOR, ELEMENT})
 
     def needs_device_move(self) -> bool:
         """Is the receiver not known to be on the CPU? (What the fix must assume.)"""
