@@ -973,10 +973,12 @@ class FactEvaluator:
                 assert isinstance(self.scope.node, syntax.FunctionDef)
                 method = f"{self.scope.node.name.value}()"
                 facts = facts | {record(self.scope, "batch", param, method)}
+        if ops.DATA_SAMPLE_PARAMETER.search(name) and _imports_mm(self.scope):
+            facts = facts | {ELEMENT}  # an OpenMMLab data sample
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None
-            and not facts & {NDARRAY, OTHER, NOTTENSOR}
+            and not facts & {NDARRAY, OTHER, NOTTENSOR, ELEMENT}
             and not is_plain_annotation(self.scope.params[name])
             and name not in ops.NOT_TENSOR_PARAMETER_NAMES
             and not _literal_default(boundary.node)

@@ -476,6 +476,10 @@ DATA_ELEMENT_FIELD = re.compile(
     r"^(?:pred|gt|ignored)_(?:track_)?instances(?:_3d)?$|^(?:pred|gt)_(?:sem|panoptic|pts)_seg$"
     r"|^(?:pred|gt)_fields$"
 )
+#: Parameters that hold OpenMMLab data samples (``data_sample``,
+#: ``batch_data_samples``, ``det_data_sample``), in such a file: data
+#: elements too.
+DATA_SAMPLE_PARAMETER = re.compile(r"(?:^|_)data_samples?$")
 #: The top-level packages of OpenMMLab's libraries (``mmengine``, ``mmdet``,
 #: ``mmocr``, ``mmdet3d``, ...).
 MM_PACKAGE = re.compile(r"^mm[a-z0-9]*$")
