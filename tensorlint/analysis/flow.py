@@ -369,7 +369,11 @@ class FactsWalker:
         if method != "extend":
             if self.no_grad and computed_without_grad(argument, self.scope):
                 added = settle(added | {NOGRAD})
-            added = self.evaluator.elements([added])
+            raw, added = added, self.evaluator.elements([added])
+            if ELEMS not in added and _of_unknown_type(raw):
+                added = added | {LISTANY}  # (see ``_add_to_list``)
+        elif _of_unknown_type(added):
+            added = added | {LISTANY}
         env = dict(env)
         _add_to_list(env, value.func.value, key, added)
         return env
@@ -416,7 +420,10 @@ class FactsWalker:
             if not isinstance(node.operator, syntax.AddAssign):
                 return env
             env = listed
-            _add_to_list(env, node.target, key, self.evaluator.expr(node.value, env))
+            added = self.evaluator.expr(node.value, env)
+            if _of_unknown_type(added):
+                added = added | {LISTANY}
+            _add_to_list(env, node.target, key, added)
             return env
         key = dotted_name(node.target)
         if key is None:
@@ -684,14 +691,21 @@ def _tracked_list(target: syntax.BaseExpression, env: Env) -> Optional[str]:
     return key
 
 
+def _of_unknown_type(facts: Facts) -> bool:
+    """Is a value (or a list of values) with these facts of a type not known
+    here: not a tensor or a list of them, a number, an array, another
+    framework's value, or a value a type test refuted?"""
+    return not facts & {TENSOR, ELEMS, LIST0, LISTANY, NDARRAY, OTHER, NOTTENSOR} and not (
+        facts & NUMBER
+    )
+
+
 def _add_to_list(env: Env, target: syntax.BaseExpression, key: str, added: Facts) -> None:
     """``xs.append(v)`` (or ``+=``): the list of ``key`` holds ``added`` too;
     for ``d["val"]`` of a dict of lists, that list as well as all of them.
-    A value of unknown type makes it a list of values of unknown type
-    (``LISTANY``), which a tensor added later still makes a list that holds
-    tensors: one CUDA element is enough for a conversion to raise."""
-    if not added & {ELEMS, LIST0, LISTANY, NDARRAY} and not added & NUMBER:
-        added = added | {LISTANY}
+    A value of unknown type (``LISTANY`` in ``added``) makes it a list of
+    values of unknown type, which a tensor added later still makes a list
+    that holds tensors: one CUDA element is enough for a conversion to raise."""
     env[key] = meet(env[key], added)
     if isinstance(target, syntax.Subscript):
         entry = literal_index(target)
