@@ -1215,6 +1215,9 @@ class FactEvaluator:
             return self._getattr(node, env)
         if is_empty_list(node, self.scope):
             return frozenset({LIST0})  # ``list()``, as ``[]``
+        chosen = self._min_max(node, env)
+        if chosen is not None:
+            return chosen
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)
@@ -1296,6 +1299,38 @@ class FactEvaluator:
             not arg.star and torch_valued(self.expr(arg.value, env), self.scope)
             for arg in node.args
         )
+
+    def _min_max(self, node: syntax.Call, env: Mapping[str, Facts]) -> Optional[Facts]:
+        """The builtin ``min(best, loss)`` / ``max(a, b)``: one of its arguments,
+        so what they all may be (a number against a tensor: the tensor's
+        facts, as a running total's); ``max(losses)`` of a list: an element."""
+        func = node.func
+        if not (
+            isinstance(func, syntax.Name)
+            and func.value in ("min", "max")
+            and func.value not in env
+            and self.scope.lookup(func.value) is None
+            and node.args
+            and all(a.keyword is None and not a.star for a in node.args)
+        ):
+            return None
+        if len(node.args) == 1:
+            listed = self.expr(node.args[0].value, env)
+            return element_facts(listed) if ELEMS in listed else None
+        given = [self.expr(arg.value, env) for arg in node.args]
+        others = [facts for facts in given if facts != NUMBER]
+        if not others:
+            return NUMBER
+        found = others[0]
+        for facts in others[1:]:
+            found = meet(found, facts)
+        if len(others) < len(given):
+            # a number against a tensor (``best = min(best, loss)`` from
+            # ``float("inf")``): the tensor, when it is the smaller
+            if not torch_valued(found, self.scope):
+                return meet(NUMBER, found)
+            found = found | {TENSOR, MAY_NUMBER}
+        return found
 
     def _inputs_without_grad(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
         """Is every argument of the call a constant or a value without grad?"""

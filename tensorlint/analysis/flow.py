@@ -49,6 +49,7 @@ from tensorlint.analysis.facts import (
     cuda_and_tensor_test,
     device_key,
     dict_lists_key,
+    element_facts,
     evidence,
     flag_test,
     frozen,
@@ -372,6 +373,8 @@ class FactsWalker:
             raw, added = added, self.evaluator.elements([added])
             if ELEMS not in added and _of_unknown_type(raw):
                 added = added | {LISTANY}  # (see ``_add_to_list``)
+        elif TENSOR in added and not added & {ELEMS, LIST0, LISTANY}:
+            added = self.evaluator.elements([element_facts(added)])  # its rows
         elif _of_unknown_type(added):
             added = added | {LISTANY}
         env = dict(env)
