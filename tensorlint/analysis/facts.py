@@ -959,6 +959,8 @@ class FactEvaluator:
     def operation(left: Facts, right: Facts) -> Facts:
         """The facts of an arithmetic operator's result (``a + b``, ``x += v``):
         a tensor when either side is one (``t / len(xs)``), whatever the other."""
+        if left == NUMBER and right == NUMBER:
+            return NUMBER  # ``self.count + 1``: a number still
         found = _operands(left, right) - {_NUMBER}
         return found | {TENSOR} if TENSOR in left or TENSOR in right else found
 

@@ -242,9 +242,11 @@ def class_attribute_facts(
                 facts = left[name] = settle(final.get(f"{me}.{name}", frozenset()))
                 found[name] = meet(found[name], facts) if name in found else facts
             for name in filled:
-                # a list it only adds to: what the walk followed of it, if anything
+                # a list it only adds to, a total it only adds to: what the walk
+                # made of it from what the other methods left there (so not on
+                # the first walk, which starts from nothing)
                 key = f"{me}.{name}"
-                if key in final:
+                if known is not None and key in final:
                     facts = left[name] = final[key]
                     found[name] = meet(found[name], facts) if name in found else facts
             lists = {}
@@ -290,7 +292,7 @@ def _assigned_attributes(
 ) -> tuple[set[str], set[str], set[str]]:
     """The ``self.<name>`` attributes the method assigns (or registers as
     buffers), those whose parameters it may set to require grad, and those
-    it only adds to (``self.preds.append(y)``)."""
+    it only adds to (``self.preds.append(y)``, ``self.total += loss``)."""
     names: set[str] = set()
     unfreezes: set[str] = set()
     filled: set[str] = set()
@@ -303,8 +305,14 @@ def _assigned_attributes(
         unfrozen: Optional[syntax.BaseExpression] = None
         if isinstance(current, syntax.Assign):
             targets = [t.target for t in current.targets]
-        elif isinstance(current, (syntax.AnnAssign, syntax.AugAssign)):
-            targets = [current.target]  # (``self.total += loss``: a running total)
+        elif isinstance(current, syntax.AnnAssign):
+            targets = [current.target]
+        elif isinstance(current, syntax.AugAssign):
+            # ``self.total += loss``: a running total, what the method leaves
+            # in it computed from what the other methods left there
+            name = _own_attribute(current.target, me)
+            if name is not None and not isinstance(current.target, syntax.Subscript):
+                filled.add(name)
         elif isinstance(current, syntax.Call):
             buffer = registered_buffer(current)
             if buffer is not None:
