@@ -976,11 +976,13 @@ class FactEvaluator:
                 method = f"{self.scope.node.name.value}()"
                 facts = facts | {record(self.scope, "batch", param, method)}
         if ops.DATA_SAMPLE_PARAMETER.search(name) and _imports_mm(self.scope):
-            facts = facts | {ELEMENT}  # an OpenMMLab data sample
+            # an OpenMMLab data sample: not a tensor, but its fields are, and
+            # what callers may pass in them is the boundary's guess as before
+            facts = facts | {ELEMENT}
         boundary = self.scope.boundary.get(name)
         if (
             boundary is not None
-            and not facts & {NDARRAY, OTHER, NOTTENSOR, ELEMENT}
+            and not facts & {NDARRAY, OTHER, NOTTENSOR}
             and not is_plain_annotation(self.scope.params[name])
             and name not in ops.NOT_TENSOR_PARAMETER_NAMES
             and not _literal_default(boundary.node)
