@@ -175,9 +175,8 @@ class Callees:
             return self._own(f"{head}.{method}") or self._inherited(head, method)
         if module.binding_scope(head) is None:
             # a class bound nowhere in the file, from a module it star-imports
-            # (``from agents import *``), the last one first
-            for star in reversed(module.stars):
-                cls = (star + called) if star.endswith(".") else f"{star}.{called}"
+            # (``from agents import *``)
+            for cls in _star_candidates(called, module):
                 found = self._imported(f"{cls}.{method}") or self._inherited_there(cls, method)
                 if found is not None:
                     return found
@@ -213,8 +212,8 @@ class Callees:
     def _starred(self, name: str, module: Scope) -> Optional[Callee]:
         """A name bound nowhere in the file, read from the modules it
         star-imports (``from utils import *``), the last one first."""
-        for star in reversed(module.stars):
-            found = self._imported(star + name if star.endswith(".") else f"{star}.{name}")
+        for qual in _star_candidates(name, module):
+            found = self._imported(qual)
             if found is not None:
                 return found
         return None
@@ -310,6 +309,14 @@ class Callees:
             return []
         module = qual.rpartition(".")[0]
         return [f"{module}.{b}" for b in found[0].bases if "." not in b]
+
+
+def _star_candidates(name: str, module: Scope) -> list[str]:
+    """What a name the file binds nowhere may be, read from the modules it
+    star-imports (``from utils import *`` -> ``utils.name``), the last first."""
+    return [
+        star + name if star.endswith(".") else f"{star}.{name}" for star in reversed(module.stars)
+    ]
 
 
 def attribute_classes(node: syntax.ClassDef) -> dict[str, frozenset[str]]:

@@ -361,10 +361,10 @@ class FactsWalker:
         method = value.func.attr.value
         if method not in LIST_ADDS or len(value.args) != LIST_ADDS[method]:
             return None
-        env = dict(env)
-        key = self._tracked(value.func.value, env)
+        key, seeds = self._tracked(value.func.value, env)
         if key is None:
             return None
+        env = {**env, **seeds}
         argument = value.args[-1].value
         added = self.evaluator.expr(argument, env)
         if method != "extend":
@@ -377,32 +377,32 @@ class FactsWalker:
             added = self.evaluator.elements([element_facts(added)])  # its rows
         elif _of_unknown_type(added):
             added = added | {LISTANY}
-        env = dict(env)
         _add_to_list(env, value.func.value, key, added)
         return env
 
-    def _tracked(self, target: syntax.BaseExpression, env: dict[str, Facts]) -> Optional[str]:
+    def _tracked(self, target: syntax.BaseExpression, env: Env) -> tuple[Optional[str], Env]:
         """``_tracked_list``, also for a list of ``self`` that another method
         of the class made (``self.preds = []`` in ``__init__``, then
-        ``self.preds.append(y)`` here): its facts are put in ``env``."""
+        ``self.preds.append(y)`` here): the key, and the facts of the class's
+        lists to put in ``env`` first (none where ``env`` has them)."""
         key = _tracked_list(target, env)
         if key is not None:
-            return key
+            return key, {}
         if isinstance(target, syntax.Subscript):
             lists = dict_lists_key(target.value)
             entry = literal_index(target)
             keys = [lists, dict_lists_key(target.value, entry) if entry is not None else None]
         else:
             keys = [dotted_name(target)]
-        seeded = False
+        seeds: dict[str, Facts] = {}
         for one in keys:
-            if one is None or one in env:
-                continue
-            facts = self.evaluator.stored_list(one)
-            if facts is not None:
-                env[one] = facts
-                seeded = True
-        return _tracked_list(target, env) if seeded else None
+            facts = self.evaluator.stored_list(one) if one is not None and one not in env else None
+            if one is not None and facts is not None:
+                seeds[one] = facts
+        if not seeds:
+            return None, {}
+        key = _tracked_list(target, {**env, **seeds})
+        return (key, seeds) if key is not None else (None, {})
 
     def _entered(self, item: syntax.BaseExpression, mode: Optional[bool], env: Env) -> Facts:
         """What ``with item as name:`` binds: a module entered as a context
@@ -417,12 +417,11 @@ class FactsWalker:
         """``xs += [v]`` on a list known to be empty or to hold tensors: it holds
         what was added too. Any other ``x op= v`` binds ``x op v`` (a running
         total that starts at ``0`` and adds losses is a tensor after the loop)."""
-        listed = dict(env)
-        key = self._tracked(node.target, listed)
+        key, seeds = self._tracked(node.target, env)
         if key is not None:
             if not isinstance(node.operator, syntax.AddAssign):
                 return env
-            env = listed
+            env = {**env, **seeds}
             added = self.evaluator.expr(node.value, env)
             if _of_unknown_type(added):
                 added = added | {LISTANY}

@@ -1201,8 +1201,7 @@ class _Summarizer:
         if "cpu" not in proofs:
             self.moves_to |= self.device_params(value)
             self.keeps_device |= self._device_flow(value)
-        named = isinstance(value, ast.Name) and value.id in self.forwarded
-        if named or self._forward_pass(value):
+        if self._forward_value(value):
             self.forward_output = True
         made = self.requires_grad_value(value)
         self.grad_made = made if self.grad_made is None else self.grad_made and made
@@ -1268,8 +1267,7 @@ class _Summarizer:
             returned = self._returned(element)
             if _makes_tensor(element):
                 returned = returned._replace(returns=returned.returns | {TENSOR_MADE})
-            named = isinstance(element, ast.Name) and element.id in self.forwarded
-            if named or self._forward_pass(element):
+            if self._forward_value(element):
                 returned = returned._replace(returns=returned.returns | {FORWARD_MADE})
             found.append(returned)
         if self.elements is None:
@@ -1628,6 +1626,12 @@ class _Summarizer:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             return func.value.id == self.me and ops.names_a_forward_pass(func.attr)
         return False
+
+    def _forward_value(self, node: ast.expr) -> bool:
+        """Is ``node`` the very value a forward pass returned: the pass
+        itself, or a name bound to one (``out = self.model(batch)``)?"""
+        named = isinstance(node, ast.Name) and node.id in self.forwarded
+        return named or self._forward_pass(node)
 
     def _forward_pass(self, node: ast.expr) -> bool:
         """Is ``node`` a forward pass (``self.model(x)``, ``net.forward(x)``)?"""
