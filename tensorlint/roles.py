@@ -236,3 +236,19 @@ def runs_on_an_accelerator(source: str) -> bool:
     if mentions_accelerator(source):
         return True
     return ("device" in source or "DEVICE" in source) and RUNTIME_DEVICE.search(source) is not None
+
+
+#: A backward pass: ``loss.backward()``, Lightning's ``self.manual_backward(loss)``,
+#: ``torch.autograd.grad(...)``, or a Lightning ``training_step``, whose loss
+#: Lightning backpropagates (``trains``).
+_BACKWARD = re.compile(
+    r"\.(?:manual_)?backward\s*\(|\bautograd\.grad\s*\(|\bdef\s+training_step\s*\("
+)
+
+
+def trains(source: str) -> bool:
+    """Does ``source`` run a backward pass somewhere? Then its models are
+    trained here, and their outputs require grad outside ``no_grad``."""
+    if "backward" not in source and "grad" not in source and "training_step" not in source:
+        return False
+    return _BACKWARD.search(source) is not None

@@ -113,6 +113,27 @@ _API_KINDS = frozenset({"api", "api-grad"})
 #: notebook) shows itself: a tensor made to require grad, or one it calls
 #: ``.backward()`` on (``Site.grad_evidence``).
 GRAD_SHOWN_AS_WRITTEN = frozenset({"requires-grad", "backward"})
+#: A forward pass with grad enabled where it is made (``out = net(x)``).
+#: Where the code already moved its output to the host (``out.cpu().numpy()``)
+#: in a file that runs no backward pass, it is not counted unless the module
+#: is a ``torch.nn`` one built in the code (``BUILT``; ``Site.grad_evidence``):
+#: read by hand on code no one here had tuned on, such findings were false 27
+#: times of 28 (frozen or loaded-for-inference models, callers or framework
+#: loops that disable grad); the strict TL112 reports them, naming the pass.
+FORWARD_PASS = "module-output"
+#: the note of a forward pass of a ``torch.nn`` module built in the code
+BUILT = "built"
+
+
+def forward_pass(found: Evidence) -> bool:
+    """Is ``found`` a forward pass's output, computed with grad enabled?"""
+    return found.kind == FORWARD_PASS
+
+
+def forward_pass_of_a_given_module(found: Evidence) -> bool:
+    """Is ``found`` a forward pass of a module the code did not build
+    (loaded, passed in, made by a factory: frozen or not, elsewhere)?"""
+    return found.kind == FORWARD_PASS and found.note != BUILT
 
 
 #: ``Parameter`` of ``nn.Parameter(w)``: the parameter classes' own names
@@ -175,13 +196,14 @@ class Evidence(NamedTuple):
     def confidence(self) -> str:
         """How sure a finding resting on this evidence is (``CONFIDENCES``):
         ``medium`` for the API boundary's guess about callers no checked code
-        shows, and for a forward pass with grad enabled where it is made (a
+        shows, for a forward pass with grad enabled where it is made (a
         caller in another file, or the module's own ``forward``, may run it
         under ``no_grad``: measured, these were false far more often than
-        not, docs/confidence.md); ``high`` for a cause the code shows."""
+        not, docs/confidence.md), and for a library module's own parameters
+        or buffers; ``high`` for a cause the code shows."""
         if self.kind in _API_KINDS:
             return HIGH if self.shown else MEDIUM
-        return MEDIUM if self.kind in ("module-output", "owned") else HIGH
+        return MEDIUM if self.kind in (FORWARD_PASS, "owned") else HIGH
 
 
 #: the kinds of device evidence (the others are grad evidence)
@@ -523,7 +545,7 @@ def torch_valued(facts: Facts, scope: Scope) -> bool:
 
 
 #: Evidence kinds that say a value is a module's output (torch data).
-_OUTPUT_KINDS = frozenset({"module-output", "callee-output"})
+_OUTPUT_KINDS = frozenset({FORWARD_PASS, "callee-output"})
 
 
 def _inferred(facts: Facts) -> Facts:
@@ -1263,7 +1285,9 @@ class FactEvaluator:
             if self._inputs_without_grad(node, env):
                 found = found | {NOGRAD}
         else:
-            found = found | {record(self.scope, "module-output", node)}
+            # a ``torch.nn`` module built in the code (not frozen): trainable
+            built = BUILT if MODULE in callee else ""
+            found = found | {record(self.scope, FORWARD_PASS, node, note=built)}
         found = found | {OUTPUT, TORCH_DATA}
         if CPU in callee and INFERENCE not in callee:
             # a module moved to the CPU computes there (inputs elsewhere

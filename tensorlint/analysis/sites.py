@@ -35,6 +35,7 @@ from tensorlint.analysis.facts import (
     element_facts,
     evidence,
     flag_test,
+    forward_pass_of_a_given_module,
     grad_mode,
     is_basic_index,
     is_false,
@@ -78,7 +79,7 @@ from tensorlint.analysis.pytree import parse
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary, default_cuda_call
 from tensorlint.analysis.walk import children, own_statements
-from tensorlint.roles import is_test_text, runs_on_an_accelerator
+from tensorlint.roles import is_test_text, runs_on_an_accelerator, trains
 
 
 def default_cuda(
@@ -831,6 +832,13 @@ class ModuleAnalysis:
         return is_test_text(self.source)
 
     @functools.cached_property
+    def trains(self) -> bool:
+        """Does the file run a backward pass (``roles.trains``)? Then a
+        forward pass there counts as grad evidence even where its output was
+        moved to the host (``Site.grad_evidence``)."""
+        return trains(self.source)
+
+    @functools.cached_property
     def mentions_accelerator(self) -> bool:
         """Does the text name an accelerator, or call a helper that picks the
         device at run time (asked outside library code only)?"""
@@ -1525,7 +1533,17 @@ class Site:
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None
-        found = self._closest(facts, GRAD, shown_as_written if as_written else None)
+        # ``out.cpu().numpy()`` of a forward pass of a module the code did not
+        # build, in a file that trains nothing: whether the module requires
+        # grad is decided elsewhere (FORWARD_PASS)
+        host = CPU in facts and not self.analysis.trains
+
+        def counts(found: Evidence) -> bool:
+            if host and forward_pass_of_a_given_module(found):
+                return False
+            return shown_as_written(found) if as_written else True
+
+        found = self._closest(facts, GRAD, counts)
         if (
             found is not None
             and self.analysis.numpy_checks_grad_mode
@@ -1534,6 +1552,19 @@ class Site:
         ):
             return None  # every caller in the project's other files disables grad
         return found
+
+    def forward_pass(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
+        """The forward pass with grad enabled that ``expr`` comes from, for
+        the strict TL112 to name where ``grad_evidence`` does not count it
+        (its output moved to the host in a file that trains nothing:
+        ``FORWARD_PASS``). None where grad is off here or the value is
+        proven free of it."""
+        if self._grad_mode_exempts(expr):
+            return None
+        facts = self.facts(expr)
+        if NOGRAD in facts:
+            return None
+        return self._closest(facts, GRAD, forward_pass_of_a_given_module)
 
     def _grad_mode_exempts(self, expr: syntax.BaseExpression) -> bool:
         """Does the grad mode here let ``expr.numpy()`` convert whatever

@@ -15,7 +15,10 @@ class NumpyOnUnknownGradTensor(Rule):
     Checks for `.numpy()` on a torch tensor that is not known to be free of
     grad, with no `.detach()`, `.data` or `numpy(force=True)` before it,
     outside a no-grad context: the conversions TL102 leaves out because
-    nothing in the code says the tensor may require grad. The body of an
+    nothing in the code says the tensor may require grad, or only a forward
+    pass with grad enabled whose output was moved to the host, in a file
+    that trains nothing, does (`net(x).cpu().numpy()`; the message names the
+    pass). The body of an
     `async def` is outside its `@torch.no_grad()` decorator (the body runs
     when awaited); with a `target-version` below 1.6, a tensor that itself
     requires grad (a name, an attribute, or a view of one) is not excused by
@@ -71,8 +74,18 @@ class NumpyOnUnknownGradTensor(Rule):
             return
         if site.grad_hazard() is not None:
             return  # TL102's finding
+        note = _evidence.grad_mode_note(site, ctx)
+        forward = site.forward_pass(site.receiver)
+        if forward is None:
+            why = (
+                "which is not known to be free of grad (RuntimeError if it "
+                f"requires grad); detach it first{note}"
+            )
+            _numpy.report(self, site, ctx, why, moves=False)
+            return
+        reason, related = _evidence.explain(forward, ctx)
         why = (
-            "which is not known to be free of grad (RuntimeError if it "
-            f"requires grad); detach it first{_evidence.grad_mode_note(site, ctx)}"
+            f"which requires grad (RuntimeError there) unless the module is frozen or grad is "
+            f"off where it runs: {reason}{note}"
         )
-        _numpy.report(self, site, ctx, why, moves=False)
+        _numpy.report(self, site, ctx, why, related, moves=False)
