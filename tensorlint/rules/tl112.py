@@ -17,8 +17,8 @@ class NumpyOnUnknownGradTensor(Rule):
     outside a no-grad context: the conversions TL102 leaves out because
     nothing in the code says the tensor may require grad, or only a forward
     pass with grad enabled whose output was moved to the host, in a file
-    that trains nothing, does (`net(x).cpu().numpy()`; the message names the
-    pass). The body of an
+    that trains nothing, of a module the code did not build, does
+    (`net(x).cpu().numpy()`; the message names the pass). The body of an
     `async def` is outside its `@torch.no_grad()` decorator (the body runs
     when awaited); with a `target-version` below 1.6, a tensor that itself
     requires grad (a name, an attribute, or a view of one) is not excused by
