@@ -35,6 +35,7 @@ from tensorlint.analysis.facts import (
     element_facts,
     evidence,
     flag_test,
+    forward_pass,
     forward_pass_of_a_given_module,
     grad_mode,
     is_basic_index,
@@ -1556,15 +1557,15 @@ class Site:
     def forward_pass(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
         """The forward pass with grad enabled that ``expr`` comes from, for
         the strict TL112 to name where ``grad_evidence`` does not count it
-        (its output moved to the host in a file that trains nothing:
-        ``FORWARD_PASS``). None where grad is off here or the value is
-        proven free of it."""
+        (an output moved to the host in a file that trains nothing, a
+        script's pass: ``FORWARD_PASS``). None where grad is off here or the
+        value is proven free of it."""
         if self._grad_mode_exempts(expr):
             return None
         facts = self.facts(expr)
         if NOGRAD in facts:
             return None
-        return self._closest(facts, GRAD, forward_pass_of_a_given_module)
+        return self._closest(facts, GRAD, forward_pass)
 
     def _grad_mode_exempts(self, expr: syntax.BaseExpression) -> bool:
         """Does the grad mode here let ``expr.numpy()`` convert whatever
