@@ -125,7 +125,7 @@ FORWARD_PASS = "module-output"
 BUILT = "built"
 
 
-def forward_pass(found: Evidence) -> bool:
+def is_forward_pass(found: Evidence) -> bool:
     """Is ``found`` a forward pass's output, computed with grad enabled?"""
     return found.kind == FORWARD_PASS
 

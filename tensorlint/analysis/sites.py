@@ -35,11 +35,11 @@ from tensorlint.analysis.facts import (
     element_facts,
     evidence,
     flag_test,
-    forward_pass,
     forward_pass_of_a_given_module,
     grad_mode,
     is_basic_index,
     is_false,
+    is_forward_pass,
     keeps_grad_flag,
     keyword,
     may_be_tensor,
@@ -1529,10 +1529,8 @@ class Site:
         as_written = not self.analysis.library and not self.analysis.runs_elsewhere
         if as_written and self.analysis.test_suite:
             return None
-        if self._grad_mode_exempts(expr):
-            return None
-        facts = self.facts(expr)
-        if NOGRAD in facts:
+        facts = self._grad_facts(expr)
+        if facts is None:
             return None
         # ``out.cpu().numpy()`` of a forward pass of a module the code did not
         # build, in a file that trains nothing: whether the module requires
@@ -1560,12 +1558,16 @@ class Site:
         (an output moved to the host in a file that trains nothing, a
         script's pass: ``FORWARD_PASS``). None where grad is off here or the
         value is proven free of it."""
+        facts = self._grad_facts(expr)
+        return None if facts is None else self._closest(facts, GRAD, is_forward_pass)
+
+    def _grad_facts(self, expr: syntax.BaseExpression) -> Optional[Facts]:
+        """The facts of ``expr`` where its grad matters: None where the grad
+        mode here lets it convert, or it is proven free of grad."""
         if self._grad_mode_exempts(expr):
             return None
         facts = self.facts(expr)
-        if NOGRAD in facts:
-            return None
-        return self._closest(facts, GRAD, forward_pass)
+        return None if NOGRAD in facts else facts
 
     def _grad_mode_exempts(self, expr: syntax.BaseExpression) -> bool:
         """Does the grad mode here let ``expr.numpy()`` convert whatever
