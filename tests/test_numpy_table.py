@@ -113,3 +113,41 @@ def test_the_tensor_method_names_hold_the_ones_the_analysis_relies_on() -> None:
     assert {"cpu", "detach", "numpy", "values"} <= tensor_methods.TENSOR_NAMES
     assert {"sample", "rsample", "log_prob"} <= tensor_methods.DISTRIBUTION_NAMES
     assert "get_preds" not in tensor_methods.TENSOR_NAMES | tensor_methods.DISTRIBUTION_NAMES
+
+
+def _in_host_memory(value: object) -> bool:
+    """No tensor on another device, none that requires grad (an array, a
+    NumPy or Python scalar, a CPU tensor without grad; or each of a tuple's)."""
+    if isinstance(value, (tuple, list)):
+        return all(_in_host_memory(v) for v in value)
+    if isinstance(value, torch.Tensor):
+        return value.device.type == "cpu" and not value.requires_grad
+    return True
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("entry", numpy_table.FUNCTIONS, ids=lambda e: e.name)
+def test_host_result_rows_return_host_memory_or_raise(
+    entry: numpy_table.NumpyFunction, tmp_path: Path
+) -> None:
+    """``HOST_RESULT`` (what the analysis takes a NumPy call's value to be):
+    given a tensor that requires grad or one off the CPU, alone or in a list,
+    each of those calls raises or returns host memory; the rows left out
+    return a tensor where the argument was."""
+    function = measure_numpy._compile(entry.example, str(tmp_path))
+
+    def grad() -> object:
+        return torch.arange(6.0).reshape(2, 3).requires_grad_() * 1.5
+
+    def moved() -> object:
+        return torch.arange(6.0, device="meta").reshape(2, 3) * 1.5
+
+    host = True
+    for value in (grad(), moved(), [grad(), grad()], [moved(), moved()]):
+        try:
+            result = function(value)
+        except Exception:
+            continue
+        host = host and _in_host_memory(result)
+    assert host == (entry.name in numpy_table.HOST_RESULT)
+    assert ops.NUMPY_HOST_RESULT_FUNCS == numpy_table.HOST_RESULT

@@ -48,6 +48,9 @@ _WRAPS = (
     " returns an array"
 )
 _FILE = "the array is the second argument"
+#: a function that calls the tensor's own method, which succeeds: its result
+#: is a tensor where the argument was (not host memory)
+_METHOD = "on a tensor it calls `Tensor.{}` and succeeds"
 
 #: (name, example, tensor, sequence, same, note, position)
 _ROWS: list[tuple[str, str, bool, bool, bool, str, int]] = [
@@ -85,7 +88,7 @@ _ROWS: list[tuple[str, str, bool, bool, bool, str, int]] = [
         False,
         True,
         True,
-        "on a tensor it calls `Tensor.squeeze` and succeeds",
+        _METHOD.format("squeeze"),
         0,
     ),
     ("expand_dims", "np.expand_dims({x}, 0)", True, True, True, "", 0),
@@ -214,7 +217,15 @@ STORES: tuple[ArrayStore, ...] = (
 
 #: the functions through which a tensor, or a list of tensors, reaches ``__array__``
 CONVERTING = frozenset(e.name for e in FUNCTIONS if e.tensor or e.sequence)
+#: Of those, the ones whose result is in host memory whenever the call returns
+#: (an array; on a CPU tensor, for some, a CPU tensor again, without grad): a
+#: tensor on another device or one that requires grad raises there. Left out:
+#: those that call the tensor's own method, which succeeds (``np.squeeze``).
+HOST_RESULT = frozenset(
+    e.name for e in FUNCTIONS if e.name in CONVERTING and e.note != _METHOD.format(e.name[6:])
+)
 
 __all__ = [
-    "BY_NAME", "CONVERTING", "FUNCTIONS", "LEFT_OUT", "STORES", "ArrayStore", "NumpyFunction"
+    "BY_NAME", "CONVERTING", "FUNCTIONS", "HOST_RESULT", "LEFT_OUT", "STORES",
+    "ArrayStore", "NumpyFunction",
 ]  # fmt: skip

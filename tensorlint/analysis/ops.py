@@ -36,6 +36,10 @@ NUMPY_COPYING_CTORS = frozenset({"numpy.array"})
 #: Every NumPy function through which a tensor, or a list of tensors, reaches
 #: ``Tensor.__array__`` (measured: ``numpy_table``), the constructors included.
 NUMPY_CONVERTING_FUNCS = numpy_table.CONVERTING
+#: Of those, the ones whose result is always host memory without grad (the
+#: call raises on a CUDA tensor or one that requires grad; ``np.squeeze``
+#: calls ``Tensor.squeeze`` and is left out).
+NUMPY_HOST_RESULT_FUNCS = numpy_table.HOST_RESULT
 
 # --- views: operations whose result shares memory with the receiver --------
 

@@ -558,19 +558,39 @@ class _Context:
             not e.on_cpu
             and (
                 e.moves
-                or self._reads(e.value, moved_names)
+                or (
+                    self._reads(e.value, moved_names)
+                    and not self._passed_free(
+                        e.value, scope, node.lineno, moved_names, moved_attributes, False
+                    )
+                )
                 or bool(_self_attributes([e.value]) & moved_attributes)
             )
             for e in effects
         ]
+        carrying = grad_names | parameter_names
         forwards = [
-            not no_grad and not e.detached and (e.forward or self._reads(e.value, grad_names))
+            not no_grad
+            and not e.detached
+            and (
+                e.forward
+                or (
+                    self._reads(e.value, grad_names)
+                    and not self._passed_free(e.value, scope, node.lineno, carrying, set(), True)
+                )
+            )
             for e in effects
         ]
         parameters = [
             not no_grad
             and not e.detached
-            and (e.parameter or self._reads(e.value, parameter_names))
+            and (
+                e.parameter
+                or (
+                    self._reads(e.value, parameter_names)
+                    and not self._passed_free(e.value, scope, node.lineno, carrying, set(), True)
+                )
+            )
             for e in effects
         ]
         graded = [f or p for f, p in zip(forwards, parameters)]
@@ -602,6 +622,24 @@ class _Context:
             param_reads=reads,
         )
 
+    def _passed_free(
+        self,
+        value: ast.expr,
+        scope: _Scope,
+        line: int,
+        carrying: set[str],
+        attributes: set[str],
+        grad: bool,
+    ) -> bool:
+        """Is the name passed as ``value`` (or a part of it, ``x[0]``) free,
+        where ``line`` passes it, of what ``carrying`` names carry elsewhere in
+        the function (``_free``)?"""
+        while isinstance(value, ast.Subscript):
+            value = value.value
+        return isinstance(value, ast.Name) and self._free(
+            scope, value.id, line, carrying, attributes, grad
+        )
+
     def _rebound(self, effect: _Effect, scope: _Scope, line: int) -> _Effect:
         """``effect`` of a name passed at ``line``, knowing what the function
         last bound it to before, in a block that holds the call (``olist =
@@ -625,26 +663,79 @@ class _Context:
         such names?"""
         if isinstance(scope, ast.Module):
             return False
-        flow = self._flow(scope)
-        bound = [b for b in flow if name in b.targets]
-        before = [b for b in bound if b.line < line]
-        if not before:
+        last = self._dominating(scope, name, line)
+        if last is None:
             return False
-        last = max(before, key=lambda b: b.line)
-        lines, loops = _enclosing_lines(scope.body, line)
-        if last.line not in lines:
-            return False  # (in a branch or a loop: another path may bind it)
-        if any(b.line > line and b.line in loop for b in bound for loop in loops):
-            return False  # (bound again later in a loop around the call)
         if (last.detached or last.no_grad) if grad else last.on_cpu:
             return True
         if depth <= 0 or last.moves or last.forward or last.parameter or last.attributes:
             return False
-        local = {t for b in flow for t in b.targets} | _parameter_names(scope)
-        read = last.names & local
+        read = last.names & self._locals(scope)
         return bool(read) and all(
             self._settled(scope, other, last.line, grad, depth - 1) for other in read
         )
+
+    def _free(
+        self,
+        scope: _Scope,
+        name: str,
+        line: int,
+        carrying: set[str],
+        attributes: set[str],
+        grad: bool,
+        depth: int = 3,
+    ) -> bool:
+        """Is ``name``, where ``line`` reads it, free of what the function's
+        ``carrying`` names carry somewhere in its body (moved to a device;
+        with ``grad``: a forward pass or a parameter not detached)? It is when
+        the binding that reaches the line on every path carries nothing and
+        computes only from names that are free there (``img =
+        imread(path)`` at the top of a loop whose end moves ``img``)."""
+        if name not in carrying:
+            return True
+        if isinstance(scope, ast.Module) or depth <= 0:
+            return False
+        last = self._dominating(scope, name, line)
+        if last is None:
+            return False
+        if (last.detached or last.no_grad) if grad else last.on_cpu:
+            return True
+        carries = (
+            last.forward or last.parameter
+            if grad
+            else last.moves or last.forward or bool(last.attributes & attributes)
+        )
+        if carries:
+            return False
+        return all(
+            self._free(scope, other, last.line, carrying, attributes, grad, depth - 1)
+            for other in last.names & self._locals(scope)
+        )
+
+    def _locals(self, scope: _Function) -> set[str]:
+        """The names the function binds, its parameters too."""
+        return {t for b in self._flow(scope) for t in b.targets} | _parameter_names(scope)
+
+    def _dominating(self, scope: _Function, name: str, line: int) -> Optional[_Binding]:
+        """The binding of ``name`` that ``line`` reads on every path, if one
+        does: the last one before it, in a block that holds the line, and not
+        bound again later in a loop around the line unless the binding is in
+        that loop's body too (it runs first on every turn)."""
+        bound = [b for b in self._flow(scope) if name in b.targets]
+        before = [b for b in bound if b.line < line]
+        if not before:
+            return None
+        last = max(before, key=lambda b: b.line)
+        lines, loops = _enclosing_lines(scope.body, line)
+        if last.line not in lines:
+            return None  # (in a branch or a loop: another path may bind it)
+        if any(
+            b.line > line and b.line in loop and last.line not in loop
+            for b in bound
+            for loop in loops
+        ):
+            return None  # (bound again later in a loop around the line)
+        return last
 
     def _param_reads(
         self,
@@ -850,16 +941,19 @@ class _Context:
             host or _ends_with(value, _NO_GRAD),
             _a_parameter(value),
         )
-        summary = self._callee(value, owner)
-        if summary is None or not isinstance(value, ast.Call):
+        call = value
+        while isinstance(call, ast.Subscript):  # (``detect(net, img)[0]``: a part of it)
+            call = call.value
+        summary = self._callee(call, owner)
+        if summary is None or not isinstance(call, ast.Call):
             return found
         returns = summary.returns
         return found._replace(
-            moves=found.moves or summary.device_output or _names_its_device(value, summary),
+            moves=found.moves or summary.device_output or _names_its_device(call, summary),
             # (a function of the project is no module, whatever its name:
             # ``convert_model(backbone)``; its summary says what it returns)
             forward=summary.grad_output
-            or any(_forward_pass(a) for a in (*value.args, *(k.value for k in value.keywords))),
+            or any(_forward_pass(a) for a in (*call.args, *(k.value for k in call.keywords))),
             on_cpu=found.on_cpu or "cpu" in returns,
             detached=found.detached or "nograd" in returns,
         )

@@ -1796,6 +1796,10 @@ class _Summarizer:
                 return frozenset({TENSOR_MADE})
             if qual in ops.GRAD_NORM_FUNCTIONS:
                 return frozenset({"nograd", TENSOR_MADE})
+            if qual in ops.NUMPY_HOST_RESULT_FUNCS:
+                # ``np.stack(boxes)``: host memory (a tensor on CUDA, or one
+                # that requires grad, raises there)
+                return _PLAIN
             callee = self.callee(node.func)
             if callee is not None:
                 return callee.returns & _PLAIN  # what every ``return`` of it proves
