@@ -603,6 +603,10 @@ class FactsWalker:
             bind_loop_target(self.evaluator, start, node.target, node.iter, env)
         first = self.run(suite_body(node.body), dict(start))
         entry = self._merge(start, first)
+        if isinstance(node, syntax.For):
+            # each turn starts by binding the target afresh: what the body
+            # bound to its names last turn does not reach the next one
+            bind_loop_target(self.evaluator, entry, node.target, node.iter, env)
         second = self.run(suite_body(node.body), dict(entry))
         result = self._merge(env, second)
         if isinstance(node, syntax.For):
