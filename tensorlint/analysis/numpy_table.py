@@ -136,6 +136,12 @@ _ROWS: list[tuple[str, str, bool, bool, bool, str, int]] = [
     ("float32", "np.float32({x})", True, True, True, "", 0),
     ("int32", "np.int32({x})", True, True, True, "", 0),
     ("int64", "np.int64({x})", True, True, True, "", 0),
+    ("float16", "np.float16({x})", True, True, True, "", 0),
+    ("uint8", "np.uint8({x})", True, True, True, "", 0),
+    ("int8", "np.int8({x})", True, True, True, "", 0),
+    ("int16", "np.int16({x})", True, True, True, "", 0),
+    ("uint16", "np.uint16({x})", True, True, True, "", 0),
+    ("bool_", "np.bool_({x})", True, True, True, "", 0),
     (
         "char.mod",
         'np.char.mod("%d", {x})',

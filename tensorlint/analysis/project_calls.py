@@ -445,6 +445,7 @@ class _Binding(NamedTuple):
     no_grad: bool  #: it runs with grad disabled
     line: int = 0  #: where it is
     parameter: bool = False  #: the value is a module's parameter, read directly
+    augmented: bool = False  #: ``x += v``: the new value reads the old one too
 
 
 class _Context:
@@ -490,6 +491,7 @@ class _Context:
         #: per class: the ``self.<attr>`` its methods bind to a value moved to a device
         self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[tuple[int, int], set[str]] = {}
+        self._in_place: dict[tuple[int, int], set[str]] = {}
         self._grad: dict[tuple[int, int, bool], set[str]] = {}
         self._params: dict[int, set[str]] = {}
         self._from_params: dict[tuple[int, str, bool], set[str]] = {}
@@ -508,7 +510,7 @@ class _Context:
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
         for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
-                      self._quiet, self._from_params):  # fmt: skip
+                      self._quiet, self._from_params, self._in_place):  # fmt: skip
             cache.clear()
 
     def describe(
@@ -543,6 +545,8 @@ class _Context:
         moved_names = self._moved_in(scope, moved_attributes, before)
         grad_names = self._grad_in(scope, before)
         parameter_names = self._grad_in(scope, before, parameters=True)
+        given_moved: set[str] = set()
+        given_grad: set[str] = set()
         if function is not None:
             # what this module's own calls of the calling function pass it (the
             # parameter itself: what a call computes from it need not be there)
@@ -561,7 +565,13 @@ class _Context:
                 or (
                     self._reads(e.value, moved_names)
                     and not self._passed_free(
-                        e.value, scope, node.lineno, moved_names, moved_attributes, False
+                        e.value,
+                        scope,
+                        node.lineno,
+                        moved_names,
+                        moved_attributes,
+                        False,
+                        frozenset(given_moved),
                     )
                 )
                 or bool(_self_attributes([e.value]) & moved_attributes)
@@ -576,7 +586,9 @@ class _Context:
                 e.forward
                 or (
                     self._reads(e.value, grad_names)
-                    and not self._passed_free(e.value, scope, node.lineno, carrying, set(), True)
+                    and not self._passed_free(
+                        e.value, scope, node.lineno, carrying, set(), True, frozenset(given_grad)
+                    )
                 )
             )
             for e in effects
@@ -588,7 +600,9 @@ class _Context:
                 e.parameter
                 or (
                     self._reads(e.value, parameter_names)
-                    and not self._passed_free(e.value, scope, node.lineno, carrying, set(), True)
+                    and not self._passed_free(
+                        e.value, scope, node.lineno, carrying, set(), True, frozenset(given_grad)
+                    )
                 )
             )
             for e in effects
@@ -630,14 +644,15 @@ class _Context:
         carrying: set[str],
         attributes: set[str],
         grad: bool,
+        entry: frozenset[str] = frozenset(),
     ) -> bool:
-        """Is the name passed as ``value`` (or a part of it, ``x[0]``) free,
-        where ``line`` passes it, of what ``carrying`` names carry elsewhere in
-        the function (``_free``)?"""
-        while isinstance(value, ast.Subscript):
-            value = value.value
-        return isinstance(value, ast.Name) and self._free(
-            scope, value.id, line, carrying, attributes, grad
+        """Is every name ``value`` reads free, where ``line`` passes it, of
+        what ``carrying`` names carry elsewhere in the function (``_free``)?
+        (What the value itself computes is the caller's effect's to say:
+        ``moves``, ``forward``.)"""
+        read = {n for n in _names_read(value, self.imports) if n in carrying}
+        return bool(read) and all(
+            self._free(scope, name, line, carrying, attributes, grad, entry) for name in read
         )
 
     def _rebound(self, effect: _Effect, scope: _Scope, line: int) -> _Effect:
@@ -683,34 +698,61 @@ class _Context:
         carrying: set[str],
         attributes: set[str],
         grad: bool,
-        depth: int = 3,
+        entry: frozenset[str] = frozenset(),
+        depth: int = 6,
     ) -> bool:
         """Is ``name``, where ``line`` reads it, free of what the function's
         ``carrying`` names carry somewhere in its body (moved to a device;
         with ``grad``: a forward pass or a parameter not detached)? It is when
-        the binding that reaches the line on every path carries nothing and
-        computes only from names that are free there (``img =
-        imread(path)`` at the top of a loop whose end moves ``img``)."""
+        every binding that may reach the line carries nothing and computes
+        only from names free there (``img = imread(path)`` at the top of a
+        loop whose end moves ``img``), and, where a parameter's own value
+        may reach it, the function's callers here pass it nothing (not in
+        ``entry``)."""
         if name not in carrying:
             return True
         if isinstance(scope, ast.Module) or depth <= 0:
             return False
-        last = self._dominating(scope, name, line)
-        if last is None:
-            return False
-        if (last.detached or last.no_grad) if grad else last.on_cpu:
-            return True
-        carries = (
-            last.forward or last.parameter
-            if grad
-            else last.moves or last.forward or bool(last.attributes & attributes)
-        )
-        if carries:
-            return False
-        return all(
-            self._free(scope, other, last.line, carrying, attributes, grad, depth - 1)
-            for other in last.names & self._locals(scope)
-        )
+        local = self._locals(scope)
+        if name not in local or (not grad and name in self._moved_in_place(scope)):
+            return False  # (``model.to(device)``: moved in place, wherever)
+        bindings, from_entry = self._reaching(scope, name, line)
+        if from_entry and name in entry and name in _parameter_names(scope):
+            return False  # (a local bound on some paths only: unbound on the others)
+        for binding in bindings:
+            if (binding.detached or binding.no_grad) if grad else binding.on_cpu:
+                continue
+            carries = (
+                binding.forward or binding.parameter
+                if grad
+                else binding.moves or binding.forward or bool(binding.attributes & attributes)
+            )
+            read = binding.names & local
+            if binding.augmented:
+                read = read | binding.targets  # (``x += v`` reads ``x`` too)
+            if carries or not all(
+                self._free(scope, other, binding.line, carrying, attributes, grad, entry, depth - 1)
+                for other in read
+            ):
+                return False
+        return True
+
+    def _reaching(self, scope: _Function, name: str, line: int) -> tuple[list[_Binding], bool]:
+        """The bindings of ``name`` that may reach ``line``: the last one in
+        a block that holds the line, those after it (in branches), and those
+        later in a loop around the line that does not hold that one (the next
+        turn); and whether the value ``name`` had on entering the function
+        may reach it too (no binding before the line on every path)."""
+        bound = [b for b in self._flow(scope) if name in b.targets]
+        lines, loops = _enclosing_lines(scope.body, line)
+        before = [b for b in bound if b.line < line]
+        ruling = [b for b in before if b.line in lines]
+        first = max(b.line for b in ruling) if ruling else 0
+        found = [b for b in before if b.line >= first]
+        for loop in loops:
+            if first not in loop:
+                found.extend(b for b in bound if b.line > line and b.line in loop)
+        return found, not ruling
 
     def _locals(self, scope: _Function) -> set[str]:
         """The names the function binds, its parameters too."""
@@ -868,7 +910,7 @@ class _Context:
         if found is None:
             found = self._bindings[id(scope)] = []
             owner = self.owners.get(id(scope))
-            for target, value, no_grad in _bindings_with_mode(scope, self.imports):
+            for target, value, no_grad, augmented in _bindings_with_mode(scope, self.imports):
                 names = frozenset(_names_read(value, self.imports))
                 attributes = frozenset(_self_attributes([value]))
                 line = getattr(target, "lineno", 0)
@@ -885,6 +927,7 @@ class _Context:
                             no_grad,
                             line,
                             effect.parameter,
+                            augmented,
                         )
                     )
         return found
@@ -1015,17 +1058,27 @@ class _Context:
                     if b.forward and b.names & fed and not b.on_cpu
                     for t in b.targets
                 }
-            for statement in _statements(scope.body):
-                # ``model.to(device)`` / ``model.cuda()`` as a statement moves a module
-                if before and statement.lineno >= before:
-                    continue
-                if isinstance(statement, ast.Expr) and moves(statement.value):
-                    call = statement.value
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
-                        moved = dotted_name_of(call.func.value)
-                        if moved is not None and "." not in moved:
-                            seeds.add(moved)
+            seeds |= self._moved_in_place(scope, before)
             found = self._moved[(id(scope), before)] = _spread(flow, seeds, lambda b: not b.on_cpu)
+        return found
+
+    def _moved_in_place(self, scope: _Scope, before: int = 0) -> set[str]:
+        """The names ``model.to(device)`` / ``model.cuda()`` as a statement
+        moves (a module, in place), by the statements above ``before``."""
+        key = (id(scope), before)
+        known = self._in_place.get(key)
+        if known is not None:
+            return known
+        found = self._in_place[key] = set()
+        for statement in _statements(scope.body):
+            if before and statement.lineno >= before:
+                continue
+            if isinstance(statement, ast.Expr) and moves(statement.value):
+                call = statement.value
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                    moved = dotted_name_of(call.func.value)
+                    if moved is not None and "." not in moved:
+                        found.add(moved)
         return found
 
     def _grad_in(self, scope: _Scope, before: int = 0, parameters: bool = False) -> set[str]:
@@ -1281,15 +1334,16 @@ def _parts(
 
 def _bindings_with_mode(
     function: _Scope, imports: Mapping[str, str]
-) -> Iterator[tuple[ast.expr, ast.expr, bool]]:
-    """The function's assignments, each with whether grad is off where it runs."""
+) -> Iterator[tuple[ast.expr, ast.expr, bool, bool]]:
+    """The function's assignments, each with whether grad is off where it
+    runs and whether it is augmented (``x += v``)."""
     mode = False if isinstance(function, ast.Module) else decorated_mode(function, imports)
     yield from _assignments(function.body, mode, imports)
 
 
 def _assignments(
     body: list[ast.stmt], no_grad: bool, imports: Mapping[str, str]
-) -> Iterator[tuple[ast.expr, ast.expr, bool]]:
+) -> Iterator[tuple[ast.expr, ast.expr, bool, bool]]:
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -1297,14 +1351,15 @@ def _assignments(
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             for item in statement.items:
                 if item.optional_vars is not None:
-                    yield item.optional_vars, item.context_expr, no_grad
+                    yield item.optional_vars, item.context_expr, no_grad, False
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
-                yield target, statement.value, no_grad
+                yield target, statement.value, no_grad, False
         elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
-            yield statement.target, statement.value, no_grad
+            augmented = isinstance(statement, ast.AugAssign)
+            yield statement.target, statement.value, no_grad, augmented
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
-            yield statement.target, statement.iter, no_grad
+            yield statement.target, statement.iter, no_grad, False
         for block in blocks(statement):
             yield from _assignments(block, inside, imports)
 

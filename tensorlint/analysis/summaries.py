@@ -1748,6 +1748,10 @@ class _Summarizer:
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
         if _is_number(node):
             return _PLAIN  # a Python number is no tensor: nowhere, without grad
+        if isinstance(node, ast.Call) and self.qualified(node.func) in ops.NUMPY_HOST_RESULT_FUNCS:
+            # ``np.stack(boxes)``, ``np.transpose(img, ...)``: host memory (a
+            # tensor on CUDA, or one that requires grad, raises there)
+            return _PLAIN
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             inner = self.prove(node.func.value)
@@ -1796,10 +1800,6 @@ class _Summarizer:
                 return frozenset({TENSOR_MADE})
             if qual in ops.GRAD_NORM_FUNCTIONS:
                 return frozenset({"nograd", TENSOR_MADE})
-            if qual in ops.NUMPY_HOST_RESULT_FUNCS:
-                # ``np.stack(boxes)``: host memory (a tensor on CUDA, or one
-                # that requires grad, raises there)
-                return _PLAIN
             callee = self.callee(node.func)
             if callee is not None:
                 return callee.returns & _PLAIN  # what every ``return`` of it proves
