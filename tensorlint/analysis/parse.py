@@ -71,6 +71,7 @@ def parse_relevant(
     if kept_functions or keep_calls:
         _keep_callers(ranges, _call_lines(source, starts, [*kept_functions, *sorted(keep_calls)]))
     callees = [*kept_functions, *keep_calls]
+    whole = _keep_bases(tree.body, ranges, blocks)
     builder = Builder(source, starts)
     for first, _, keep in ranges:
         block = blocks.get(first)
@@ -82,10 +83,44 @@ def parse_relevant(
             continue
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         range_ = by_first.get(first)
-        if range_ is not None and range_[2] and range_[1] == node.end_lineno:
+        if (
+            range_ is not None
+            and range_[2]
+            and range_[1] == node.end_lineno
+            and id(node) not in whole
+        ):
             for member in _left_out_members(node, source, starts, hits, callees):
                 builder.stubs[id(member)] = member.name
     return builder.module(tree.body)
+
+
+def _keep_bases(
+    body: list[ast.stmt], ranges: list[list[int]], blocks: dict[int, ast.stmt]
+) -> set[int]:
+    """Keep, whole, the module's classes a kept class derives from (by name,
+    to any depth): what their methods assign to ``self`` is what the kept
+    class's methods read (``self._cpu_device`` set in a base's
+    ``__init__``). Returns the ids of the classes so kept."""
+    by_name: dict[str, tuple[int, ast.ClassDef]] = {}
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            by_name[node.name] = (first, node)
+    by_first = {r[0]: r for r in ranges}
+    pending = [node for first, node in by_name.values() if first not in blocks]
+    whole: set[int] = set()
+    while pending:
+        node = pending.pop()
+        for base in node.bases:
+            found = by_name.get(base.id) if isinstance(base, ast.Name) else None
+            if found is None or found[0] not in blocks:
+                continue
+            first, kept = found
+            del blocks[first]
+            by_first[first][2] = 1
+            whole.add(id(kept))
+            pending.append(kept)
+    return whole
 
 
 def parse_whole(source: str) -> syntax.Module:

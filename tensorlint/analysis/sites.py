@@ -44,6 +44,7 @@ from tensorlint.analysis.facts import (
     keyword,
     may_be_tensor,
     may_be_tensor_only,
+    meet,
     never_moved_attributes,
     never_moved_under,
     on_cpu_test,
@@ -67,6 +68,7 @@ from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import (
     Boundary,
     Scope,
+    dotted_name,
     framework_bases,
     framework_data,
     framework_inputs,
@@ -522,11 +524,37 @@ class ModuleAnalysis:
         parent = scope.parent
         if parent is None or parent.kind != "class" or not isinstance(parent.node, syntax.ClassDef):
             return None
-        found = self._classes.get(id(parent.node))
-        if found is None:
-            found = class_attribute_facts(parent.node, self.index.scopes)
-            self._classes[id(parent.node)] = found
+        return self._class_attributes(parent.node, set())
+
+    def _class_attributes(self, node: syntax.ClassDef, seen: set[int]) -> ClassAttributes:
+        """``class_attribute_facts`` of ``node``, with what its bases defined
+        in this module assign (``self._cpu_device = torch.device("cpu")`` in
+        a base's ``__init__``): an attribute both assign keeps what they agree
+        on."""
+        found = self._classes.get(id(node))
+        if found is not None:
+            return found
+        seen.add(id(node))
+        found = class_attribute_facts(node, self.index.scopes)
+        merged = dict(found)
+        for base in node.bases:
+            defined = self._top_level_classes.get(dotted_name(base.value) or "")
+            if defined is None or id(defined) in seen:
+                continue
+            for name, facts in self._class_attributes(defined, seen).items():
+                merged[name] = meet(merged[name], facts) if name in found else facts
+        found = ClassAttributes({n: f for n, f in merged.items() if f}, found.after)
+        self._classes[id(node)] = found
         return found
+
+    @functools.cached_property
+    def _top_level_classes(self) -> dict[str, syntax.ClassDef]:
+        """The module's top-level classes by name (the last one of a name)."""
+        return {
+            statement.name.value: statement
+            for statement in self.module.body
+            if isinstance(statement, syntax.ClassDef)
+        }
 
     def function(self, owner: Owner) -> FunctionAnalysis:
         analysis = self._functions.get(id(owner))
