@@ -492,6 +492,7 @@ class _Context:
         self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[tuple[int, int], set[str]] = {}
         self._in_place: dict[tuple[int, int], set[str]] = {}
+        self._local_names: dict[int, set[str]] = {}
         self._grad: dict[tuple[int, int, bool], set[str]] = {}
         self._params: dict[int, set[str]] = {}
         self._from_params: dict[tuple[int, str, bool], set[str]] = {}
@@ -510,7 +511,8 @@ class _Context:
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
         for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
-                      self._quiet, self._from_params, self._in_place):  # fmt: skip
+                      self._quiet, self._from_params, self._in_place,
+                      self._local_names):  # fmt: skip
             cache.clear()
 
     def describe(
@@ -700,6 +702,7 @@ class _Context:
         grad: bool,
         entry: frozenset[str] = frozenset(),
         depth: int = 6,
+        memo: Optional[dict[tuple[str, int], bool]] = None,
     ) -> bool:
         """Is ``name``, where ``line`` reads it, free of what the function's
         ``carrying`` names carry somewhere in its body (moved to a device;
@@ -708,11 +711,35 @@ class _Context:
         only from names free there (``img = imread(path)`` at the top of a
         loop whose end moves ``img``), and, where a parameter's own value
         may reach it, the function's callers here pass it nothing (not in
-        ``entry``)."""
+        ``entry``). ``memo``: the answers of this question so far (one being
+        worked out counts as not free: a cycle through a loop proves nothing)."""
         if name not in carrying:
             return True
         if isinstance(scope, ast.Module) or depth <= 0:
             return False
+        memo = {} if memo is None else memo
+        known = memo.get((name, line))
+        if known is not None:
+            return known
+        memo[(name, line)] = False
+        memo[(name, line)] = found = self._free_bindings(
+            scope, name, line, carrying, attributes, grad, entry, depth, memo
+        )
+        return found
+
+    def _free_bindings(
+        self,
+        scope: _Function,
+        name: str,
+        line: int,
+        carrying: set[str],
+        attributes: set[str],
+        grad: bool,
+        entry: frozenset[str],
+        depth: int,
+        memo: dict[tuple[str, int], bool],
+    ) -> bool:
+        """``_free``, worked out."""
         local = self._locals(scope)
         if name not in local or (not grad and name in self._moved_in_place(scope)):
             return False  # (``model.to(device)``: moved in place, wherever)
@@ -731,7 +758,9 @@ class _Context:
             if binding.augmented:
                 read = read | binding.targets  # (``x += v`` reads ``x`` too)
             if carries or not all(
-                self._free(scope, other, binding.line, carrying, attributes, grad, entry, depth - 1)
+                self._free(
+                    scope, other, binding.line, carrying, attributes, grad, entry, depth - 1, memo
+                )
                 for other in read
             ):
                 return False
@@ -756,7 +785,11 @@ class _Context:
 
     def _locals(self, scope: _Function) -> set[str]:
         """The names the function binds, its parameters too."""
-        return {t for b in self._flow(scope) for t in b.targets} | _parameter_names(scope)
+        found = self._local_names.get(id(scope))
+        if found is None:
+            found = {t for b in self._flow(scope) for t in b.targets} | _parameter_names(scope)
+            self._local_names[id(scope)] = found
+        return found
 
     def _dominating(self, scope: _Function, name: str, line: int) -> Optional[_Binding]:
         """The binding of ``name`` that ``line`` reads on every path, if one
