@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Optional, Union
 
@@ -148,6 +149,8 @@ class FunctionAnalysis:
                     continue
                 if write.write_kind == "torch" and storage == array_side:
                     continue
+                if self._before_its_own_result(conversion, write, storage, other):
+                    continue
                 if log.storages[other].visible or any(
                     not (use.metadata or use.display) for use in log.uses_after(write.idx, other)
                 ):
@@ -156,6 +159,33 @@ class FunctionAnalysis:
                     )  # (the conversion itself, passed to a function that writes it)
                     return write, written, self.side_name(other)
         return None
+
+    def _before_its_own_result(
+        self, conversion: Conversion, write: Event, storage: int, other: int
+    ) -> bool:
+        """Is ``write`` part of the converted expression itself, a loop's
+        next turn coming back to it (``out[:, i].cpu().clamp_(0, 1).numpy()``
+        in a loop)? It runs before that turn's result exists; the last turn's
+        result, neither kept in a container, nor visible outside, nor read
+        through another name (``prev = img``), is the one the name no longer
+        holds."""
+        if write.idx != conversion.idx or storage != conversion.source:
+            return False
+        result = self.log.storages[other]
+        if (
+            result.visible
+            or result.name is None
+            or any(other in held for held in self.log.contained.values())
+        ):
+            return False
+        for event in self.log.events:
+            if event.kind == "use" and other in event.storages:
+                key = event.key or ""
+                if re.split(r"[.\[]", key, maxsplit=1)[0] != result.name:
+                    return False
+        if _handed_on(self.owner, result.name):
+            return False
+        return _inside(write.node, conversion.node)
 
     def filled_through(self, conversion: Conversion) -> bool:
         """Is the conversion's result filled whole after it is made? Then the
@@ -372,3 +402,36 @@ def _sets_requires_grad(call: syntax.Call) -> bool:
         and func.attr.value == "requires_grad_"
         and not is_false(positional(call, 0) or keyword(call, "requires_grad"))
     )
+
+
+def _inside(node: syntax.CSTNode, outer: syntax.CSTNode) -> bool:
+    """Is ``node`` ``outer`` or one of its descendants?"""
+    stack = [outer]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(children(current))
+    return False
+
+
+def _handed_on(owner: Owner, name: str) -> bool:
+    """Does ``owner``'s body bind ``name`` itself to another name or return
+    or yield it (``prev = img``, ``return img``): the value outlives the
+    name's next binding?"""
+    stack: list[syntax.CSTNode] = [owner]
+    while stack:
+        node = stack.pop()
+        value = None
+        if isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.Return, syntax.Yield)):
+            value = node.value if isinstance(node.value, syntax.BaseExpression) else None
+        if value is not None:
+            parts = (
+                [e.value for e in value.elements]
+                if isinstance(value, (syntax.Tuple, syntax.List))
+                else [value]
+            )
+            if any(isinstance(p, syntax.Name) and p.value == name for p in parts):
+                return True
+        stack.extend(children(node))
+    return False
