@@ -40,6 +40,21 @@ NUMPY_CONVERTING_FUNCS = numpy_table.CONVERTING
 #: call raises on a CUDA tensor or one that requires grad; ``np.squeeze``
 #: calls ``Tensor.squeeze`` and is left out).
 NUMPY_HOST_RESULT_FUNCS = numpy_table.HOST_RESULT
+#: NumPy functions that make a new array from shapes, ranges, files or a
+#: random generator: host memory whatever they are given.
+NUMPY_NEW_ARRAYS = frozenset(
+    {
+        "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.eye",
+        "numpy.identity", "numpy.arange", "numpy.linspace", "numpy.logspace",
+        "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile",
+        "numpy.frombuffer", "numpy.random.rand", "numpy.random.randn",
+        "numpy.random.random", "numpy.random.random_sample", "numpy.random.uniform",
+        "numpy.random.normal", "numpy.random.standard_normal", "numpy.random.randint",
+    }
+)  # fmt: skip
+#: The NumPy calls whose value is host memory without grad (the summaries'
+#: ``cpu`` and ``nograd``).
+NUMPY_HOST_VALUES = NUMPY_HOST_RESULT_FUNCS | NUMPY_NEW_ARRAYS
 
 # --- views: operations whose result shares memory with the receiver --------
 

@@ -227,6 +227,8 @@ class CallingModule:
         self.stars = star_modules(tree)
         self._own = _top_level_names(tree) if self.stars else frozenset()
         self.context = _Context(self.imports, library, tree, returns, application)
+        self.context.stars = self.stars
+        self.context.own = self._own
         #: last name (``f`` of ``io.f``) -> the calls and mentions ending in it
         self.refs: dict[str, list[_Ref]] = {}
         #: per function (its id; 0: the module's code): (name, what it calls) of
@@ -465,6 +467,10 @@ class _Context:
         self.entered = library and not application
         #: the summaries of the project's functions, where the engine gives them
         self.returns = returns
+        #: the modules it star-imports (``CallingModule.stars``), and the
+        #: names its top level binds itself
+        self.stars: tuple[str, ...] = ()
+        self.own: frozenset[str] = frozenset()
         #: the module's own top-level functions
         self.functions = frozenset(
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -1061,6 +1067,14 @@ class _Context:
                 found = self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
             elif not rest and head in self.functions:
                 found = self.returns(head, True)
+            elif not rest and head not in self.own:
+                # ``from .detect import *`` then ``detect(net, img)``
+                for prefix in self.stars:
+                    found = self.returns(
+                        f"{prefix}{'' if prefix.endswith('.') else '.'}{head}", False
+                    )
+                    if found is not None:
+                        break
             elif owner is not None and head == "self" and rest and "." not in rest:
                 found = self.returns(f"{owner}.{rest}", True)
         self._callees[key] = found

@@ -1748,7 +1748,7 @@ class _Summarizer:
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
         if _is_number(node):
             return _PLAIN  # a Python number is no tensor: nowhere, without grad
-        if isinstance(node, ast.Call) and self.qualified(node.func) in ops.NUMPY_HOST_RESULT_FUNCS:
+        if isinstance(node, ast.Call) and self.qualified(node.func) in ops.NUMPY_HOST_VALUES:
             # ``np.stack(boxes)``, ``np.transpose(img, ...)``: host memory (a
             # tensor on CUDA, or one that requires grad, raises there)
             return _PLAIN
