@@ -219,9 +219,16 @@ class ClassAttributes(dict[str, Facts]):
     that assigns attributes, what it leaves in them (``after``): a statement
     ``self.test()`` sets what ``test`` assigns, whatever other methods stored."""
 
-    def __init__(self, facts: Mapping[str, Facts], after: Mapping[str, Mapping[str, Facts]]):
+    def __init__(
+        self,
+        facts: Mapping[str, Facts],
+        after: Mapping[str, Mapping[str, Facts]],
+        assigned: frozenset[str] = frozenset(),
+    ):
         super().__init__(facts)
         self.after = after
+        #: every attribute a method of the class assigns or fills, facts or not
+        self.assigned = assigned
 
 
 def class_attribute_facts(
@@ -303,7 +310,10 @@ def class_attribute_facts(
         for left in after.values():
             if name in left:
                 left[name] = left[name] - {FROZEN, NOGRAD}
-    return ClassAttributes({name: facts for name, facts in found.items() if facts}, after)
+    assigned_anywhere = frozenset(n for *_, assigned, filled in methods for n in assigned | filled)
+    return ClassAttributes(
+        {name: facts for name, facts in found.items() if facts}, after, assigned_anywhere
+    )
 
 
 def _is_test_class(node: syntax.ClassDef) -> bool:

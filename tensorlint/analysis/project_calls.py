@@ -751,7 +751,9 @@ class _Context:
             return False  # (``model.to(device)``: moved in place, wherever)
         bindings, from_entry = self._reaching(scope, name, line)
         if from_entry and name in entry and name in _parameter_names(scope):
-            return False  # (a local bound on some paths only: unbound on the others)
+            # what this module's callers pass the parameter may reach the line
+            # (a local bound on some paths only is unbound on the others)
+            return False
         for binding in bindings:
             if (binding.detached or binding.no_grad) if grad else binding.on_cpu:
                 continue

@@ -537,13 +537,22 @@ class ModuleAnalysis:
         seen.add(id(node))
         found = class_attribute_facts(node, self.index.scopes)
         merged = dict(found)
+        assigned = set(found.assigned)
         for base in node.bases:
             defined = self._top_level_classes.get(dotted_name(base.value) or "")
             if defined is None or id(defined) in seen:
                 continue
-            for name, facts in self._class_attributes(defined, seen).items():
-                merged[name] = meet(merged[name], facts) if name in found else facts
-        found = ClassAttributes({n: f for n, f in merged.items() if f}, found.after)
+            inherited = self._class_attributes(defined, seen)
+            for name in inherited.assigned:
+                facts = inherited.get(name, frozenset())
+                # (one the class assigns itself keeps what both agree on)
+                merged[name] = (
+                    meet(merged.get(name, frozenset()), facts) if name in assigned else facts
+                )
+            assigned |= inherited.assigned
+        found = ClassAttributes(
+            {n: f for n, f in merged.items() if f}, found.after, frozenset(assigned)
+        )
         self._classes[id(node)] = found
         return found
 
