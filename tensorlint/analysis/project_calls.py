@@ -587,32 +587,20 @@ class _Context:
             for e in effects
         ]
         carrying = grad_names | parameter_names
-        forwards = [
-            not no_grad
-            and not e.detached
-            and (
-                e.forward
-                or (
-                    self._reads(e.value, grad_names)
-                    and not self._passed_free(
-                        e.value, scope, node.lineno, carrying, set(), True, frozenset(given_grad)
-                    )
-                )
+
+        def carries_grad(e: _Effect, names: set[str]) -> bool:
+            """Does ``e`` read one of ``names`` (a forward pass's output, a
+            parameter) where the binding that reaches the call holds one?"""
+            return self._reads(e.value, names) and not self._passed_free(
+                e.value, scope, node.lineno, carrying, set(), True, frozenset(given_grad)
             )
+
+        forwards = [
+            not no_grad and not e.detached and (e.forward or carries_grad(e, grad_names))
             for e in effects
         ]
         parameters = [
-            not no_grad
-            and not e.detached
-            and (
-                e.parameter
-                or (
-                    self._reads(e.value, parameter_names)
-                    and not self._passed_free(
-                        e.value, scope, node.lineno, carrying, set(), True, frozenset(given_grad)
-                    )
-                )
-            )
+            not no_grad and not e.detached and (e.parameter or carries_grad(e, parameter_names))
             for e in effects
         ]
         graded = [f or p for f, p in zip(forwards, parameters)]
