@@ -722,6 +722,7 @@ class _Summarizer:
         self.forward_output = False
         self.carries: set[str] = set()
         self.params: set[str] = set()
+        self.module_params: set[str] = set()
         #: local names holding a module's output computed with grad enabled
         self.made: set[str] = set()
         #: grad mode is off here (a ``with torch.no_grad():`` block, a decorator)
@@ -768,6 +769,13 @@ class _Summarizer:
             )
         kwonly = [a.arg for a in args.kwonlyargs]
         self.params = {*positional, *kwonly}
+        #: the parameters annotated as a torch module (``extractor: nn.Module``)
+        self.module_params = {
+            a.arg
+            for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+            if a.annotation is not None
+            and (_dotted(a.annotation) or "").rsplit(".", 1)[-1] == "Module"
+        }
         self.no_grad = decorated_mode(node, self.imports)
         for param in (*positional, *kwonly):
             self.env[param] = {(param, "view")}
@@ -1622,7 +1630,7 @@ class _Summarizer:
                 return f"{self.cls}.__call__" not in functions
             if name in functions or (name in self.imports and name not in self.env):
                 return False  # a function of this module, or an imported one
-            return ops.names_a_forward_pass(name)
+            return ops.names_a_forward_pass(name) or name in self.module_params
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             return func.value.id == self.me and ops.names_a_forward_pass(func.attr)
         return False
