@@ -789,24 +789,9 @@ class _Context:
 
     def _dominating(self, scope: _Function, name: str, line: int) -> Optional[_Binding]:
         """The binding of ``name`` that ``line`` reads on every path, if one
-        does: the last one before it, in a block that holds the line, and not
-        bound again later in a loop around the line unless the binding is in
-        that loop's body too (it runs first on every turn)."""
-        bound = [b for b in self._flow(scope) if name in b.targets]
-        before = [b for b in bound if b.line < line]
-        if not before:
-            return None
-        last = max(before, key=lambda b: b.line)
-        lines, loops = _enclosing_lines(scope.body, line)
-        if last.line not in lines:
-            return None  # (in a branch or a loop: another path may bind it)
-        if any(
-            b.line > line and b.line in loop and last.line not in loop
-            for b in bound
-            for loop in loops
-        ):
-            return None  # (bound again later in a loop around the line)
-        return last
+        does: the only one that may reach it (``_reaching``)."""
+        bindings, from_entry = self._reaching(scope, name, line)
+        return bindings[0] if len(bindings) == 1 and not from_entry else None
 
     def _param_reads(
         self,
