@@ -476,6 +476,8 @@ class _Context:
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
         self._callees: dict[int, Optional[FunctionSummary]] = {}
+        #: the module's own top-level classes
+        self.classes = frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef))
         #: the methods of the module's top-level classes: id -> the class's name
         self.owners = {
             id(method): statement.name
@@ -494,6 +496,8 @@ class _Context:
             type_ignores=[],
         )
         self._bindings: dict[int, list[_Binding]] = {}
+        #: per function: the names it binds to instances of one class (``_instances``)
+        self._made: dict[int, dict[str, ast.expr]] = {}
         #: per class: the ``self.<attr>`` its methods bind to a value moved to a device
         self.moved_attributes: dict[str, set[str]] = {}
         self._moved: dict[tuple[int, int], set[str]] = {}
@@ -516,7 +520,8 @@ class _Context:
 
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
-        for cache in (self._callees, self._bindings, self._moved, self._grad, self._given,
+        for cache in (self._callees, self._bindings, self._made, self._moved, self._grad,
+                      self._given,
                       self._quiet, self._from_params, self._in_place,
                       self._local_names):  # fmt: skip
             cache.clear()
@@ -565,7 +570,9 @@ class _Context:
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
         keys = None if starred else named  # (with ``*args``: which parameter gets what?)
-        effects = [self._rebound(self.effect(arg, owner), scope, node.lineno) for arg in passed]
+        effects = [
+            self._rebound(self.effect(arg, owner, scope), scope, node.lineno) for arg in passed
+        ]
         moving = [
             not e.on_cpu
             and (
@@ -928,7 +935,7 @@ class _Context:
                 names = frozenset(_names_read(value, self.imports))
                 attributes = frozenset(_self_attributes([value]))
                 line = getattr(target, "lineno", 0)
-                for targets, effect in self._unpacked(target, value, owner):
+                for targets, effect in self._unpacked(target, value, owner, scope):
                     found.append(
                         _Binding(
                             targets,
@@ -947,14 +954,14 @@ class _Context:
         return found
 
     def _unpacked(
-        self, target: ast.expr, value: ast.expr, owner: Optional[str]
+        self, target: ast.expr, value: ast.expr, owner: Optional[str], scope: _Scope
     ) -> Iterator[tuple[frozenset[str], _Effect]]:
         """The names ``target`` binds with what the value gives them: one
         effect for them all, or, where a call of the project's function that
         returns tuples of that length is unpacked (``preds, gts =
         predict(model, loader)``), what its summary says of each position."""
-        effect = self.effect(value, owner)
-        summary = self._callee(value, owner)
+        effect = self.effect(value, owner, scope)
+        summary = self._callee(value, owner, scope)
         if (
             summary is None
             or not isinstance(target, (ast.Tuple, ast.List))
@@ -978,7 +985,9 @@ class _Context:
                 ),
             )
 
-    def effect(self, value: ast.expr, owner: Optional[str] = None) -> _Effect:
+    def effect(
+        self, value: ast.expr, owner: Optional[str] = None, scope: Optional[_Scope] = None
+    ) -> _Effect:
         """What ``value`` carries, read from the expression; for a call of a
         function of the project whose summary the engine gives, what the
         summary proves of the result too (``feats = collect(loader,
@@ -1001,7 +1010,7 @@ class _Context:
         call = value
         while isinstance(call, ast.Subscript):  # (``detect(net, img)[0]``: a part of it)
             call = call.value
-        summary = self._callee(call, owner)
+        summary = self._callee(call, owner, scope)
         if summary is None or not isinstance(call, ast.Call):
             return found
         returns = summary.returns
@@ -1026,9 +1035,13 @@ class _Context:
             and value.func.id not in self.functions
         )
 
-    def _callee(self, value: ast.expr, owner: Optional[str] = None) -> Optional[FunctionSummary]:
+    def _callee(
+        self, value: ast.expr, owner: Optional[str] = None, scope: Optional[_Scope] = None
+    ) -> Optional[FunctionSummary]:
         """The summary of the project's function ``value`` calls, if any (in
-        a method of class ``owner``: ``self.f(...)`` of its own methods too)."""
+        a method of class ``owner``: ``self.f(...)`` of its own methods too;
+        in ``scope``: the ``__call__`` of a project class whose instance a
+        name there holds, ``gb = GuidedModel(model)`` then ``gb(x)``)."""
         if self.returns is None or not isinstance(value, ast.Call):
             return None
         key = id(value)
@@ -1037,22 +1050,57 @@ class _Context:
         found = None
         dotted = dotted_name_of(value.func)
         if dotted is not None:
-            head, _, rest = dotted.partition(".")
-            if head in self.imports:
-                found = self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
-            elif not rest and head in self.functions:
-                found = self.returns(head, True)
-            elif not rest and head not in self.own:
-                # ``from .detect import *`` then ``detect(net, img)``
-                for prefix in self.stars:
-                    found = self.returns(
-                        f"{prefix}{'' if prefix.endswith('.') else '.'}{head}", False
-                    )
-                    if found is not None:
-                        break
-            elif owner is not None and head == "self" and rest and "." not in rest:
-                found = self.returns(f"{owner}.{rest}", True)
+            found = self._named(dotted, owner)
+            made = (
+                self._instances(scope).get(dotted) if found is None and scope is not None else None
+            )
+            if made is not None:  # (``gb = GuidedModel(model)``, then ``gb(x)``)
+                cls = dotted_name_of(made)
+                found = self._named(f"{cls}.__call__", owner) if cls is not None else None
         self._callees[key] = found
+        return found
+
+    def _named(self, dotted: str, owner: Optional[str]) -> Optional[FunctionSummary]:
+        """The summary of the project's function the dotted name ``dotted``
+        names where the module calls it, if any (``_callee``)."""
+        if self.returns is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if head in self.imports:
+            return self.returns(self.imports[head] + (f".{rest}" if rest else ""), False)
+        if not rest and head in self.functions:
+            return self.returns(head, True)
+        if rest and "." not in rest and head in self.classes:
+            return self.returns(dotted, True)  # (``Model.__call__`` of a class of its own)
+        if not rest and head not in self.own:
+            # ``from .detect import *`` then ``detect(net, img)``
+            for prefix in self.stars:
+                found = self.returns(f"{prefix}{'' if prefix.endswith('.') else '.'}{head}", False)
+                if found is not None:
+                    return found
+            return None
+        if owner is not None and head == "self" and rest and "." not in rest:
+            return self.returns(f"{owner}.{rest}", True)
+        return None
+
+    def _instances(self, scope: _Scope) -> dict[str, ast.expr]:
+        """The names ``scope`` binds only by calls of one class (``gb =
+        GuidedModel(model)``, every assignment of ``gb`` in it): the class."""
+        found = self._made.get(id(scope))
+        if found is None:
+            made: dict[str, Optional[ast.expr]] = {}
+            for target, value in _plain_assignments(scope.body):
+                cls = _constructor(value) if isinstance(value, ast.Call) else None
+                dotted = dotted_name_of(cls) if cls is not None else None
+                for name in assigned_names(target):
+                    known = made.get(name, cls)
+                    same = known is not None and dotted_name_of(known) == dotted
+                    single = isinstance(target, ast.Name) and dotted is not None and same
+                    made[name] = cls if single else None
+            params = set() if isinstance(scope, ast.Module) else _parameter_names(scope)
+            found = self._made[id(scope)] = {
+                n: c for n, c in made.items() if c is not None and n not in params
+            }
         return found
 
     def _moved_in(self, scope: _Scope, attributes: set[str], before: int = 0) -> set[str]:
@@ -1384,6 +1432,35 @@ def _assignments(
             yield statement.target, statement.iter, no_grad, False
         for block in blocks(statement):
             yield from _assignments(block, inside, imports)
+
+
+def _plain_assignments(
+    body: list[ast.stmt],
+) -> Iterator[tuple[ast.expr, Optional[ast.expr]]]:
+    """Every binding by an assignment in ``body`` and its blocks (not in
+    the functions and classes it defines): the target and the value, or
+    ``None`` for the value of a binding of another kind (a loop's target,
+    ``with ... as``, an augmented assignment, an import)."""
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield ast.Name(id=statement.name, ctx=ast.Store()), None
+            continue
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                yield target, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            yield statement.target, statement.value
+        elif isinstance(statement, (ast.AugAssign, ast.For, ast.AsyncFor)):
+            yield statement.target, None
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if item.optional_vars is not None:
+                    yield item.optional_vars, None
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for alias in statement.names:
+                yield ast.Name(id=(alias.asname or alias.name).split(".")[0], ctx=ast.Store()), None
+        for block in blocks(statement):
+            yield from _plain_assignments(block)
 
 
 def _forward_pass(node: ast.expr) -> bool:
