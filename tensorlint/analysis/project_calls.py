@@ -1429,9 +1429,34 @@ def _assignments(
             augmented = isinstance(statement, ast.AugAssign)
             yield statement.target, statement.value, no_grad, augmented
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
-            yield statement.target, statement.iter, no_grad, False
+            for target, source in _loop_parts(statement.target, statement.iter):
+                yield target, source, no_grad, False
         for block in blocks(statement):
             yield from _assignments(block, inside, imports)
+
+
+def _loop_parts(target: ast.expr, source: ast.expr) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """What each part of a loop's target is bound from: ``for labels, out in
+    zip(targets, outputs)`` binds ``labels`` from ``targets`` only, and
+    ``for i, x in enumerate(xs)`` ``i`` to a number (nested too)."""
+    if (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(source, ast.Call)
+        and isinstance(source.func, ast.Name)
+        and source.func.id in ("zip", "enumerate")
+        and not source.keywords
+        and not any(isinstance(a, ast.Starred) for a in source.args)
+        and not any(isinstance(e, ast.Starred) for e in target.elts)
+    ):
+        if source.func.id == "zip":
+            parts = list(source.args)
+        else:
+            parts = [ast.Constant(value=0), *source.args[:1]]
+        if len(parts) == len(target.elts):
+            for element, part in zip(target.elts, parts):
+                yield from _loop_parts(element, part)
+            return
+    yield target, source
 
 
 def _plain_assignments(
