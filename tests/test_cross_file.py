@@ -177,6 +177,74 @@ def test_summaries_say_what_a_function_returns_and_writes() -> None:
     assert found["Box.keep"].params == ("a",)  # ``self`` is the receiver
 
 
+BRANCHES = """
+import torch
+
+
+def either(x, flag):
+    if flag:
+        y = x.cuda()
+    else:
+        y = x.cpu()
+    return y
+
+
+def both_host(x, flag):
+    if flag:
+        y = x.detach().cpu()
+    else:
+        y = x.cpu().detach()
+    return y
+
+
+def early(x, flag):
+    if flag:
+        y = x.cuda()
+        return y.detach().cpu()
+    y = x.detach().cpu()
+    return y
+
+
+def looped(xs):
+    last = torch.zeros(1)
+    for x in xs:
+        last = x.cuda()
+    return last
+
+
+def tried(x):
+    try:
+        out = x.cpu().detach()
+    except RuntimeError:
+        out = x
+    return out
+
+
+def chosen(x, flag):
+    if flag:
+        y = x
+    else:
+        y = 0
+    return y
+"""
+
+
+def test_summaries_keep_what_every_path_proves() -> None:
+    """A value bound on the host in one branch and moved in the other (or
+    not bound again by a loop that may run no turn, or by a handler) proves
+    nothing after them; one that every path leaves on the host does, and a
+    branch that returns leaves nothing behind."""
+    found = summarize(ast.parse(BRANCHES)).functions
+    assert "cpu" not in found["either"].returns
+    assert found["either"].device_output
+    assert found["both_host"].returns >= {"cpu", "nograd"}
+    assert found["early"].returns >= {"cpu", "nograd"}
+    assert "cpu" not in found["looped"].returns
+    assert "nograd" not in found["tried"].returns
+    assert found["chosen"].carries == ("x",)  # the parameter reaches the return on one path
+    assert found["chosen"].returns == frozenset()
+
+
 MADE_TENSORS = """
 import torch
 

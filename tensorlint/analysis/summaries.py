@@ -28,7 +28,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Optional, TypeVar, Union
 
 from tensorlint.analysis import ops, tensor_methods
 from tensorlint.analysis.classes import (
@@ -690,6 +690,92 @@ def _basic_index(node: ast.expr) -> bool:
 _PLACING_KEYWORDS = frozenset({"device", "map_location"})
 
 
+_LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+class _State(NamedTuple):
+    """What a summarizer knows of its local names at one point: copied
+    before alternative paths, put back for each, and met after them."""
+
+    env: dict[str, set[Alias]]
+    proofs: dict[str, frozenset[str]]
+    held: dict[str, Optional[frozenset[str]]]
+    flows: dict[str, set[str]]
+    device_flows: dict[str, set[str]]
+    moved_to: dict[str, set[str]]
+    forwarded: set[str]
+    made: set[str]
+    on_device: set[str]
+    set_grad: set[str]
+    optimizers: set[str]
+
+    @classmethod
+    def of(cls, holder: Union[_Summarizer, _State]) -> _State:
+        """The state of ``holder``, copied."""
+        return cls(
+            {k: set(v) for k, v in holder.env.items()},
+            dict(holder.proofs),
+            dict(holder.held),
+            {k: set(v) for k, v in holder.flows.items()},
+            {k: set(v) for k, v in holder.device_flows.items()},
+            {k: set(v) for k, v in holder.moved_to.items()},
+            set(holder.forwarded),
+            set(holder.made),
+            set(holder.on_device),
+            set(holder.set_grad),
+            set(holder.optimizers),
+        )
+
+    def put(self, summarizer: _Summarizer) -> None:
+        """Make (a copy of) this the summarizer's state: the paths change theirs."""
+        for field, value in zip(self._fields, _State.of(self)):
+            setattr(summarizer, field, value)
+
+    @staticmethod
+    def meet(states: list[_State]) -> _State:
+        """What holds after any of ``states``: a fact that holds of every
+        value (on the CPU, without grad; what every element appended to a
+        list proves) only where each path proves it; one that may hold (an
+        alias, a parameter flowing in, a forward pass's output, a move)
+        where any path gives it."""
+        if len(states) == 1:
+            return states[0]
+        proofs: dict[str, frozenset[str]] = {}
+        for name in {n for state in states for n in state.proofs}:
+            proofs[name] = frozenset.intersection(
+                *(state.proofs.get(name, frozenset()) for state in states)
+            )
+        held: dict[str, Optional[frozenset[str]]] = {}
+        for name in states[0].held:
+            if all(name in state.held for state in states):
+                known = [h for h in (state.held[name] for state in states) if h is not None]
+                held[name] = frozenset.intersection(*known) if known else None
+        return _State(
+            _union([state.env for state in states]),
+            proofs,
+            held,
+            _union([state.flows for state in states]),
+            _union([state.device_flows for state in states]),
+            _union([state.moved_to for state in states]),
+            set().union(*(state.forwarded for state in states)),
+            set().union(*(state.made for state in states)),
+            set().union(*(state.on_device for state in states)),
+            set().union(*(state.set_grad for state in states)),
+            set().union(*(state.optimizers for state in states)),
+        )
+
+
+_T = TypeVar("_T")
+
+
+def _union(maps: list[dict[str, set[_T]]]) -> dict[str, set[_T]]:
+    found: dict[str, set[_T]] = {}
+    for mapping in maps:
+        for name, values in mapping.items():
+            found.setdefault(name, set()).update(values)
+    return found
+
+
 class _Summarizer:
     def __init__(self, imports: Mapping[str, str], known: Mapping[str, FunctionSummary],
                  name: str, imported: frozenset[str] = frozenset()) -> None:  # fmt: skip
@@ -932,17 +1018,18 @@ class _Summarizer:
             for name in assigned_names(node.target):
                 self.flows[name] = self.flow(node.iter)
                 self.device_flows[name] = self._device_flow(node.iter)
-            self.body(node.body, node.orelse)
+            self.paths([node.body], through=True)  # (a loop may run no turn)
+            self.body(node.orelse)
         elif isinstance(node, ast.If):
             flag = _flag(node.test)
             outer_flag = self.flag
             if flag is not None:
                 self.flag = flag  # ``if use_cuda: x = x.cuda()``
-            self.body(node.body)
+            self.paths([node.body, node.orelse], flags=(flag or outer_flag, outer_flag))
             self.flag = outer_flag
-            self.body(node.orelse)
         elif isinstance(node, ast.While):
-            self.body(node.body, node.orelse)
+            self.paths([node.body], through=True)
+            self.body(node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             outer = self.no_grad
             for item in node.items:
@@ -955,9 +1042,12 @@ class _Summarizer:
             self.no_grad = outer
         elif isinstance(node, _TRY):
             tried: ast.Try = node  # type: ignore[assignment]  # (or ``ast.TryStar``: same fields)
-            self.body(tried.body, *(h.body for h in tried.handlers), tried.orelse, tried.finalbody)
+            # (a handler may start anywhere in the body: from where it began, here)
+            self.paths([tried.body + tried.orelse, *(h.body for h in tried.handlers)])
+            self.body(tried.finalbody)
         elif _MATCH is not None and isinstance(node, _MATCH):
-            self.body(*(case.body for case in node.cases))  # type: ignore[attr-defined]
+            cases = [case.body for case in node.cases]  # type: ignore[attr-defined]
+            self.paths(cases, through=True)
 
     def _bind_index_pair(self, target: ast.expr, value: ast.expr) -> None:
         """``_, predicted = out.max(1)``: the values are what ``out`` is, the
@@ -976,6 +1066,31 @@ class _Summarizer:
         for suite in suites:
             for statement in suite:
                 self.statement(statement)
+
+    def paths(
+        self,
+        suites: list[list[ast.stmt]],
+        through: bool = False,
+        flags: Optional[tuple[str, ...]] = None,
+    ) -> None:
+        """Read the alternative ``suites`` (an ``if``'s two branches, a
+        ``try``'s body and handlers), each from the state before them, then
+        keep what holds after any of them (``_State.meet``): a name bound on
+        the CPU in one branch and moved in the other proves nothing after.
+        ``through``: none of them may run (a loop's body, ``match`` cases);
+        ``flags``: the device flag each suite runs under. A suite that ends
+        in ``return``, ``raise``, ``break`` or ``continue`` leaves nothing
+        behind."""
+        before = _State.of(self)
+        after = [before] if through else []
+        for n, suite in enumerate(suites):
+            before.put(self)
+            if flags is not None:
+                self.flag = flags[n]
+            self.body(suite)
+            if not (suite and isinstance(suite[-1], _LEAVES)):
+                after.append(_State.of(self))
+        _State.meet(after or [before]).put(self)
 
     def bind(self, target: ast.expr, aliases: set[Alias], proofs: frozenset[str],
              optimizer: bool) -> None:  # fmt: skip
