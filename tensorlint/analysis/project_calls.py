@@ -237,6 +237,7 @@ class CallingModule:
         #: per class: (attribute, what it calls) of each ``self.attr = something(...)``
         self.made_attributes: dict[str, list[tuple[str, ast.expr]]] = {}
         self.context.refs = self.refs
+        self.context.made_attributes = self.made_attributes
         registries = _registries(tree)
         for statement, part, function, owner, no_grad in _parts(
             tree.body, None, None, False, self.imports
@@ -476,6 +477,9 @@ class _Context:
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
         self._callees: dict[int, Optional[FunctionSummary]] = {}
+        #: per class: (attribute, what it calls) of each ``self.attr =
+        #: something(...)`` (``CallingModule.made_attributes``)
+        self.made_attributes: Mapping[str, list[tuple[str, ast.expr]]] = {}
         #: the module's own top-level classes
         self.classes = frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef))
         #: the methods of the module's top-level classes: id -> the class's name
@@ -1080,7 +1084,13 @@ class _Context:
                     return found
             return None
         if owner is not None and head == "self" and rest and "." not in rest:
-            return self.returns(f"{owner}.{rest}", True)
+            found = self.returns(f"{owner}.{rest}", True)
+            made = {dotted_name_of(f) for a, f in self.made_attributes.get(owner, ()) if a == rest}
+            cls = made.pop() if found is None and len(made) == 1 else None
+            if cls is not None and not cls.startswith("self."):
+                # ``self.saliency = GuidedSaliency(model)``, then ``self.saliency(x)``
+                return self._named(f"{cls}.__call__", None)
+            return found
         return None
 
     def _instances(self, scope: _Scope) -> dict[str, ast.expr]:
