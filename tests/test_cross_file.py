@@ -245,6 +245,59 @@ def test_summaries_keep_what_every_path_proves() -> None:
     assert found["chosen"].returns == frozenset()
 
 
+FILLED = """
+import torch
+
+
+def gathered(xs, scale):
+    out = []
+    for x in xs:
+        out.append(torch.relu(x) * scale)
+    return out
+
+
+def keyed(x, k):
+    found = {}
+    found[k] = torch.relu(x)
+    return found
+
+
+def timed(model, inputs, iters):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        model(*inputs)
+    end.record()
+    return start.elapsed_time(end) / iters
+
+
+def benchmark(model, size):
+    inputs = [torch.randn(size, device="cuda")]
+    latency = timed(model, inputs, 10)
+    return latency
+
+
+def outputs(model, size):
+    inputs = [torch.randn(size, device="cuda")]
+    return gathered(inputs, 2.0)
+"""
+
+
+def test_summaries_follow_values_into_containers_and_callees() -> None:
+    """A parameter stored in a list or a dict the function returns flows
+    into what it returns; a call of a function of the module gives what its
+    summary says, not whatever its arguments hold (a timing computed while
+    the inputs sit on the device is no value on the device)."""
+    found = summarize(ast.parse(FILLED)).functions
+    assert found["gathered"].carries == ("xs", "scale")
+    assert "xs" in found["gathered"].keeps_device
+    assert found["keyed"].carries == ("x",)  # (the key is no value stored)
+    assert "inputs" not in found["timed"].carries
+    assert not found["benchmark"].device_output
+    assert found["outputs"].device_output
+
+
 MADE_TENSORS = """
 import torch
 

@@ -935,6 +935,11 @@ class _Summarizer:
                     self.flows[name] = flow
                     self.device_flows[name] = device_flow
                     (self.forwarded.add if forwarded else self.forwarded.discard)(name)
+                stored = target
+                while isinstance(stored, ast.Subscript):  # ``scores[k] = out``
+                    stored = stored.value
+                if stored is not target and isinstance(stored, ast.Name):
+                    self._store(stored.id, [node.value])
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
             if self.no_grad and self._computes(node.value):
@@ -1271,6 +1276,12 @@ class _Summarizer:
         holder = func.value if isinstance(func, ast.Attribute) else None
         if isinstance(holder, ast.Subscript):  # ``by_key[k].append(y.cpu())``: a dict of lists
             holder = holder.value
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ops.CONTAINER_STORE_METHODS
+            and isinstance(holder, ast.Name)
+        ):
+            self._store(holder.id, [*node.args, *(k.value for k in node.keywords)])
         if isinstance(func, ast.Attribute) and isinstance(holder, ast.Name):
             held = holder.id
             if held in self.held:  # ``out.append(y.cpu())``: what every element is
@@ -1287,6 +1298,15 @@ class _Summarizer:
                 value = passed.get(param)
                 if value is not None:
                     self.write(value, line, write.what, callee.name)
+
+    def _store(self, holder: str, values: list[ast.expr]) -> None:
+        """``holder.append(v)``, ``holder[k] = v``: what flows into ``v`` flows
+        into the container too, and it keeps ``v``'s device."""
+        for value in values:
+            self.flows[holder] = self.flows.get(holder, set()) | self.flow(value)
+            self.device_flows[holder] = self.device_flows.get(holder, set()) | self._device_flow(
+                value
+            )
 
     def _module_use(self, node: ast.expr) -> None:
         self.modules.update(p for p, _ in self.alias(node))
@@ -1463,6 +1483,13 @@ class _Summarizer:
                 return True  # ``x.cuda().float()``
             if isinstance(func, ast.Name) and func.id in ops.READ_ONLY_BUILTINS:
                 return False  # ``float(loss)``
+            callee = self.callee(func)
+            if callee is not None:
+                # a function of this module: its summary says what it returns
+                # (``bench(model, inputs)`` that returns a timing it computes)
+                return callee.device_output or any(
+                    self.device_value(a) for a in _carried_arguments(node, callee)
+                )
             # what a call computes from a value on the device stays there
             # (``net(x)``, ``renderer.query(decoder, points)``)
             return any(
@@ -2073,6 +2100,22 @@ def _calls(node: ast.stmt) -> Iterator[ast.Call]:
         stack.extend(ast.iter_child_nodes(current))
     found.sort(key=lambda c: (c.lineno, c.col_offset))
     return iter(found)
+
+
+def _carried_arguments(call: ast.Call, callee: FunctionSummary) -> Iterator[ast.expr]:
+    """The arguments of ``call`` that may reach what ``callee`` returns:
+    those bound to a parameter its summary says flows there (``carries``,
+    through calls it does not see too, ``keeps_device``, ``moves_to``), and
+    any it does not bind to a named parameter (``*args``, ``**kwargs``)."""
+    passed = bind_arguments(call, callee)
+    flowing = {*callee.carries, *callee.carries_unseen, *callee.keeps_device, *callee.moves_to}
+    bound = {id(v) for v in passed.values()}
+    for name, value in passed.items():
+        if name in flowing:
+            yield value
+    for value in (*call.args, *(k.value for k in call.keywords)):
+        if id(value) not in bound:
+            yield value.value if isinstance(value, ast.Starred) else value
 
 
 def bind_arguments(call: ast.Call, callee: FunctionSummary) -> dict[str, ast.expr]:
