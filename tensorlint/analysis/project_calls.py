@@ -257,7 +257,7 @@ class CallingModule:
                         else [statement.target]
                     )
                     self.context.moved_attributes.setdefault(owner, set()).update(
-                        _self_attributes(targets)
+                        _self_paths(targets)
                     )
 
     def forget(self) -> None:
@@ -593,7 +593,7 @@ class _Context:
                         frozenset(given_moved),
                     )
                 )
-                or bool(_self_attributes([e.value]) & moved_attributes)
+                or _overlap(_self_paths([e.value]), moved_attributes)
             )
             for e in effects
         ]
@@ -759,7 +759,7 @@ class _Context:
             carries = (
                 binding.forward or binding.parameter
                 if grad
-                else binding.moves or binding.forward or bool(binding.attributes & attributes)
+                else binding.moves or binding.forward or _overlap(binding.attributes, attributes)
             )
             read = binding.names & local
             if binding.augmented:
@@ -937,7 +937,7 @@ class _Context:
             owner = self.owners.get(id(scope))
             for target, value, no_grad, augmented in _bindings_with_mode(scope, self.imports):
                 names = frozenset(_names_read(value, self.imports))
-                attributes = frozenset(_self_attributes([value]))
+                attributes = frozenset(_self_paths([value]))
                 line = getattr(target, "lineno", 0)
                 for targets, effect in self._unpacked(target, value, owner, scope):
                     found.append(
@@ -1124,7 +1124,7 @@ class _Context:
             seeds = {
                 t
                 for b in flow
-                if (b.moves or b.attributes & attributes) and not b.on_cpu
+                if (b.moves or _overlap(b.attributes, attributes)) and not b.on_cpu
                 for t in b.targets
             }
             batch = self.batches.get(id(scope))
@@ -1347,16 +1347,25 @@ def _keys(keys: Optional[list[str]], which: list[bool]) -> Optional[frozenset[st
     return None if keys is None else frozenset(k for k, w in zip(keys, which) if w)
 
 
-def _self_attributes(nodes: Sequence[ast.AST]) -> set[str]:
-    """The ``self.<attr>`` that ``nodes`` mention (``self.scores[i]`` too)."""
-    return {
-        inner.attr
-        for node in nodes
-        for inner in ast.walk(node)
-        if isinstance(inner, ast.Attribute)
-        and isinstance(inner.value, ast.Name)
-        and inner.value.id == "self"
-    }
+def _self_paths(nodes: Sequence[ast.AST]) -> set[str]:
+    """The ``self.<attr>`` chains that ``nodes`` mention, as dotted paths
+    (``self.cfg.sizes`` -> ``cfg.sizes``; ``self.scores[i]`` -> ``scores``)."""
+    found: set[str] = set()
+    for node in nodes:
+        chains = [inner for inner in ast.walk(node) if isinstance(inner, ast.Attribute)]
+        links = {id(inner.value) for inner in chains if isinstance(inner.value, ast.Attribute)}
+        for inner in chains:
+            dotted = dotted_name_of(inner) if id(inner) not in links else None
+            if dotted is not None and dotted.startswith("self."):
+                found.add(dotted[len("self.") :])
+    return found
+
+
+def _overlap(read: Union[set[str], frozenset[str]], kept: Union[set[str], frozenset[str]]) -> bool:
+    """Does a path of ``read`` hold or lie inside one of ``kept`` (``cfg`` and
+    ``cfg.model``, ``cfg.model`` and ``cfg.model.head``), not beside it
+    (``cfg.sizes`` and ``cfg.model``)?"""
+    return any(a == b or a.startswith(b + ".") or b.startswith(a + ".") for a in read for b in kept)
 
 
 def _spread(
