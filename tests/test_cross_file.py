@@ -246,6 +246,7 @@ def test_summaries_keep_what_every_path_proves() -> None:
 
 
 FILLED = """
+import numpy as np
 import torch
 
 
@@ -281,6 +282,15 @@ def benchmark(model, size):
 def outputs(model, size):
     inputs = [torch.randn(size, device="cuda")]
     return gathered(inputs, 2.0)
+
+
+def host_boxes(scores):
+    return [np.asarray(s) for s in scores.cpu().numpy()]
+
+
+def shadowed(xs):
+    x = np.zeros(3)
+    return [x for x in xs]
 """
 
 
@@ -296,6 +306,8 @@ def test_summaries_follow_values_into_containers_and_callees() -> None:
     assert "inputs" not in found["timed"].carries
     assert not found["benchmark"].device_output
     assert found["outputs"].device_output
+    assert found["host_boxes"].returns >= {"cpu", "nograd"}  # every element a host array
+    assert "cpu" not in found["shadowed"].returns  # (the elements are ``xs``'s, not ``x``'s)
 
 
 MADE_TENSORS = """

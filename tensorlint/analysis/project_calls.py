@@ -249,6 +249,21 @@ class CallingModule:
                     # ``TRACKERS[name](opts)`` makes an instance of any class the dict holds
                     for func in _registered(made, registries) or (made,):
                         self._made(statement, func, function, owner)
+                elif (
+                    owner is not None
+                    and isinstance(part, (ast.Name, ast.Attribute))
+                    and not (
+                        function is not None
+                        and isinstance(part, ast.Name)
+                        and part.id in _parameter_names(function)
+                    )
+                ):
+                    # ``self.get_boxes = get_boxes``: a function kept to be called
+                    for target in statement.targets if isinstance(statement, ast.Assign) else ():
+                        if _is_own_attribute(target, owner, owner):
+                            assert isinstance(target, ast.Attribute)
+                            kept = self.context.kept_functions.setdefault(owner, {})
+                            kept.setdefault(target.attr, []).append(part)
                 if owner is not None and moves(part) and not _ends_with(part, _ON_CPU):
                     # ``self.scores = torch.zeros(n, device=self.device)`` in any method
                     targets = (
@@ -480,6 +495,9 @@ class _Context:
         #: per class: (attribute, what it calls) of each ``self.attr =
         #: something(...)`` (``CallingModule.made_attributes``)
         self.made_attributes: Mapping[str, list[tuple[str, ast.expr]]] = {}
+        #: per class: the values of each ``self.attr = name`` (a function
+        #: kept to be called, ``self.get_boxes = get_boxes``)
+        self.kept_functions: dict[str, dict[str, list[ast.expr]]] = {}
         #: the module's own top-level classes
         self.classes = frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef))
         #: the methods of the module's top-level classes: id -> the class's name
@@ -1090,6 +1108,11 @@ class _Context:
             if cls is not None and not cls.startswith("self."):
                 # ``self.saliency = GuidedSaliency(model)``, then ``self.saliency(x)``
                 return self._named(f"{cls}.__call__", None)
+            kept = {dotted_name_of(v) for v in self.kept_functions.get(owner, {}).get(rest, ())}
+            function = kept.pop() if found is None and len(kept) == 1 else None
+            if function is not None and not function.startswith("self"):
+                # ``self.get_boxes = get_boxes``, then ``self.get_boxes(net, img)``
+                return self._named(function, None)
             return found
         return None
 

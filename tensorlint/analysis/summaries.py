@@ -1931,6 +1931,13 @@ class _Summarizer:
             return _arithmetic(self.prove(node.left), self.prove(node.right))
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.prove(node.operand)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            # ``[np.array(b) for b in boxes]``: what holds of every element
+            return self._comprehended(node) & _PLAIN
+        if isinstance(node, ast.List) and node.elts:
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return frozenset()
+            return frozenset.intersection(*(self.prove(e) for e in node.elts)) & _PLAIN
         if isinstance(node, ast.Call):
             qual = self.qualified(node.func)
             if qual in ops.TORCH_JOINING_FUNCTIONS:
@@ -1954,6 +1961,20 @@ class _Summarizer:
             if callee is not None:
                 return callee.returns & _PLAIN  # what every ``return`` of it proves
         return frozenset()
+
+    def _comprehended(
+        self, node: Union[ast.ListComp, ast.SetComp, ast.GeneratorExp]
+    ) -> frozenset[str]:
+        """What holds of every element a comprehension makes (its own
+        names are not the function's: what they were bound to does not count)."""
+        own = {n for g in node.generators for n in assigned_names(g.target)}
+        proofs = {n: self.proofs.pop(n) for n in own if n in self.proofs}
+        held = {n: self.held.pop(n) for n in own if n in self.held}
+        try:
+            return self.prove(node.elt)
+        finally:
+            self.proofs.update(proofs)
+            self.held.update(held)
 
     def _returned_part(self, value: ast.expr, index: ast.expr) -> Optional[frozenset[str]]:
         """What position ``index`` of the tuples a call of a function here
