@@ -291,6 +291,23 @@ def host_boxes(scores):
 def shadowed(xs):
     x = np.zeros(3)
     return [x for x in xs]
+
+
+def to_host(x):
+    if torch.cuda.is_available():
+        return x.cpu()
+    else:
+        return x
+
+
+def corners(center, scale):
+    t = torch.eye(3)
+    t[0, 2] = center[0] * scale
+    return t
+
+
+def counted(prompts, maps):
+    return maps.reshape(len(prompts), -1)
 """
 
 
@@ -308,6 +325,10 @@ def test_summaries_follow_values_into_containers_and_callees() -> None:
     assert found["outputs"].device_output
     assert found["host_boxes"].returns >= {"cpu", "nograd"}  # every element a host array
     assert "cpu" not in found["shadowed"].returns  # (the elements are ``xs``'s, not ``x``'s)
+    assert "cpu" in found["to_host"].returns  # (where CUDA is not available, on the CPU)
+    assert found["corners"].keeps_device == ()  # written into a tensor made on the CPU
+    assert found["corners"].carries == ("center", "scale")  # (its grad, with grad on)
+    assert found["counted"].carries == ("maps",)  # ``len(prompts)`` is a number
 
 
 MADE_TENSORS = """

@@ -27,6 +27,7 @@ import ast
 import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, TypeVar, Union
 
@@ -272,6 +273,19 @@ def _flag(test: ast.expr) -> Optional[str]:
         return f"{name}()" if name is not None and name.endswith("cuda.is_available") else None
     if isinstance(test, (ast.Name, ast.Attribute)):
         return _dotted(test)
+    return None
+
+
+def _cuda_test(test: ast.expr) -> Optional[bool]:
+    """True for ``torch.cuda.is_available()``, False for ``not
+    torch.cuda.is_available()``; None for any other test."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _cuda_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Call) and not test.args and not test.keywords:
+        name = _dotted(test.func)
+        if name is not None and name.endswith("cuda.is_available"):
+            return True
     return None
 
 
@@ -732,18 +746,24 @@ class _State(NamedTuple):
             setattr(summarizer, field, value)
 
     @staticmethod
-    def meet(states: list[_State]) -> _State:
+    def meet(states: list[_State], params: AbstractSet[str]) -> _State:
         """What holds after any of ``states``: a fact that holds of every
         value (on the CPU, without grad; what every element appended to a
-        list proves) only where each path proves it; one that may hold (an
-        alias, a parameter flowing in, a forward pass's output, a move)
-        where any path gives it."""
+        list proves) only where each path that binds the name proves it (a
+        local no other path binds is unbound there: reading it raises; a
+        parameter is bound on entry, to what callers pass); one that may
+        hold (an alias, a parameter flowing in, a forward pass's output, a
+        move) where any path gives it."""
         if len(states) == 1:
             return states[0]
         proofs: dict[str, frozenset[str]] = {}
         for name in {n for state in states for n in state.proofs}:
             proofs[name] = frozenset.intersection(
-                *(state.proofs.get(name, frozenset()) for state in states)
+                *(
+                    state.proofs.get(name, frozenset())
+                    for state in states
+                    if name in state.proofs or name in params
+                )
             )
         held: dict[str, Optional[frozenset[str]]] = {}
         for name in states[0].held:
@@ -823,6 +843,9 @@ class _Summarizer:
         self.move_flags: set[str] = set()
         #: the flag the statement being read is under (``if use_cuda:``)
         self.flag = ""
+        #: the statement being read runs only where CUDA is not available
+        #: (the ``else`` of ``if torch.cuda.is_available():``)
+        self.without_cuda = False
         #: local names holding a tensor set to require grad here
         self.set_grad: set[str] = set()
         #: every ``return`` so far gives a tensor set to require grad
@@ -939,7 +962,11 @@ class _Summarizer:
                 while isinstance(stored, ast.Subscript):  # ``scores[k] = out``
                     stored = stored.value
                 if stored is not target and isinstance(stored, ast.Name):
-                    self._store(stored.id, [node.value])
+                    # (into a tensor: the value is copied where the tensor is,
+                    # without grad where grad is off)
+                    tensor = TENSOR_MADE in self.proofs.get(stored.id, frozenset())
+                    if not (tensor and self.no_grad):
+                        self._store(stored.id, [node.value], device=not tensor)
             aliases = self.alias(node.value)
             proofs = self.prove(node.value)
             if self.no_grad and self._computes(node.value):
@@ -1030,8 +1057,16 @@ class _Summarizer:
             outer_flag = self.flag
             if flag is not None:
                 self.flag = flag  # ``if use_cuda: x = x.cuda()``
-            self.paths([node.body, node.orelse], flags=(flag or outer_flag, outer_flag))
+            outer_cuda = self.without_cuda
+            # ``if torch.cuda.is_available(): ... else: return x``: no CUDA there
+            cuda = _cuda_test(node.test)
+            self.paths(
+                [node.body, node.orelse],
+                flags=(flag or outer_flag, outer_flag),
+                without_cuda=(outer_cuda or cuda is False, outer_cuda or cuda is True),
+            )
             self.flag = outer_flag
+            self.without_cuda = outer_cuda
         elif isinstance(node, ast.While):
             self.paths([node.body], through=True)
             self.body(node.orelse)
@@ -1077,13 +1112,15 @@ class _Summarizer:
         suites: list[list[ast.stmt]],
         through: bool = False,
         flags: Optional[tuple[str, ...]] = None,
+        without_cuda: Optional[tuple[bool, ...]] = None,
     ) -> None:
         """Read the alternative ``suites`` (an ``if``'s two branches, a
         ``try``'s body and handlers), each from the state before them, then
         keep what holds after any of them (``_State.meet``): a name bound on
         the CPU in one branch and moved in the other proves nothing after.
         ``through``: none of them may run (a loop's body, ``match`` cases);
-        ``flags``: the device flag each suite runs under. A suite that ends
+        ``flags``: the device flag each suite runs under; ``without_cuda``:
+        whether each runs only where CUDA is not available. A suite that ends
         in ``return``, ``raise``, ``break`` or ``continue`` leaves nothing
         behind."""
         before = _State.of(self)
@@ -1092,10 +1129,12 @@ class _Summarizer:
             before.put(self)
             if flags is not None:
                 self.flag = flags[n]
+            if without_cuda is not None:
+                self.without_cuda = without_cuda[n]
             self.body(suite)
             if not (suite and isinstance(suite[-1], _LEAVES)):
                 after.append(_State.of(self))
-        _State.meet(after or [before]).put(self)
+        _State.meet(after or [before], self.params).put(self)
 
     def bind(self, target: ast.expr, aliases: set[Alias], proofs: frozenset[str],
              optimizer: bool) -> None:  # fmt: skip
@@ -1299,14 +1338,16 @@ class _Summarizer:
                 if value is not None:
                     self.write(value, line, write.what, callee.name)
 
-    def _store(self, holder: str, values: list[ast.expr]) -> None:
+    def _store(self, holder: str, values: list[ast.expr], device: bool = True) -> None:
         """``holder.append(v)``, ``holder[k] = v``: what flows into ``v`` flows
-        into the container too, and it keeps ``v``'s device."""
+        into the container too, and (``device``: not a tensor written into)
+        it keeps ``v``'s device."""
         for value in values:
             self.flows[holder] = self.flows.get(holder, set()) | self.flow(value)
-            self.device_flows[holder] = self.device_flows.get(holder, set()) | self._device_flow(
-                value
-            )
+            if device:
+                self.device_flows[holder] = self.device_flows.get(
+                    holder, set()
+                ) | self._device_flow(value)
 
     def _module_use(self, node: ast.expr) -> None:
         self.modules.update(p for p, _ in self.alias(node))
@@ -1337,10 +1378,15 @@ class _Summarizer:
                 self.aliases.append((param, kind, node.lineno))
         returned = self._returned(value)
         proofs = returned.returns
+        if self.without_cuda:
+            # (``else: return x`` of ``if torch.cuda.is_available():``)
+            proofs = proofs | {"cpu"}
         self.returns = proofs if self.returns is None else self.returns & proofs
         self.carries |= self.flow(value)
         self.grad_output = self.grad_output or returned.grad_output
-        self.device_output = self.device_output or returned.device_output
+        self.device_output = self.device_output or (
+            returned.device_output and not self.without_cuda
+        )
         if "cpu" not in proofs:
             self.moves_to |= self.device_params(value)
             self.keeps_device |= self._device_flow(value)
@@ -1854,6 +1900,13 @@ class _Summarizer:
             for param in self.flows.get(node.id, ()):
                 found.add(_UNSEEN + param.lstrip(_UNSEEN) if unseen else param)
             return
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ops.NUMBER_RESULT_BUILTINS
+            and node.func.id not in self.env
+        ) or (isinstance(node, ast.Attribute) and node.attr in ops.METADATA_ATTRS):
+            return  # ``len(prompts)``, ``x.shape``: a number, or what describes a value
         if isinstance(node, ast.Call) and self._unseen(node.func):
             for arg in (*node.args, *(k.value for k in node.keywords)):
                 self._flow(arg, found, True)
