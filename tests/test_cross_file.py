@@ -226,6 +226,13 @@ def chosen(x, flag):
     else:
         y = 0
     return y
+
+
+def maybe_host(model, x):
+    out = model(x.cuda())
+    if out is not None:
+        out = out.detach().cpu()
+    return out
 """
 
 
@@ -243,6 +250,9 @@ def test_summaries_keep_what_every_path_proves() -> None:
     assert "nograd" not in found["tried"].returns
     assert found["chosen"].carries == ("x",)  # the parameter reaches the return on one path
     assert found["chosen"].returns == frozenset()
+    # (where ``out is None``, it holds no tensor: every tensor it returns is on the host)
+    assert found["maybe_host"].returns >= {"cpu", "nograd"}
+    assert not found["maybe_host"].device_output
 
 
 FILLED = """

@@ -276,6 +276,22 @@ def _flag(test: ast.expr) -> Optional[str]:
     return None
 
 
+def _none_test(test: ast.expr) -> tuple[Optional[str], Optional[str]]:
+    """The name each branch of ``if test:`` sees bound to ``None``: ``x`` in
+    the ``else`` of ``if x is not None:``, in the body of ``if x is None:``."""
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and _is_const(test.comparators[0], None)
+    ):
+        if isinstance(test.ops[0], ast.IsNot):
+            return None, test.left.id
+        if isinstance(test.ops[0], ast.Is):
+            return test.left.id, None
+    return None, None
+
+
 def _cuda_test(test: ast.expr) -> Optional[bool]:
     """True for ``torch.cuda.is_available()``, False for ``not
     torch.cuda.is_available()``; None for any other test."""
@@ -1064,6 +1080,7 @@ class _Summarizer:
                 [node.body, node.orelse],
                 flags=(flag or outer_flag, outer_flag),
                 without_cuda=(outer_cuda or cuda is False, outer_cuda or cuda is True),
+                nones=_none_test(node.test),
             )
             self.flag = outer_flag
             self.without_cuda = outer_cuda
@@ -1113,6 +1130,7 @@ class _Summarizer:
         through: bool = False,
         flags: Optional[tuple[str, ...]] = None,
         without_cuda: Optional[tuple[bool, ...]] = None,
+        nones: Optional[tuple[Optional[str], ...]] = None,
     ) -> None:
         """Read the alternative ``suites`` (an ``if``'s two branches, a
         ``try``'s body and handlers), each from the state before them, then
@@ -1120,7 +1138,9 @@ class _Summarizer:
         the CPU in one branch and moved in the other proves nothing after.
         ``through``: none of them may run (a loop's body, ``match`` cases);
         ``flags``: the device flag each suite runs under; ``without_cuda``:
-        whether each runs only where CUDA is not available. A suite that ends
+        whether each runs only where CUDA is not available; ``nones``: the
+        name each runs with bound to ``None`` (the other branch of ``if x is
+        not None:``). A suite that ends
         in ``return``, ``raise``, ``break`` or ``continue`` leaves nothing
         behind."""
         before = _State.of(self)
@@ -1131,10 +1151,23 @@ class _Summarizer:
                 self.flag = flags[n]
             if without_cuda is not None:
                 self.without_cuda = without_cuda[n]
+            none = nones[n] if nones is not None else None
+            if none is not None:
+                self._none(none)
             self.body(suite)
             if not (suite and isinstance(suite[-1], _LEAVES)):
                 after.append(_State.of(self))
         _State.meet(after or [before], self.params).put(self)
+
+    def _none(self, name: str) -> None:
+        """``name`` holds ``None`` here: no tensor, nothing flowing into it."""
+        if name in self.proofs or name in self.params:
+            self.proofs[name] = _PLAIN
+        for facts in (self.env, self.flows, self.device_flows, self.moved_to):
+            if name in facts:
+                facts[name] = set()
+        for names in (self.forwarded, self.made, self.on_device, self.set_grad):
+            names.discard(name)
 
     def bind(self, target: ast.expr, aliases: set[Alias], proofs: frozenset[str],
              optimizer: bool) -> None:  # fmt: skip
