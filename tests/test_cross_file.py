@@ -228,6 +228,15 @@ def chosen(x, flag):
     return y
 
 
+def collected(model, batches, sampled):
+    draws = []
+    for batch in batches:
+        draws.append(model(batch.cuda()).detach().cpu())
+    if sampled:
+        draws = torch.cat(draws)
+    return draws
+
+
 def maybe_host(model, x):
     out = model(x.cuda())
     if out is not None:
@@ -250,6 +259,8 @@ def test_summaries_keep_what_every_path_proves() -> None:
     assert "nograd" not in found["tried"].returns
     assert found["chosen"].carries == ("x",)  # the parameter reaches the return on one path
     assert found["chosen"].returns == frozenset()
+    # a list of host copies on one path, their concatenation on the other
+    assert found["collected"].returns >= {"cpu", "nograd"}
     # (where ``out is None``, it holds no tensor: every tensor it returns is on the host)
     assert found["maybe_host"].returns >= {"cpu", "nograd"}
     assert not found["maybe_host"].device_output

@@ -762,6 +762,15 @@ class _State(NamedTuple):
             setattr(summarizer, field, value)
 
     @staticmethod
+    def _proved(state: _State, name: str) -> Optional[frozenset[str]]:
+        """What ``name`` proves in ``state``: of a list made empty here, what
+        every element added proves (None: none added yet, nothing to refute)."""
+        if name in state.held:
+            held = state.held[name]
+            return None if held is None else held & _PLAIN
+        return state.proofs.get(name, frozenset())
+
+    @staticmethod
     def meet(states: list[_State], params: AbstractSet[str]) -> _State:
         """What holds after any of ``states``: a fact that holds of every
         value (on the CPU, without grad; what every element appended to a
@@ -774,13 +783,13 @@ class _State(NamedTuple):
             return states[0]
         proofs: dict[str, frozenset[str]] = {}
         for name in {n for state in states for n in state.proofs}:
-            proofs[name] = frozenset.intersection(
-                *(
-                    state.proofs.get(name, frozenset())
-                    for state in states
-                    if name in state.proofs or name in params
-                )
-            )
+            proved = [
+                _State._proved(state, name)
+                for state in states
+                if name in state.proofs or name in params
+            ]
+            known = [p for p in proved if p is not None]
+            proofs[name] = frozenset.intersection(*known) if known else _PLAIN
         held: dict[str, Optional[frozenset[str]]] = {}
         for name in states[0].held:
             if all(name in state.held for state in states):
