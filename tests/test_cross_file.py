@@ -237,6 +237,14 @@ def collected(model, batches, sampled):
     return draws
 
 
+def copied(x):
+    return x.detach().cpu().clone()
+
+
+def matched(x, like):
+    return x.detach().cpu().type_as(like)
+
+
 def maybe_host(model, x):
     out = model(x.cuda())
     if out is not None:
@@ -260,6 +268,8 @@ def test_summaries_keep_what_every_path_proves() -> None:
     assert "chosen" not in found or not found["chosen"].returns
     # a list of host copies on one path, their concatenation on the other
     assert found["collected"].returns >= {"cpu", "nograd"}
+    assert found["copied"].returns >= {"cpu", "nograd"}  # a copy stays where it was
+    assert "cpu" not in found["matched"].returns  # (``type_as``: where ``like`` is)
     # (where ``out is None``, it holds no tensor: every tensor it returns is on the host)
     assert found["maybe_host"].returns >= {"cpu", "nograd"}
     assert not found["maybe_host"].device_output

@@ -2014,12 +2014,12 @@ class _Summarizer:
                 return inner | {"cpu"}
             if method == "detach":
                 return inner | {"nograd", TENSOR_MADE}
-            if method in ops.DEVICE_CHANGING_METHODS:
-                return inner - {"cpu"}
+            if method in ops.DEVICE_CHANGING_METHODS or method in ("type", "type_as"):
+                return inner - {"cpu"}  # (``x.type_as(y)``: where ``y`` is)
             if method == "requires_grad_":
                 return inner - {"nograd"}
-            if method in ops.TORCH_VIEW_METHODS or method in ops.CAST_METHODS:
-                return inner
+            if method in ops.TORCH_VIEW_METHODS or method in ops.CAST_METHODS or method == "clone":
+                return inner  # (a copy keeps the device, and grad only where there was)
             if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
                 return frozenset({TENSOR_MADE})
         if isinstance(node, ast.Attribute) and node.attr in ops.GRAD_FREE_ATTRS:
