@@ -245,6 +245,16 @@ def matched(x, like):
     return x.detach().cpu().type_as(like)
 
 
+@torch.no_grad()
+def reconstructed(model, x, full):
+    if full:
+        out = model(x)
+        out = out[0] if isinstance(out, tuple) else out
+    else:
+        out = model(x).detach()
+    return out
+
+
 def maybe_host(model, x):
     out = model(x.cuda())
     if out is not None:
@@ -270,6 +280,7 @@ def test_summaries_keep_what_every_path_proves() -> None:
     assert found["collected"].returns >= {"cpu", "nograd"}
     assert found["copied"].returns >= {"cpu", "nograd"}  # a copy stays where it was
     assert "cpu" not in found["matched"].returns  # (``type_as``: where ``like`` is)
+    assert "nograd" in found["reconstructed"].returns  # (each arm of the ``if`` expression)
     # (where ``out is None``, it holds no tensor: every tensor it returns is on the host)
     assert found["maybe_host"].returns >= {"cpu", "nograd"}
     assert not found["maybe_host"].device_output

@@ -2032,6 +2032,8 @@ class _Summarizer:
             return _arithmetic(self.prove(node.left), self.prove(node.right))
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.prove(node.operand)
+        if isinstance(node, ast.IfExp):  # what both arms prove
+            return self.prove(node.body) & self.prove(node.orelse)
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             # ``[np.array(b) for b in boxes]``: what holds of every element
             return self._comprehended(node) & _PLAIN
