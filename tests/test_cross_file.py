@@ -314,6 +314,14 @@ def timed(model, inputs, iters):
     return start.elapsed_time(end) / iters
 
 
+def ones_like_count(x, n):
+    return torch.ones(3) * n
+
+
+def relayed(a, b):
+    return ones_like_count(a, 2) * b
+
+
 def benchmark(model, size):
     inputs = [torch.randn(size, device="cuda")]
     latency = timed(model, inputs, 10)
@@ -362,7 +370,8 @@ def test_summaries_follow_values_into_containers_and_callees() -> None:
     assert "xs" in found["gathered"].keeps_device
     assert found["keyed"].carries == ("x",)  # (the key is no value stored)
     assert "inputs" not in found["timed"].carries
-    assert not found["benchmark"].device_output
+    assert "benchmark" not in found or not found["benchmark"].device_output
+    assert found["relayed"].carries == ("b",)  # (what ``ones_like_count`` says reaches it)
     assert found["outputs"].device_output
     assert found["host_boxes"].returns >= {"cpu", "nograd"}  # every element a host array
     assert "cpu" not in found["shadowed"].returns  # (the elements are ``xs``'s, not ``x``'s)

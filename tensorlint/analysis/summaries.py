@@ -1959,6 +1959,21 @@ class _Summarizer:
             for arg in (*node.args, *(k.value for k in node.keywords)):
                 self._flow(arg, found, True)
             return
+        callee = self.callee(node.func) if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.Call) and callee is not None:
+            # a function of the module: what its summary says reaches its result
+            passed = bind_arguments(node, callee)
+            bound = {id(v) for v in passed.values()}
+            for name, value in passed.items():
+                if name in callee.carries:
+                    self._flow(value, found, unseen)
+                elif name in callee.carries_unseen:
+                    self._flow(value, found, True)
+            for value in (*node.args, *(k.value for k in node.keywords)):
+                if id(value) not in bound:  # (``*args``, ``**kwargs``)
+                    self._flow(value, found, unseen)
+            self._flow(node.func, found, unseen)
+            return
         for child in ast.iter_child_nodes(node):
             self._flow(child, found, unseen)
 
