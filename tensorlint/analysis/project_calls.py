@@ -543,8 +543,7 @@ class _Context:
     def forget(self) -> None:
         """Drop the bindings and answers worked out so far (``CallingModule.forget``)."""
         for cache in (self._callees, self._bindings, self._made, self._moved, self._grad,
-                      self._given,
-                      self._quiet, self._from_params, self._in_place,
+                      self._given, self._quiet, self._from_params, self._in_place,
                       self._local_names):  # fmt: skip
             cache.clear()
 
@@ -1110,7 +1109,7 @@ class _Context:
                 return self._named(f"{cls}.__call__", None)
             kept = {dotted_name_of(v) for v in self.kept_functions.get(owner, {}).get(rest, ())}
             function = kept.pop() if found is None and len(kept) == 1 else None
-            if function is not None and not function.startswith("self"):
+            if function is not None and function.partition(".")[0] != "self":
                 # ``self.get_boxes = get_boxes``, then ``self.get_boxes(net, img)``
                 return self._named(function, None)
             return found

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
-from typing import Any, NamedTuple, Optional, TypeVar, Union
+from typing import Any, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, tensor_methods
 from tensorlint.analysis.classes import (
@@ -771,16 +771,14 @@ class _State(NamedTuple):
         return state.proofs.get(name, frozenset())
 
     @staticmethod
-    def meet(states: list[_State], params: AbstractSet[str]) -> _State:
-        """What holds after any of ``states``: a fact that holds of every
-        value (on the CPU, without grad; what every element appended to a
-        list proves) only where each path that binds the name proves it (a
-        local no other path binds is unbound there: reading it raises; a
-        parameter is bound on entry, to what callers pass); one that may
-        hold (an alias, a parameter flowing in, a forward pass's output, a
-        move) where any path gives it."""
-        if len(states) == 1:
-            return states[0]
+    def meet(
+        states: list[_State], params: AbstractSet[str]
+    ) -> tuple[dict[str, frozenset[str]], dict[str, Optional[frozenset[str]]]]:
+        """What is proved after any of ``states`` (``proofs``, ``held``): a
+        value is on the CPU or without grad (every element appended to a
+        list is) only where each path that binds the name proves it (a local
+        no other path binds is unbound there: reading it raises; a parameter
+        is bound on entry, to what callers pass)."""
         proofs: dict[str, frozenset[str]] = {}
         for name in {n for state in states for n in state.proofs}:
             proved = [
@@ -793,32 +791,9 @@ class _State(NamedTuple):
         held: dict[str, Optional[frozenset[str]]] = {}
         for name in states[0].held:
             if all(name in state.held for state in states):
-                known = [h for h in (state.held[name] for state in states) if h is not None]
-                held[name] = frozenset.intersection(*known) if known else None
-        return _State(
-            _union([state.env for state in states]),
-            proofs,
-            held,
-            _union([state.flows for state in states]),
-            _union([state.device_flows for state in states]),
-            _union([state.moved_to for state in states]),
-            set().union(*(state.forwarded for state in states)),
-            set().union(*(state.made for state in states)),
-            set().union(*(state.on_device for state in states)),
-            set().union(*(state.set_grad for state in states)),
-            set().union(*(state.optimizers for state in states)),
-        )
-
-
-_T = TypeVar("_T")
-
-
-def _union(maps: list[dict[str, set[_T]]]) -> dict[str, set[_T]]:
-    found: dict[str, set[_T]] = {}
-    for mapping in maps:
-        for name, values in mapping.items():
-            found.setdefault(name, set()).update(values)
-    return found
+                found = [h for h in (state.held[name] for state in states) if h is not None]
+                held[name] = frozenset.intersection(*found) if found else None
+        return proofs, held
 
 
 class _Summarizer:
@@ -1175,8 +1150,8 @@ class _Summarizer:
             current = _State.of(self)
             if not (suite and isinstance(suite[-1], _LEAVES)):
                 after.append(current)
-        met = _State.meet(after or [before], self.params)
-        current._replace(proofs=met.proofs, held=met.held).put(self)
+        proofs, held = _State.meet(after or [before], self.params)
+        current._replace(proofs=proofs, held=held).put(self)
 
     def _none(self, name: str) -> None:
         """``name`` holds ``None`` here: no tensor (what it may be otherwise
