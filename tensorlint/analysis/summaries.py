@@ -298,11 +298,8 @@ def _cuda_test(test: ast.expr) -> Optional[bool]:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _cuda_test(test.operand)
         return None if inner is None else not inner
-    if isinstance(test, ast.Call) and not test.args and not test.keywords:
-        name = _dotted(test.func)
-        if name is not None and name.endswith("cuda.is_available"):
-            return True
-    return None
+    flag = _flag(test) if isinstance(test, ast.Call) and not test.keywords else None
+    return True if flag is not None and flag.endswith("()") else None
 
 
 def _text(value: Any) -> str:
@@ -724,42 +721,22 @@ _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
 class _State(NamedTuple):
-    """What a summarizer knows of its local names at one point: copied
+    """What a summarizer has proved of its local names at one point (what
+    they may be is read in the code's order and needs no copy): kept
     before alternative paths, put back for each, and met after them."""
 
-    env: dict[str, set[Alias]]
     proofs: dict[str, frozenset[str]]
     held: dict[str, Optional[frozenset[str]]]
-    flows: dict[str, set[str]]
-    device_flows: dict[str, set[str]]
-    moved_to: dict[str, set[str]]
-    forwarded: set[str]
-    made: set[str]
-    on_device: set[str]
-    set_grad: set[str]
-    optimizers: set[str]
 
     @classmethod
-    def of(cls, holder: Union[_Summarizer, _State]) -> _State:
-        """The state of ``holder``, copied."""
-        return cls(
-            {k: set(v) for k, v in holder.env.items()},
-            dict(holder.proofs),
-            dict(holder.held),
-            {k: set(v) for k, v in holder.flows.items()},
-            {k: set(v) for k, v in holder.device_flows.items()},
-            {k: set(v) for k, v in holder.moved_to.items()},
-            set(holder.forwarded),
-            set(holder.made),
-            set(holder.on_device),
-            set(holder.set_grad),
-            set(holder.optimizers),
-        )
+    def of(cls, summarizer: _Summarizer) -> _State:
+        """The summarizer's proofs, copied."""
+        return cls(dict(summarizer.proofs), dict(summarizer.held))
 
     def put(self, summarizer: _Summarizer) -> None:
-        """Make (a copy of) this the summarizer's state: the paths change theirs."""
-        for field, value in zip(self._fields, _State.of(self)):
-            setattr(summarizer, field, value)
+        """Make (a copy of) these the summarizer's proofs: the paths change theirs."""
+        summarizer.proofs = dict(self.proofs)
+        summarizer.held = dict(self.held)
 
     @staticmethod
     def _proved(state: _State, name: str) -> Optional[frozenset[str]]:
@@ -1136,9 +1113,8 @@ class _Summarizer:
         behind."""
         before = _State.of(self)
         after = [before] if through else []
-        current = before
         for n, suite in enumerate(suites):
-            current._replace(proofs=before.proofs, held=before.held).put(self)
+            before.put(self)
             if flags is not None:
                 self.flag = flags[n]
             if without_cuda is not None:
@@ -1147,11 +1123,9 @@ class _Summarizer:
             if none is not None:
                 self._none(none)
             self.body(suite)
-            current = _State.of(self)
             if not (suite and isinstance(suite[-1], _LEAVES)):
-                after.append(current)
-        proofs, held = _State.meet(after or [before], self.params)
-        current._replace(proofs=proofs, held=held).put(self)
+                after.append(_State.of(self))
+        _State(*_State.meet(after or [before], self.params)).put(self)
 
     def _none(self, name: str) -> None:
         """``name`` holds ``None`` here: no tensor (what it may be otherwise
@@ -1937,16 +1911,11 @@ class _Summarizer:
         callee = self.callee(node.func) if isinstance(node, ast.Call) else None
         if isinstance(node, ast.Call) and callee is not None:
             # a function of the module: what its summary says reaches its result
-            passed = bind_arguments(node, callee)
-            bound = {id(v) for v in passed.values()}
-            for name, value in passed.items():
-                if name in callee.carries:
+            for name, value in _arguments(node, callee):
+                if name is None or name in callee.carries:
                     self._flow(value, found, unseen)
                 elif name in callee.carries_unseen:
                     self._flow(value, found, True)
-            for value in (*node.args, *(k.value for k in node.keywords)):
-                if id(value) not in bound:  # (``*args``, ``**kwargs``)
-                    self._flow(value, found, unseen)
             self._flow(node.func, found, unseen)
             return
         for child in ast.iter_child_nodes(node):
@@ -2216,20 +2185,24 @@ def _calls(node: ast.stmt) -> Iterator[ast.Call]:
     return iter(found)
 
 
+def _arguments(call: ast.Call, callee: FunctionSummary) -> Iterator[tuple[Optional[str], ast.expr]]:
+    """Each argument of ``call`` with the parameter of ``callee`` it binds
+    (None: one it binds to no named parameter, ``*args`` or ``**kwargs``)."""
+    passed = bind_arguments(call, callee)
+    yield from passed.items()
+    bound = {id(v) for v in passed.values()}
+    for value in (*call.args, *(k.value for k in call.keywords)):
+        if id(value) not in bound:
+            yield None, value.value if isinstance(value, ast.Starred) else value
+
+
 def _carried_arguments(call: ast.Call, callee: FunctionSummary) -> Iterator[ast.expr]:
     """The arguments of ``call`` that may reach what ``callee`` returns:
     those bound to a parameter its summary says flows there (``carries``,
     through calls it does not see too, ``keeps_device``, ``moves_to``), and
-    any it does not bind to a named parameter (``*args``, ``**kwargs``)."""
-    passed = bind_arguments(call, callee)
+    any it does not bind to a named parameter (``_arguments``)."""
     flowing = {*callee.carries, *callee.carries_unseen, *callee.keeps_device, *callee.moves_to}
-    bound = {id(v) for v in passed.values()}
-    for name, value in passed.items():
-        if name in flowing:
-            yield value
-    for value in (*call.args, *(k.value for k in call.keywords)):
-        if id(value) not in bound:
-            yield value.value if isinstance(value, ast.Starred) else value
+    return (value for name, value in _arguments(call, callee) if name is None or name in flowing)
 
 
 def bind_arguments(call: ast.Call, callee: FunctionSummary) -> dict[str, ast.expr]:
