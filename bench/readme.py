@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "precision": "python -m bench precision --readme README.md",
     "recall": "python -m bench recall --strict --readme README.md",
     "held-out recall": "python -m bench recall --held-out --strict --readme README.md",
+    "unread": "python -m bench unread --readme README.md",
 }
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bench import precision, readme, recall
+from bench import precision, readme, recall, unread
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 STAMP = re.compile(
-    r"^Printed by `(?P<command>python -m bench (?:precision|recall)[^`]*)` on "
+    r"^Printed by `(?P<command>python -m bench (?:precision|recall|unread)[^`]*)` on "
     r"(?P<day>\d{4}-\d{2}-\d{2}), tensorlint \S+ \(git [0-9a-f]{7,40}\)\.$"
 )
 
@@ -39,6 +39,9 @@ def test_each_bench_table_of_the_readme_is_between_its_markers_in_the_bench_form
     # the rows are the benches' own rendering: render an example and compare shapes
     if name == "precision":
         example = precision.readme_table([("default", "blind", precision.Tally())], {}).splitlines()
+    elif name == "unread":
+        profiles = list(unread.PROFILES)
+        example = unread.render([], {p: {} for p in profiles}, {}, profiles).splitlines()
     else:
         example = recall.render([], [recall.HIGH, "default", "strict"]).splitlines()
     assert table[0].split(" ")[1:3] == example[0].split(" ")[1:3]  # "N labels" / "N real"
