@@ -72,7 +72,7 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
     node = caller.node
     if me is None and isinstance(node, syntax.FunctionDef) and decorated_with(node, "classmethod"):
         me = first_parameter(node)
-        if not (decorated_with(function, "classmethod") or _is_static(function)):
+        if not (decorated_with(function, "classmethod") or is_static(function)):
             return False  # (``cls.f(x)`` of an instance method binds ``x`` to ``self``)
     return me is not None and me == func.value.value
 
@@ -92,7 +92,7 @@ def parameter_facts(
         isinstance(function, syntax.FunctionDef)
         and scope.parent is not None
         and scope.parent.kind == "class"
-        and not _is_static(function)
+        and not is_static(function)
     )
     if method and positional:
         positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
@@ -120,7 +120,7 @@ def parameter_facts(
     return {name: facts for name, facts in found.items() if facts}, via
 
 
-def _is_static(function: syntax.FunctionDef) -> bool:
+def is_static(function: syntax.FunctionDef) -> bool:
     return decorated_with(function, "staticmethod")
 
 

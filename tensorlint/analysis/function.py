@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Optional, Union
 
 from tensorlint.analysis import syntax
@@ -118,7 +118,9 @@ class FunctionAnalysis:
     def source_is_readonly(self, conversion: Conversion) -> bool:
         return conversion.source is not None and self.log.storages[conversion.source].readonly
 
-    def write_through(self, conversion: Conversion) -> Optional[tuple[Event, str, str]]:
+    def write_through(
+        self, conversion: Conversion, discarded: Optional[Callable[[str], bool]] = None
+    ) -> Optional[tuple[Event, str, str]]:
         """A write that changes the shared bytes, made after the conversion to
         one side, followed by a read of the other side's bytes (not of its
         shape or type only: ``a.shape``, ``len(a)``; nor a display of it,
@@ -131,6 +133,12 @@ class FunctionAnalysis:
         walk gives it a new storage). Not a write-through: filling the
         conversion's result whole (``t = torch.from_numpy(buf); t.copy_(src)``,
         ``a = t.numpy(); a[:] = v``): the alias was made to fill the other side.
+
+        A parameter's tensor or array that the function only converts is the
+        caller's only while the caller still holds it: where ``discarded``
+        says that every caller rebinds the name it passed
+        (``d = xi * _l2_normalize(d)``), a write through it changes nothing
+        anyone reads.
 
         Returns the write, the written side's name and the other side's name.
         """
@@ -151,14 +159,39 @@ class FunctionAnalysis:
                     continue
                 if self._before_its_own_result(conversion, write, storage, other):
                     continue
-                if log.storages[other].visible or any(
+                read = any(
                     not (use.metadata or use.display) for use in log.uses_after(write.idx, other)
+                )
+                if (
+                    not read
+                    and discarded is not None
+                    and self._discarded(conversion, other, discarded)
                 ):
+                    continue
+                if read or log.storages[other].visible:
                     written = write.key or (
                         "the array" if storage == array_side else "the tensor"
                     )  # (the conversion itself, passed to a function that writes it)
                     return write, written, self.side_name(other)
         return None
+
+    def _discarded(
+        self, conversion: Conversion, storage: int, discarded: Callable[[str], bool]
+    ) -> bool:
+        """Is ``storage`` what a parameter was passed, used here only by the
+        conversion (not kept in an attribute, a container or a global, not
+        returned), by callers that all let go of it (``discarded``)?"""
+        named = self.log.storages[storage]
+        if named.created_at != -1 or named.name not in self.scope.params:
+            return False
+        if any(storage in held for held in self.log.contained.values()):
+            return False
+        for event in self.log.events:
+            if event.idx == conversion.idx or event.metadata or event.display:
+                continue
+            if event.kind == "use" and (storage in event.storages or storage in event.held):
+                return False
+        return discarded(named.name)
 
     def _before_its_own_result(
         self, conversion: Conversion, write: Event, storage: int, other: int

@@ -68,6 +68,7 @@ from tensorlint.analysis.index import Candidate, ModuleIndex, build_index
 from tensorlint.analysis.names import (
     Boundary,
     Scope,
+    bind_arguments,
     dotted_name,
     framework_bases,
     framework_data,
@@ -671,6 +672,40 @@ class ModuleAnalysis:
         ) == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
 
+    def discards_argument(self, function: syntax.FunctionDef, param: str) -> bool:
+        """Does every caller of ``function`` rebind, in the statement that
+        makes the call, the name it passes to ``param`` (``d = xi *
+        _l2_normalize(d)``)? Then nothing the caller reads afterwards holds
+        what the call was given. Only where every caller is known: calls in
+        this file, every mention of the name one of them, none from the
+        project's other files, and not a public function of a library."""
+        scope = self.index.scopes.get(function)
+        if scope is None:
+            return False
+        name = function.name.value
+        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
+        if not sites or self._mentions(name) != len(sites):
+            return False
+        if self.library and _is_public(function, scope):
+            return False
+        parent = scope.parent
+        if parent is not None and parent.kind == "module":
+            if self._tree is None:
+                return False
+            calls = self._tree.external_callers(name)
+            if calls is None or any(not call.test for call, _ in calls):
+                return False
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if parent is not None and parent.kind == "class" and not callers.is_static(function):
+            positional = positional[1:]
+        names = set(positional) | {p.name.value for p in params.kwonly_params}
+        for site in sites:
+            passed = bind_arguments(site.call, positional, names).get(param)
+            if not isinstance(passed, syntax.Name) or not _rebinds(site.ancestors, passed.value):
+                return False
+        return True
+
     def lambda_inputs(
         self, function: syntax.Lambda
     ) -> tuple[Mapping[str, Facts], Mapping[str, syntax.Call]]:
@@ -1137,6 +1172,25 @@ def _returns_name(statement: syntax.CSTNode, name: str) -> bool:
     return isinstance(value, syntax.Call) and any(
         isinstance(arg.value, syntax.Name) and arg.value.value == name for arg in value.args
     )
+
+
+def _rebinds(ancestors: Sequence[syntax.CSTNode], name: str) -> bool:
+    """Is the statement around a call (the last of ``ancestors``) an
+    assignment to ``name``, as a target of its own or in a tuple?"""
+    for node in reversed(ancestors):
+        if isinstance(node, syntax.Assign):
+            return any(name in _target_names(t.target) for t in node.targets)
+        if isinstance(node, (syntax.BaseSmallStatement, syntax.BaseStatement)):
+            return False
+    return False
+
+
+def _target_names(target: syntax.CSTNode) -> set[str]:
+    if isinstance(target, syntax.Name):
+        return {target.value}
+    if isinstance(target, (syntax.Tuple, syntax.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()
 
 
 def _is_public(function: syntax.FunctionDef, scope: Scope) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tensorlint.analysis import syntax
 from tensorlint.rule import RuleContext
 
 if TYPE_CHECKING:
@@ -16,7 +17,13 @@ def write_through(site: Site, ctx: RuleContext, through: str) -> Optional[str]:
     function = site.function
     if conversion is None or function.source_is_zero_copy(conversion):
         return None
-    found = function.write_through(conversion)
+    owner = site.owner
+    discarded = (
+        (lambda name: site.analysis.discards_argument(owner, name))
+        if isinstance(owner, syntax.FunctionDef)
+        else None
+    )
+    found = function.write_through(conversion, discarded)
     if found is None:
         return None
     write, written, other = found

@@ -33,6 +33,14 @@ class FromNumpyWriteThrough(Rule):
     notebook cell): a tutorial showing that the two share memory computes
     nothing from the changed values.
 
+    A parameter's tensor or array, written through the function's
+    conversion and used for nothing else, is the caller's only while the
+    caller holds it: when every caller is known (calls in the same file,
+    none from the project's other files, not a public function of a
+    library) and each rebinds the name it passed in the statement that
+    makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
+    afterwards changes, and it is not reported.
+
     ## Why is this bad?
     `torch.from_numpy` does not copy: the tensor and the array are one
     buffer. `t += 1` silently edits the caller's array, `buf[:] = batch`

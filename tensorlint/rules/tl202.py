@@ -38,6 +38,14 @@ class NumpyWriteThrough(Rule):
     bare `a` ending a notebook cell): a tutorial showing the sharing
     computes nothing from the changed values.
 
+    A parameter's tensor or array, written through the function's
+    conversion and used for nothing else, is the caller's only while the
+    caller holds it: when every caller is known (calls in the same file,
+    none from the project's other files, not a public function of a
+    library) and each rebinds the name it passed in the statement that
+    makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
+    afterwards changes, and it is not reported.
+
     ## Why is this bad?
     On a CPU tensor `.numpy()`, `.cpu().numpy()` and
     `.detach().cpu().numpy()` all return a view of the tensor's memory
