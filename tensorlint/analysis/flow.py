@@ -913,6 +913,10 @@ class Event(NamedTuple):
     #: the write replaces every element of what it writes without reading
     #: them (``t.copy_(src)``, ``a[:] = v``, ``out=a``): it fills a buffer
     fills: bool = False
+    #: a write of the first axis's part before (``a[:k] = v``: ``(True, "k")``)
+    #: or from (``a[k:] = v``: ``(False, "k")``) a bound, the other axes whole:
+    #: with the other part written too, the two fill it
+    part: Optional[tuple[bool, str]] = None
     #: a use that reads only metadata (``a.shape``, ``t.size()``, ``len(a)``)
     metadata: bool = False
     #: a use that only shows the value (``print(b)``, a bare ``b`` statement:
@@ -1412,7 +1416,9 @@ class EventsWalker:
                 # itself (``self.f["levels"][k] = torch.from_numpy(self.f["levels"][k])``):
                 # a slot rebound, or on an array its bytes copied onto themselves
                 return
-            self.write(target, idx, target, "any", fills=self._fills(target, [value]))
+            fills = self._fills(target, [value])
+            piece = None if fills else self._part(target, value)
+            self.write(target, idx, target, "any", fills=fills, part=piece)
             return
         if _parallel(target, value):
             # ``t1, t2 = torch.from_numpy(a), torch.from_numpy(b)``: pairwise
@@ -1486,6 +1492,7 @@ class EventsWalker:
         by: str = "",
         *,
         fills: bool = False,
+        part: Optional[tuple[bool, str]] = None,
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
         # (``d[k] += 1`` on a list or dict writes the entry ``d[k]``)
@@ -1499,7 +1506,7 @@ class EventsWalker:
         if key is None and not (through and by):  # (a callee given the conversion: unnamed)
             key = _root_key(target)
         self.log.events.append(
-            Event(idx, "write", storages, node, key, kind, through, by=by, fills=fills)
+            Event(idx, "write", storages, node, key, kind, through, by=by, fills=fills, part=part)
         )
 
     def _fills(
@@ -1533,6 +1540,28 @@ class EventsWalker:
             if any(self.keys.get(key) == written for _, key in collector.names):
                 return False
         return True
+
+    def _part(
+        self, target: syntax.Subscript, value: syntax.BaseExpression
+    ) -> Optional[tuple[bool, str]]:
+        """``a[:k] = v`` / ``a[k:, :] = v`` of a name, not reading ``a`` in ``v``:
+        the part of the first axis it replaces (``Event.part``)."""
+        first, *rest = target.slice
+        index = first.slice
+        if not isinstance(index, syntax.Slice) or index.step is not None:
+            return None
+        if not all(_selects_all(element) for element in rest):
+            return None
+        if (index.lower is None) == (index.upper is None):
+            return None
+        bound = _bound_text(index.upper if index.upper is not None else index.lower)
+        if (
+            bound is None
+            or dotted_name(target.value) is None
+            or not self._fills(target.value, [value])
+        ):
+            return None
+        return index.lower is None, bound
 
     def _with_parts(self, sid: int, key: str) -> frozenset[int]:
         """``net``'s storage and those of the attributes the walk knows (``net.w``)."""
@@ -1721,6 +1750,14 @@ def _view_name(node: syntax.BaseExpression, scope: Scope) -> Optional[str]:
 
 def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:
     return [arg.value for arg in call.args]
+
+
+def _bound_text(node: Optional[syntax.BaseExpression]) -> Optional[str]:
+    """A slice bound two writes can be seen to share: a name, an attribute
+    or a whole number."""
+    if isinstance(node, syntax.Integer):
+        return node.value
+    return dotted_name(node) if node is not None else None
 
 
 def _selects_all(element: syntax.SubscriptElement) -> bool:

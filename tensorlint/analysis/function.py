@@ -151,7 +151,9 @@ class FunctionAnalysis:
             for write in log.writes_after(conversion.idx, storage):
                 if write.through_conversion and not write.by:
                     continue  # ``t.numpy()[:] = v``: the conversion made to write through
-                if write.fills and storage == conversion.result:
+                if storage == conversion.result and (
+                    write.fills or self._completed(write, storage)
+                ):
                     continue  # the alias was made to fill the other side
                 if write.write_kind == "numpy" and storage != array_side:
                     continue
@@ -223,7 +225,22 @@ class FunctionAnalysis:
     def filled_through(self, conversion: Conversion) -> bool:
         """Is the conversion's result filled whole after it is made? Then the
         sharing is the point: the alias exists to fill the other side."""
-        return any(w.fills for w in self.log.writes_after(conversion.idx, conversion.result))
+        return any(
+            w.fills or self._completed(w, conversion.result)
+            for w in self.log.writes_after(conversion.idx, conversion.result)
+        )
+
+    def _completed(self, write: Event, storage: int) -> bool:
+        """Is ``write`` one part of a fill in two (``a[:k] = u`` and ``a[k:] =
+        v``, in either order, through the same name, with the same bound)?"""
+        if write.part is None:
+            return False
+        head, bound = write.part
+        return any(
+            e.kind == "write" and e.part == (not head, bound) and e.key == write.key
+            and storage in e.storages
+            for e in self.log.events
+        )  # fmt: skip
 
     def readonly_writes(self, conversion: Conversion) -> list[Event]:
         return [

@@ -74,7 +74,8 @@ class FromNumpyWriteThrough(Rule):
     Sharing on purpose is never reported: a write through the conversion
     itself (`torch.from_numpy(buf).zero_()`), a tensor filled whole right
     after it is made (`t = torch.from_numpy(buf)`, then `t.copy_(src)`,
-    `t[:] = v`, `torch.add(x, y, out=t)`: the alias exists to fill `buf`),
+    `t[:] = v`, `torch.add(x, y, out=t)`, or `t[:k] = u` and `t[k:] = v`:
+    the alias exists to fill `buf`),
     and zero-copy sources such as `np.memmap` or `np.load(...,
     mmap_mode=...)`. A fill of the array side (`buf[:] = batch`) is still
     reported: the tensors made from `buf` before it change under their

@@ -84,7 +84,9 @@ class NumpyWriteThrough(Rule):
     device. Sharing on purpose is never reported: a write through the
     conversion itself (`t.numpy()[:] = v`, `np.copyto(t.numpy(), v)`), and an
     array filled whole right after it is made (`a = t.numpy()`, then `a[:] =
-    v`, `np.copyto(a, v)`, `out=a`: the alias exists to fill `t`).
+    v`, `np.copyto(a, v)`, `out=a`, or in two parts around one bound, `a[:k]
+    = u` and `a[k:] = v`, as pruning code copies the kept filters into a
+    smaller layer: the alias exists to fill `t`).
     """
 
     CODE = "TL202"
