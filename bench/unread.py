@@ -1,9 +1,10 @@
 """``python -m bench unread``: precision and recall on conversion sites labelled blind.
 
-``bench/unread/repos.tsv`` pins public repositories that no rule was ever
-adjusted on (none is in the recall cases, the held-out list, the precision
-corpus or set2), each with the commit that was read and its half: ``A`` may
-be read to find what the analysis gets wrong, ``B`` is only measured.
+``bench/unread/repos.tsv`` pins public repositories (none is in the recall
+cases, the held-out list, the precision corpus or set2), each with the
+commit that was read and its half: ``A`` may be read to find what the
+analysis gets wrong (three of its repositories were tuned on in earlier
+readings), ``B`` holds none any rule was adjusted on and is only measured.
 ``bench/unread/sites.tsv`` holds conversion sites of those commits, labelled
 by people who read the code and never saw tensorlint's output. Each site
 has a label per hazard:
@@ -263,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench unread",
         description="Precision and recall of tensorlint on conversion sites of repositories no "
-        "rule was adjusted on, labelled by people who never saw its output (bench/unread/).",
+        "rule was adjusted on (half B), labelled by people who never saw its output "
+        "(bench/unread/).",
     )
     parser.add_argument("--cache-dir", type=Path, default=Path(".bench_cache"), metavar="DIR")
     parser.add_argument("--mirrors", type=Path, action="append", metavar="DIR",
