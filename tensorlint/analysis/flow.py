@@ -880,7 +880,8 @@ class Storage:
     """One runtime object (an array or tensor buffer) as the walk sees it."""
 
     __slots__ = (
-        "container", "created_at", "dtype", "id", "name", "readonly", "visible", "zero_copy",
+        "buffer", "container", "created_at", "dtype", "id", "name", "readonly", "visible",
+        "zero_copy",
     )  # fmt: skip
 
     def __init__(
@@ -894,6 +895,9 @@ class Storage:
         self.name = name  #: the first name bound to it
         self.container = False  #: a list/dict holding a storage (named by ``name``)
         self.dtype: Optional[str] = None  #: the element type, where known (``dtypes.py``)
+        #: a tensor or array made here by a factory (``torch.zeros(n)``): an
+        #: element assignment into it copies, it holds no reference
+        self.buffer = False
 
 
 class Event(NamedTuple):
@@ -1409,8 +1413,8 @@ class EventsWalker:
             if key is not None and itself:
                 self.found_containers.add(key)
             container, _, _ = self.root(target.value)
-            if container is not None:
-                self._store(container, value, idx)
+            if container is not None and not self.log.storages[container].buffer:
+                self._store(container, value, idx)  # (into a tensor or array: a copy)
             if itself and key is None:
                 # an entry of a nested container replaced by a conversion of
                 # itself (``self.f["levels"][k] = torch.from_numpy(self.f["levels"][k])``):
@@ -1473,6 +1477,10 @@ class EventsWalker:
         storage.zero_copy = zero_copy
         storage.readonly = readonly
         storage.dtype = dtypes.made_as(value, self.scope)
+        storage.buffer = (
+            isinstance(value, syntax.Call)
+            and qualified_name(value.func, self.scope) in ops.NEW_BUFFERS
+        )
 
     def target_subexpressions(self, target: syntax.BaseExpression, idx: int) -> None:
         """Reads inside an assignment target (``x[i] = v`` reads ``i``)."""

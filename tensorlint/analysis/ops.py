@@ -260,6 +260,13 @@ NUMBER_BUILTINS = frozenset({"range", "int", "float", "round", "abs", "divmod", 
 #: Factories that take their device from a tensor argument (``*_like``):
 #: known CPU only when ``device="cpu"`` is given.
 TORCH_LIKE_FACTORIES = frozenset(f for f in TORCH_FACTORIES if f.endswith("_like"))
+#: Calls that make a new tensor or array of a given size: an element
+#: assignment into it (``buf[i] = t``) copies the values, it keeps no reference.
+_NUMPY_NEW_BUFFERS = frozenset(
+    {"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.eye", "numpy.identity",
+     "numpy.zeros_like", "numpy.ones_like", "numpy.empty_like", "numpy.full_like"}
+)  # fmt: skip
+NEW_BUFFERS = SIZE_FACTORIES | TORCH_LIKE_FACTORIES | _NUMPY_NEW_BUFFERS
 #: Factories whose data argument may itself be a tensor (kept on its device).
 TORCH_DATA_FACTORIES = frozenset({"torch.tensor"}) | AS_TENSOR_FUNCS
 

@@ -41,6 +41,11 @@ class FromNumpyWriteThrough(Rule):
     makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
     afterwards changes, and it is not reported.
 
+    A conversion copied into a tensor or array the code made with a factory
+    (`out = torch.zeros(n, d)`, then `out[k] = torch.from_numpy(rows[k])`)
+    leaves no alias: an element assignment copies the values, so later
+    writes to `rows` do not reach `out`.
+
     ## Why is this bad?
     `torch.from_numpy` does not copy: the tensor and the array are one
     buffer. `t += 1` silently edits the caller's array, `buf[:] = batch`

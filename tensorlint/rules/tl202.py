@@ -46,6 +46,11 @@ class NumpyWriteThrough(Rule):
     makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
     afterwards changes, and it is not reported.
 
+    A conversion copied into a tensor or array the code made with a factory
+    (`table = np.zeros((n, 3))`, then `table[i] = t.numpy()`) leaves no
+    alias: an element assignment copies the values, so a later `t.zero_()`
+    does not reach `table`.
+
     ## Why is this bad?
     On a CPU tensor `.numpy()`, `.cpu().numpy()` and
     `.detach().cpu().numpy()` all return a view of the tensor's memory
