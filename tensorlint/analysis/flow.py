@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple, Optional, Union
 
@@ -917,10 +917,10 @@ class Event(NamedTuple):
     #: the write replaces every element of what it writes without reading
     #: them (``t.copy_(src)``, ``a[:] = v``, ``out=a``): it fills a buffer
     fills: bool = False
-    #: a write of the first axis's part before (``a[:k] = v``: ``(True, "k")``)
-    #: or from (``a[k:] = v``: ``(False, "k")``) a bound, the other axes whole:
-    #: with the other part written too, the two fill it
-    part: Optional[tuple[bool, str]] = None
+    #: a write of the part of one axis before (``a[:, :k] = v``: ``(1, True,
+    #: key of k)``) or from (``a[k:] = v``: ``(0, False, key of k)``) a bound,
+    #: the other axes whole: with the other part written too, the two fill it
+    part: Optional[tuple[int, bool, Hashable]] = None
     #: a use that reads only metadata (``a.shape``, ``t.size()``, ``len(a)``)
     metadata: bool = False
     #: a use that only shows the value (``print(b)``, a bare ``b`` statement:
@@ -1500,7 +1500,7 @@ class EventsWalker:
         by: str = "",
         *,
         fills: bool = False,
-        part: Optional[tuple[bool, str]] = None,
+        part: Optional[tuple[int, bool, Hashable]] = None,
     ) -> None:
         # ``x[mask] = v`` writes into ``x`` whatever the index: only reads copy
         # (``d[k] += 1`` on a list or dict writes the entry ``d[k]``)
@@ -1551,25 +1551,25 @@ class EventsWalker:
 
     def _part(
         self, target: syntax.Subscript, value: syntax.BaseExpression
-    ) -> Optional[tuple[bool, str]]:
-        """``a[:k] = v`` / ``a[k:, :] = v`` of a name, not reading ``a`` in ``v``:
-        the part of the first axis it replaces (``Event.part``)."""
-        first, *rest = target.slice
-        index = first.slice
-        if not isinstance(index, syntax.Slice) or index.step is not None:
+    ) -> Optional[tuple[int, bool, Hashable]]:
+        """``a[:k] = v`` / ``a[:, k:] = v`` of a name, not reading ``a`` in ``v``:
+        the axis, the side of the bound and the bound (``Event.part``)."""
+        found: Optional[tuple[int, bool, Hashable]] = None
+        for axis, element in enumerate(target.slice):
+            if _selects_all(element):
+                continue
+            index = element.slice
+            if found is not None or not isinstance(index, syntax.Slice) or index.step is not None:
+                return None
+            if (index.lower is None) == (index.upper is None):
+                return None
+            bound = _bound_key(index.upper if index.upper is not None else index.lower)
+            if bound is None:
+                return None
+            found = (axis, index.lower is None, bound)
+        if found is None or dotted_name(target.value) is None:
             return None
-        if not all(_selects_all(element) for element in rest):
-            return None
-        if (index.lower is None) == (index.upper is None):
-            return None
-        bound = _bound_text(index.upper if index.upper is not None else index.lower)
-        if (
-            bound is None
-            or dotted_name(target.value) is None
-            or not self._fills(target.value, [value])
-        ):
-            return None
-        return index.lower is None, bound
+        return found if self._fills(target.value, [value]) else None
 
     def _with_parts(self, sid: int, key: str) -> frozenset[int]:
         """``net``'s storage and those of the attributes the walk knows (``net.w``)."""
@@ -1760,12 +1760,21 @@ def _arguments(call: syntax.Call) -> list[syntax.BaseExpression]:
     return [arg.value for arg in call.args]
 
 
-def _bound_text(node: Optional[syntax.BaseExpression]) -> Optional[str]:
-    """A slice bound two writes can be seen to share: a name, an attribute
-    or a whole number."""
+def _bound_key(node: Optional[syntax.BaseExpression]) -> Optional[Hashable]:
+    """A slice bound two writes can be seen to share: names, attributes,
+    whole numbers and arithmetic on them (``k * per_channel``), as a key
+    equal for equal code; None for anything else (a call may differ)."""
     if isinstance(node, syntax.Integer):
-        return node.value
-    return dotted_name(node) if node is not None else None
+        return ("int", node.value)
+    if isinstance(node, (syntax.Name, syntax.Attribute)):
+        name = dotted_name(node)
+        return ("name", name) if name is not None else None
+    if isinstance(node, syntax.BinaryOperation):
+        left, right = _bound_key(node.left), _bound_key(node.right)
+        if left is None or right is None:
+            return None
+        return ("op", type(node.operator).__name__, left, right)
+    return None
 
 
 def _selects_all(element: syntax.SubscriptElement) -> bool:

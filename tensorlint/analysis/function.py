@@ -235,9 +235,9 @@ class FunctionAnalysis:
         v``, in either order, through the same name, with the same bound)?"""
         if write.part is None:
             return False
-        head, bound = write.part
+        axis, head, bound = write.part
         return any(
-            e.kind == "write" and e.part == (not head, bound) and e.key == write.key
+            e.kind == "write" and e.part == (axis, not head, bound) and e.key == write.key
             and storage in e.storages
             for e in self.log.events
         )  # fmt: skip

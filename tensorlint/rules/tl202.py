@@ -90,8 +90,9 @@ class NumpyWriteThrough(Rule):
     conversion itself (`t.numpy()[:] = v`, `np.copyto(t.numpy(), v)`), and an
     array filled whole right after it is made (`a = t.numpy()`, then `a[:] =
     v`, `np.copyto(a, v)`, `out=a`, or in two parts around one bound, `a[:k]
-    = u` and `a[k:] = v`, as pruning code copies the kept filters into a
-    smaller layer: the alias exists to fill `t`).
+    = u` and `a[k:] = v` on any one axis, the same bound written the same
+    way, as pruning code copies the kept filters into a smaller layer: the
+    alias exists to fill `t`).
     """
 
     CODE = "TL202"
