@@ -926,6 +926,10 @@ class Event(NamedTuple):
     #: a use that only shows the value (``print(b)``, a bare ``b`` statement:
     #: a notebook cell's output); nothing is computed from it
     display: bool = False
+    #: the constant keys a use reads through, from its name (``out[1]``:
+    #: ``("1",)``; ``s["a"]["b"]``: ``("'a'", "'b'")``); None: the whole value
+    #: or through another index
+    entry: Optional[tuple[str, ...]] = None
 
 
 class Conversion(NamedTuple):
@@ -934,6 +938,17 @@ class Conversion(NamedTuple):
     idx: int
     source: Optional[int]  #: storage of the converted value's root (None: fresh)
     result: int  #: storage of the conversion's result
+    #: the name the converted value is read from and the constant keys on the
+    #: way (``out[0].cpu().numpy()``: ``("out", ("0",))``), as ``entry_path``
+    entry: Optional[tuple[str, tuple[str, ...]]] = None
+
+    def apart_from(self, use: Event) -> bool:
+        """Does ``use`` read another entry of the converted value's name
+        (``out[1]`` where ``out[0]`` was converted: another item of a list,
+        or another row of a tensor), so not the shared bytes?"""
+        if self.entry is None or use.entry is None or use.key != self.entry[0]:
+            return False
+        return any(a != b for a, b in zip(self.entry[1], use.entry))
 
 
 class Loop:
@@ -1651,6 +1666,7 @@ class EventsWalker:
                 self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
+        entries = _entries(node)
         for n, (name_node, key) in enumerate(collector.names):
             sid = self.keys.get(key)
             if sid is None:
@@ -1662,7 +1678,7 @@ class EventsWalker:
                 Event(
                     idx, "use", frozenset({sid}), name_node, key,
                     held=frozenset(self._contents(sid)), metadata=n in collector.metadata,
-                    display=n in collector.display,
+                    display=n in collector.display, entry=entries.get(id(name_node)),
                 )
             )  # fmt: skip
 
@@ -1685,7 +1701,8 @@ class EventsWalker:
             if source is None and operand is not None:
                 source = self._new(idx)
                 self._mark_source(source, operand)
-            self.log.conversions[id(call)] = Conversion(call, kind, idx, source, result)
+            entry = entry_path(operand) if operand is not None else None
+            self.log.conversions[id(call)] = Conversion(call, kind, idx, source, result, entry)
             if source is not None:
                 src = self.log.storages[source]
                 res = self.log.storages[result]
@@ -1804,6 +1821,65 @@ def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpress
         if inner is None:
             return node
         node = inner
+
+
+def _constant_key(node: syntax.Subscript) -> Optional[str]:
+    """The index of ``x[0]`` or ``x["a"]``, as a key; None for any other index
+    (a negative number may name the same row as a positive one)."""
+    index = single_index(node)
+    if isinstance(index, syntax.Integer):
+        return index.value
+    if isinstance(index, syntax.SimpleString):
+        return repr(index.evaluated_value)
+    return None
+
+
+def _keys_down(node: syntax.Subscript) -> Optional[tuple[syntax.BaseExpression, tuple[str, ...]]]:
+    """The base of ``x[0]["a"]`` and its constant keys, outermost last; None
+    when an index in the chain is not constant."""
+    keys: list[str] = []
+    current: syntax.BaseExpression = node
+    while isinstance(current, syntax.Subscript):
+        key = _constant_key(current)
+        if key is None:
+            return None
+        keys.append(key)
+        current = current.value
+    return current, tuple(reversed(keys))
+
+
+def entry_path(node: syntax.BaseExpression) -> Optional[tuple[str, tuple[str, ...]]]:
+    """``("out", ("0",))`` for ``out[0].cpu()``: the name a value is read from
+    and the constant keys applied to it first, before any method or
+    attribute (``out.T[0]`` indexes a view: None)."""
+    while not isinstance(node, syntax.Subscript):
+        if isinstance(node, syntax.Call) and isinstance(node.func, syntax.Attribute):
+            node = node.func.value
+        elif isinstance(node, syntax.Attribute) and dotted_name(node) is None:
+            node = node.value
+        else:
+            return None
+    found = _keys_down(node)
+    if found is None:
+        return None
+    base, keys = found
+    name = dotted_name(base)
+    return (name, keys) if name is not None else None
+
+
+def _entries(node: syntax.CSTNode) -> dict[int, tuple[str, ...]]:
+    """For each name read in ``node`` (by its node's id), the constant keys
+    it is read through (``Event.entry``)."""
+    found: dict[int, tuple[str, ...]] = {}
+    stack: list[syntax.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, syntax.Subscript):
+            down = _keys_down(current)
+            if down is not None and dotted_name(down[0]) is not None:
+                found.setdefault(id(down[0]), down[1])  # (the outermost chain: its keys)
+        stack.extend(children(current))
+    return found
 
 
 def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.BaseExpression]:

@@ -162,7 +162,8 @@ class FunctionAnalysis:
                 if self._before_its_own_result(conversion, write, storage, other):
                     continue
                 read = any(
-                    not (use.metadata or use.display) for use in log.uses_after(write.idx, other)
+                    not (use.metadata or use.display or conversion.apart_from(use))
+                    for use in log.uses_after(write.idx, other)
                 )
                 if (
                     not read

@@ -41,6 +41,10 @@ class FromNumpyWriteThrough(Rule):
     makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
     afterwards changes, and it is not reported.
 
+    Nor is a later read of another constant entry of the name the value was
+    converted from (`t = torch.from_numpy(arrays[0])`, written, then
+    `arrays[1]` read): it reads other bytes.
+
     A conversion copied into a tensor or array the code made with a factory
     (`out = torch.zeros(n, d)`, then `out[k] = torch.from_numpy(rows[k])`)
     leaves no alias: an element assignment copies the values, so later

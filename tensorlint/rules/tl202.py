@@ -46,6 +46,11 @@ class NumpyWriteThrough(Rule):
     makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
     afterwards changes, and it is not reported.
 
+    Nor is a later read of another constant entry of the name the value was
+    converted from (`boxes = out[0].cpu().numpy()`, written, then `out[1]`
+    read: another item of a list, or another row of a tensor): it reads
+    other bytes.
+
     A conversion copied into a tensor or array the code made with a factory
     (`table = np.zeros((n, 3))`, then `table[i] = t.numpy()`) leaves no
     alias: an element assignment copies the values, so a later `t.zero_()`
