@@ -86,17 +86,7 @@ def parameter_facts(
 ) -> tuple[dict[str, Facts], dict[str, syntax.Call]]:
     """The facts each parameter of ``function`` gets from ``sites``, and for
     each evidence token the first call that passed it."""
-    params = function.params
-    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-    method = (
-        isinstance(function, syntax.FunctionDef)
-        and scope.parent is not None
-        and scope.parent.kind == "class"
-        and not is_static(function)
-    )
-    if method and positional:
-        positional = positional[1:]  # ``self`` is the receiver of ``self.f(...)``
-    names = set(positional) | {p.name.value for p in params.kwonly_params}
+    positional, names = parameter_names(function, scope)
     found: dict[str, Facts] = {}
     via: dict[str, syntax.Call] = {}
     for site in sites:
@@ -118,6 +108,25 @@ def parameter_facts(
             name: evidence(facts) | (facts & {MAY_TENSOR, MOVED}) for name, facts in found.items()
         }
     return {name: facts for name, facts in found.items() if facts}, via
+
+
+def parameter_names(
+    function: Union[syntax.FunctionDef, syntax.Lambda], scope: Scope
+) -> tuple[list[str], set[str]]:
+    """The parameters a call in the file binds: the positional ones in order
+    (``self`` left out of a method: the receiver of ``self.f(...)``), and all
+    it can bind by keyword."""
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    method = (
+        isinstance(function, syntax.FunctionDef)
+        and scope.parent is not None
+        and scope.parent.kind == "class"
+        and not is_static(function)
+    )
+    if method and positional:
+        positional = positional[1:]
+    return positional, set(positional) | {p.name.value for p in params.kwonly_params}
 
 
 def is_static(function: syntax.FunctionDef) -> bool:

@@ -688,18 +688,11 @@ class ModuleAnalysis:
             return False
         if self.library and _is_public(function, scope):
             return False
-        parent = scope.parent
-        if parent is not None and parent.kind == "module":
-            if self._tree is None:
-                return False
-            calls = self._tree.external_callers(name)
-            if calls is None or any(not call.test for call, _ in calls):
-                return False
-        params = function.params
-        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        if parent is not None and parent.kind == "class" and not callers.is_static(function):
-            positional = positional[1:]
-        names = set(positional) | {p.name.value for p in params.kwonly_params}
+        self.external_callers(function)
+        calls = self._calls.get(id(function))
+        if calls is None or any(not call.test for call, _ in calls):
+            return False  # (unknown, or called from the project's other files)
+        positional, names = callers.parameter_names(function, scope)
         for site in sites:
             passed = bind_arguments(site.call, positional, names).get(param)
             if not isinstance(passed, syntax.Name) or not _rebinds(site.ancestors, passed.value):
@@ -1174,10 +1167,15 @@ def _returns_name(statement: syntax.CSTNode, name: str) -> bool:
     )
 
 
+_OWN_SCOPES = (syntax.Lambda, syntax.ListComp, syntax.SetComp, syntax.DictComp, syntax.GeneratorExp)
+
+
 def _rebinds(ancestors: Sequence[syntax.CSTNode], name: str) -> bool:
     """Is the statement around a call (the last of ``ancestors``) an
     assignment to ``name``, as a target of its own or in a tuple?"""
     for node in reversed(ancestors):
+        if isinstance(node, _OWN_SCOPES):
+            return False  # (``d = [f(d) for d in ds]``: another ``d``)
         if isinstance(node, syntax.Assign):
             return any(name in _target_names(t.target) for t in node.targets)
         if isinstance(node, (syntax.BaseSmallStatement, syntax.BaseStatement)):
