@@ -184,17 +184,23 @@ def _percent(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
 
 
+def _in_halves(
+    sites: Sequence[Site], spans: dict[str, Spans], halves: dict[str, str], keep: set[str]
+) -> tuple[list[Site], dict[str, Spans]]:
+    """The sites and one profile's findings of the repositories in ``keep``'s halves."""
+    chosen = [s for s in sites if halves[s.repo] in keep]
+    return chosen, {repo: found for repo, found in spans.items() if halves[repo] in keep}
+
+
 def render(
     sites: Sequence[Site], reports: dict[str, dict[str, Spans]], halves: dict[str, str],
     profiles: Sequence[str],
 ) -> str:  # fmt: skip
     rows: list[tuple[str, list[str]]] = []
     for name, keep in (("A (read)", {"A"}), ("B (measured only)", {"B"}), ("all", {"A", "B"})):
-        chosen = [s for s in sites if halves[s.repo] in keep]
         cells: list[str] = []
         for profile in profiles:
-            found, real = score(chosen, {r: reports[profile][r] for r in reports[profile]
-                                         if halves[r] in keep}, profile)  # fmt: skip
+            found, real = score(*_in_halves(sites, reports[profile], halves, keep), profile)
             count = Counter(f.verdict for f in found)
             labelled = count["REAL"] + count["WEAK"] + count["NO"]
             hits = sum(hit for _site, label, hit in real if label == "REAL")
@@ -220,9 +226,7 @@ def render(
 def details(sites: Sequence[Site], reports: dict[str, dict[str, Spans]], half: str,
             halves: dict[str, str], profile: str) -> str:  # fmt: skip
     """Findings not real or weak, and real sampled sites missed, of half ``half``."""
-    chosen = [s for s in sites if halves[s.repo] == half]
-    found, real = score(chosen, {r: v for r, v in reports[profile].items() if halves[r] == half},
-                        profile)  # fmt: skip
+    found, real = score(*_in_halves(sites, reports[profile], halves, {half}), profile)
     lines = [f"### {profile}, half {half}"]
     for f in sorted(found, key=lambda f: (f.repo, f.path, f.cell or 0, f.first)):
         if f.verdict in ("NO", "unlabelled"):

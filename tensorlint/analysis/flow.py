@@ -1246,10 +1246,9 @@ class EventsWalker:
         as the object it is bound to now: ``d[k]`` is another entry once ``k``
         is rebound), and the storage of that name. (None, None) for any other
         index."""
-        if isinstance(index, syntax.Integer):
-            return f"[{container}]{index.value}", None
-        if isinstance(index, syntax.SimpleString):
-            return f"[{container}]{index.evaluated_value!r}", None
+        literal = _literal_key(index)
+        if literal is not None:
+            return f"[{container}]{literal}", None
         key = dotted_name(index) if index is not None else None
         if key is None:
             return None, None
@@ -1666,7 +1665,6 @@ class EventsWalker:
                 self.keys[comp.target.value] = owner
         for call in collector.calls:  # innermost first
             self.call(call, idx)
-        entries = _entries(node)
         for n, (name_node, key) in enumerate(collector.names):
             sid = self.keys.get(key)
             if sid is None:
@@ -1678,7 +1676,7 @@ class EventsWalker:
                 Event(
                     idx, "use", frozenset({sid}), name_node, key,
                     held=frozenset(self._contents(sid)), metadata=n in collector.metadata,
-                    display=n in collector.display, entry=entries.get(id(name_node)),
+                    display=n in collector.display, entry=collector.entries.get(id(name_node)),
                 )
             )  # fmt: skip
 
@@ -1823,10 +1821,9 @@ def strip_views(node: syntax.BaseExpression, scope: Scope) -> syntax.BaseExpress
         node = inner
 
 
-def _constant_key(node: syntax.Subscript) -> Optional[str]:
-    """The index of ``x[0]`` or ``x["a"]``, as a key; None for any other index
-    (a negative number may name the same row as a positive one)."""
-    index = single_index(node)
+def _literal_key(index: Optional[syntax.BaseExpression]) -> Optional[str]:
+    """``0`` or ``'a'`` for the index of ``x[0]`` or ``x["a"]``; None for any
+    other index (a negative number may name the same row as a positive one)."""
     if isinstance(index, syntax.Integer):
         return index.value
     if isinstance(index, syntax.SimpleString):
@@ -1840,7 +1837,7 @@ def _keys_down(node: syntax.Subscript) -> Optional[tuple[syntax.BaseExpression, 
     keys: list[str] = []
     current: syntax.BaseExpression = node
     while isinstance(current, syntax.Subscript):
-        key = _constant_key(current)
+        key = _literal_key(single_index(current))
         if key is None:
             return None
         keys.append(key)
@@ -1865,21 +1862,6 @@ def entry_path(node: syntax.BaseExpression) -> Optional[tuple[str, tuple[str, ..
     base, keys = found
     name = dotted_name(base)
     return (name, keys) if name is not None else None
-
-
-def _entries(node: syntax.CSTNode) -> dict[int, tuple[str, ...]]:
-    """For each name read in ``node`` (by its node's id), the constant keys
-    it is read through (``Event.entry``)."""
-    found: dict[int, tuple[str, ...]] = {}
-    stack: list[syntax.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, syntax.Subscript):
-            down = _keys_down(current)
-            if down is not None and dotted_name(down[0]) is not None:
-                found.setdefault(id(down[0]), down[1])  # (the outermost chain: its keys)
-        stack.extend(children(current))
-    return found
 
 
 def view_step(node: syntax.BaseExpression, scope: Scope) -> Optional[syntax.BaseExpression]:
@@ -1990,6 +1972,9 @@ class _Collector:
         self.metadata: set[int] = set()
         #: positions in ``names`` of reads that only show the value (``print(b)``)
         self.display: set[int] = set()
+        #: per name read through constant keys (by its node's id), the keys:
+        #: ``Event.entry`` (the outermost chain, seen first, gives them all)
+        self.entries: dict[int, tuple[str, ...]] = {}
 
     def visit(self, node: syntax.CSTNode) -> None:
         if isinstance(node, syntax.Name):
@@ -2014,6 +1999,10 @@ class _Collector:
             self.metadata.add(len(self.names) + 1)  # ``len(a)``: ``a`` after ``len``
         if isinstance(node, syntax.ClassDef):
             return
+        if isinstance(node, syntax.Subscript):
+            down = _keys_down(node)
+            if down is not None:
+                self.entries.setdefault(id(down[0]), down[1])
         if isinstance(node, syntax.CompFor):
             self.comps.append(node)
         first = len(self.names)
