@@ -70,8 +70,8 @@ BY_EVIDENCE = "by evidence"
 CONFIDENCE_MEANING: dict[str, str] = {
     HIGH: "high (the code shows what the finding says)",
     BY_EVIDENCE: "high where the code shows the cause, medium where it rests on the "
-    "public-API guess about callers no checked code shows, or on a forward pass whose "
-    "grad mode a caller or the module may set",
+    "public-API guess that callers no checked code shows may pass a CUDA tensor, or on a "
+    "forward pass whose grad mode a caller or the module may set",
     LOW: "low (nothing the code shows makes the hazard happen: reported for a migration, "
     "hidden by `--min-confidence medium`)",
 }

@@ -77,7 +77,10 @@ def to_frame(**columns):
         frame[key] = value.cpu().numpy()
     return frame
 """
-    assert _codes(source, "TL101", "TL102") == [(7, "TL102")]
+    # (the grad guess: the strict TL112 names it)
+    (found,) = lint_source(source, Settings(enabled=select(select=["TL101", "TL102", "TL112"])))
+    assert (found.start.line, found.code) == (7, "TL112")
+    assert "`columns` enters the public function `to_frame()`" in found.message
 
 
 def test_data_named_parameters_give_device_but_not_grad_evidence() -> None:
@@ -87,9 +90,11 @@ import torch
 def count(labels, scores):
     return labels.numpy(), labels.cpu().numpy(), scores.cpu().numpy()
 """
-    assert _codes(source, "TL101", "TL102") == [(5, "TL101"), (5, "TL102")]
-    found = lint_source(source, Settings(enabled=select(select=["TL101", "TL102"])))
-    assert [d.code for d in found if "`labels" in d.message] == ["TL101"]
+    assert _codes(source, "TL101", "TL102") == [(5, "TL101")]
+    found = lint_source(source, Settings(enabled=select(select=["TL101", "TL112"])))
+    assert [d.code for d in found if "`labels` enters" in d.message] == ["TL101"]
+    # the grad guess (the strict TL112's) is made for ``scores`` alone
+    assert [d.code for d in found if "`scores` enters" in d.message] == ["TL112"]
 
 
 def test_a_parameter_rebound_on_one_path_keeps_its_evidence_on_the_other() -> None:

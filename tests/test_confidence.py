@@ -44,7 +44,10 @@ def test_each_finding_takes_the_confidence_of_what_it_rests_on() -> None:
     found = _levels(Settings(enabled=select(strict=True)))
     assert (6, "TL101", "high") in found  # x.cuda()
     assert (10, "TL101", "medium") in found  # callers no code shows
-    assert (10, "TL102", "medium") in found
+    # that they may pass a tensor that requires grad: a guess the strict
+    # TL112 reports (read by hand, as rarely right as its other findings)
+    assert (10, "TL112", "low") in found
+    assert not [f for f in found if f[1] == "TL102"]
     assert (14, "TL111", "low") in found  # no evidence at all
     assert (14, "TL112", "low") in found
 
@@ -145,7 +148,8 @@ def test_json_and_sarif_name_each_finding_s_confidence(
     assert code == 1
     levels = {(f["line"], f["code"]): f["confidence"] for f in json.loads(out)["findings"]}
     assert levels[(6, "TL101")] == "high"
-    assert levels[(10, "TL102")] == "medium"
+    assert levels[(10, "TL101")] == "medium"
+    assert levels[(10, "TL112")] == "low"
     assert levels[(14, "TL111")] == "low"
     code, out, _ = run(
         ["check", "--strict", "--no-cache", "--output-format", "sarif", str(path)], capsys

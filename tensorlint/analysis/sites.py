@@ -12,6 +12,7 @@ from tensorlint.analysis import callers, dtypes, escape, library_table, ops, syn
 from tensorlint.analysis.callees import Callee, Callees, Lookup
 from tensorlint.analysis.classes import Inherited, inherited_calls
 from tensorlint.analysis.facts import (
+    API_KINDS,
     COMPREHENSIONS,
     CPU,
     DEV,
@@ -40,6 +41,7 @@ from tensorlint.analysis.facts import (
     is_basic_index,
     is_false,
     is_forward_pass,
+    is_grad_guess,
     keeps_grad_flag,
     keyword,
     may_be_tensor,
@@ -1629,6 +1631,8 @@ class Site:
         def counts(found: Evidence) -> bool:
             if host and forward_pass_of_a_given_module(found):
                 return False
+            if is_grad_guess(found):
+                return False  # callers nobody shows (GRAD_GUESS)
             return shown_as_written(found) if as_written else True
 
         found = self._closest(facts, GRAD, counts)
@@ -1649,6 +1653,14 @@ class Site:
         value is proven free of it."""
         facts = self._grad_facts(expr)
         return None if facts is None else self._closest(facts, GRAD, is_forward_pass)
+
+    def grad_guess(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
+        """The API boundary's grad guess that ``expr`` rests on, for the
+        strict TL112 to name (``is_grad_guess``: ``grad_evidence`` does not
+        count it). None where grad is off here or the value is proven free
+        of it."""
+        facts = self._grad_facts(expr)
+        return None if facts is None else self._closest(facts, GRAD, is_grad_guess)
 
     def _grad_facts(self, expr: syntax.BaseExpression) -> Optional[Facts]:
         """The facts of ``expr`` where its grad matters: None where the grad
@@ -1695,24 +1707,25 @@ class Site:
         """The evidence that decided: what the code shows (a move, a module's
         output, ...) before the API boundary's guess; of those, the nearest
         before the site or inside it (``m(x.cuda()).numpy()``: ``x.cuda()``),
-        else the first after it. ``keep``: only the evidence it accepts."""
+        else the first after it. ``keep``: only the evidence it accepts (the
+        boundary's guess as the callers in other files answer it)."""
         table = self.scope.module().evidence
         via = self._inputs()[1]
         found: list[Evidence] = []
         for token in facts:
             if token.startswith(prefix) and token in table:
-                if keep is not None and not keep(table[token]):
-                    continue
                 call = via.get(token)
                 found.append(table[token] if call is None else table[token]._replace(via=call))
-        if not found:
-            return None
-        shown = [e for e in found if e.kind not in ("api", "api-grad")]
+        shown = [e for e in found if e.kind not in API_KINDS and (keep is None or keep(e))]
         if not shown:
             # only the boundary's guess: the callers in other files answer it
-            resolved = [self.analysis.resolve_boundary(e) for e in found]
+            resolved = [self.analysis.resolve_boundary(e) for e in found if e.kind in API_KINDS]
             # (the guess through a helper counts only as the callers settle it)
-            shown = [e for e in resolved if e is not None and (e.shown or not e.settled_only)]
+            shown = [
+                e
+                for e in resolved
+                if e is not None and (e.shown or not e.settled_only) and (keep is None or keep(e))
+            ]
             if not shown:
                 return None
         found = shown

@@ -15,9 +15,11 @@ class NumpyOnUnknownGradTensor(Rule):
     Checks for `.numpy()` on a torch tensor that is not known to be free of
     grad, with no `.detach()`, `.data` or `numpy(force=True)` before it,
     outside a no-grad context: the conversions TL102 leaves out because
-    nothing in the code says the tensor may require grad, or only a forward
-    pass with grad enabled whose output was moved to the host, in a file
-    that trains nothing, of a module the code did not build, does
+    nothing in the code says the tensor may require grad, or only a guess
+    about callers nobody shows does: a parameter of a public function that
+    no code in the checked tree calls (the message names the parameter), or
+    a forward pass with grad enabled whose output was moved to the host, in
+    a file that trains nothing, of a module the code did not build
     (`net(x).cpu().numpy()`; the message names the pass). The body of an
     `async def` is outside its `@torch.no_grad()` decorator (the body runs
     when awaited); with a `target-version` below 1.6, a tensor that itself
@@ -75,6 +77,12 @@ class NumpyOnUnknownGradTensor(Rule):
         if site.grad_hazard() is not None:
             return  # TL102's finding
         note = _evidence.grad_mode_note(site, ctx)
+        guess = site.grad_guess(site.receiver)
+        if guess is not None:
+            reason, related = _evidence.explain(guess, ctx)
+            why = f"which may require grad (RuntimeError there): {reason}{note}"
+            _numpy.report(self, site, ctx, why, related, moves=False)
+            return
         forward = site.forward_pass(site.receiver)
         if forward is None:
             why = (
