@@ -1616,6 +1616,10 @@ class Site:
         suite, and on today's libraries its conversions crash whatever the
         author's versions did (``plt.plot(losses)``). A parameter or a
         module's output there is not evidence (the strict TL112 still reports).
+
+        Nor, anywhere, is the API boundary's guess that a public function's
+        callers may pass a tensor that requires grad (``is_grad_guess``); a
+        caller in another file that shows the cause still is.
         """
         as_written = not self.analysis.library and not self.analysis.runs_elsewhere
         if as_written and self.analysis.test_suite:
@@ -1632,7 +1636,7 @@ class Site:
             if host and forward_pass_of_a_given_module(found):
                 return False
             if is_grad_guess(found):
-                return False  # callers nobody shows (GRAD_GUESS)
+                return False  # a guess about callers nobody shows (is_grad_guess)
             return shown_as_written(found) if as_written else True
 
         found = self._closest(facts, GRAD, counts)
