@@ -1436,6 +1436,11 @@ class FactEvaluator:
             return frozenset({OTHER})
         if qual == ops.FROM_NUMPY:
             return frozenset({TENSOR, CPU, NOGRAD})
+        if ops.DATA_ELEMENT_CLASS.match(qual):
+            # ``InstanceData(bboxes=b, scores=s)``: a data element, whose own
+            # ``.numpy()`` detaches and moves each field; the fields keep the
+            # evidence of what they were made of
+            return evidence(self._arguments(node, env, False)) | {ELEMENT}
         if qual == "torch.device":
             return frozenset({CPU}) if is_cpu_device(node, self.scope) else EMPTY
         if qual in ops.TORCH_FACTORIES or qual in ops.AS_TENSOR_FUNCS:

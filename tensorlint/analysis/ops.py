@@ -502,6 +502,14 @@ DATA_ELEMENT_FIELD = re.compile(
     r"^(?:pred|gt|ignored)_(?:track_)?instances(?:_3d)?$|^(?:pred|gt)_(?:sem|panoptic|pts)_seg$"
     r"|^(?:pred|gt)_fields$"
 )
+#: The data element and data sample classes of OpenMMLab's ``structures``
+#: modules, by qualified name (``mmengine.structures.InstanceData``,
+#: ``PixelData``, ``BaseDataElement``, ``mmdet.structures.DetDataSample``): an
+#: instance made of tensors is a data element, not a tensor (see above).
+DATA_ELEMENT_CLASS = re.compile(
+    r"^mm[a-z0-9]*\.structures(?:\.[a-z0-9_]+)*"
+    r"\.(?:BaseDataElement|[A-Z][A-Za-z0-9]*Data|[A-Z][A-Za-z0-9]*DataSample)$"
+)
 #: Parameters that hold OpenMMLab data samples (``data_sample``,
 #: ``batch_data_samples``, ``det_data_sample``), in such a file: data
 #: elements too.
