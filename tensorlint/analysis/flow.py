@@ -47,6 +47,7 @@ from tensorlint.analysis.facts import (
     computed_without_grad,
     cpu_device_test,
     cuda_and_tensor_test,
+    cuda_available_flag,
     device_key,
     dict_lists_key,
     element_facts,
@@ -574,18 +575,20 @@ class FactsWalker:
     def _never_moved_under(self, flag: str, env: Env) -> None:
         """Where ``flag`` fails, values moved only where it holds are on the host
         (the method's ``self`` attributes too: ``self.model`` moved where CUDA
-        is available; and its parameters, as the callers in the file pass
-        them)."""
+        is available; and, where ``flag`` says whether CUDA is, its
+        parameters as the callers in the file pass them)."""
         for key, facts in list(env.items()):
             env[key] = never_moved_under(facts, flag, self.scope)
-        for name in self.scope.params:
-            if name not in env:
-                # a parameter not rebound yet: what the callers in the file
-                # pass (``_g(x.to(device))``, then ``if use_cuda: x = x.cpu()``)
-                facts = self.evaluator.expr(_parse_key(name), env)
-                changed = never_moved_under(facts, flag, self.scope)
-                if changed != facts:
-                    env[name] = changed
+        if cuda_available_flag(flag, self.scope):
+            for name in self.scope.params:
+                if name not in env:
+                    # a parameter not rebound yet, as the callers in the file
+                    # pass it (``_g(x.to(device))``, then ``if
+                    # torch.cuda.is_available(): x = x.cpu()``)
+                    facts = self.evaluator.expr(_parse_key(name), env)
+                    changed = never_moved_under(facts, flag, self.scope)
+                    if changed != facts:
+                        env[name] = changed
         never_moved_attributes(self.evaluator, flag, env)
 
     def _on_cpu_device(self, device: str, env: Env, only: Optional[frozenset[str]] = None) -> None:

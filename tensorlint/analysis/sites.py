@@ -447,9 +447,15 @@ class ModuleAnalysis:
         given is unknown, not a guess about a library's users."""
         if self._tree is None or not self._tree.in_application():
             return False
-        self.external_callers(function)
-        calls = self._calls.get(id(function))
+        calls = self._project_calls(function)
         return calls is not None and all(call.test for call, _ in calls)
+
+    def _project_calls(self, function: syntax.FunctionDef) -> Optional[Sequence[tuple[Call, str]]]:
+        """Every call of ``function`` in the project's other files, tests
+        included (``external_callers`` keeps them); None where they cannot
+        be known."""
+        self.external_callers(function)
+        return self._calls.get(id(function))
 
     def external_callers(self, function: syntax.FunctionDef) -> Optional[External]:
         """How the project's other files call a module function of this file,
@@ -690,8 +696,7 @@ class ModuleAnalysis:
             return False
         if self.library and _is_public(function, scope):
             return False
-        self.external_callers(function)
-        calls = self._calls.get(id(function))
+        calls = self._project_calls(function)
         if calls is None or any(not call.test for call, _ in calls):
             return False  # (unknown, or called from the project's other files)
         positional, names = callers.parameter_names(function, scope)

@@ -1980,13 +1980,14 @@ class _Summarizer:
             if method in ops.TENSOR_NEW_METHODS and method != "new":
                 # ``x.new_zeros(n)``: a fresh tensor where ``x`` is (unless
                 # ``device=`` says), without grad unless ``requires_grad=True``
+                # (``**kw`` may say either)
                 made = frozenset({TENSOR_MADE})
-                if not any(k.arg == "requires_grad" for k in node.keywords):
+                if not any(k.arg in ("requires_grad", None) for k in node.keywords):
                     made = made | {"nograd"}
-                placed = [k for k in node.keywords if k.arg == "device"]
+                placed = [k for k in node.keywords if k.arg in ("device", None)]
                 if not placed:
                     return made | (inner & {"cpu"})
-                return made | {"cpu"} if _host_factory_keyword(placed[0]) else made
+                return made | {"cpu"} if all(map(_host_factory_keyword, placed)) else made
             if method in ops.TORCH_VIEW_METHODS or method in ops.CAST_METHODS or method == "clone":
                 return inner  # (a copy keeps the device, and grad only where there was)
             if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
