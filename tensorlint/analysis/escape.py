@@ -34,7 +34,7 @@ from typing import Optional, Union
 from tensorlint.analysis import dtypes, ops, syntax
 from tensorlint.analysis.facts import keyword
 from tensorlint.analysis.flow import is_view_call
-from tensorlint.analysis.names import Scope, dotted_name, qualified_name
+from tensorlint.analysis.names import Scope, is_dataset_class, qualified_name
 from tensorlint.analysis.walk import children
 
 #: ndarray and tensor methods whose result is new memory or a plain value,
@@ -91,16 +91,7 @@ def _collated(scope: Scope) -> bool:
     owner = scope.parent
     if not isinstance(function, syntax.FunctionDef) or function.name.value != "__getitem__":
         return False
-    if owner is None or not isinstance(owner.node, syntax.ClassDef):
-        return False
-    for base in owner.node.bases:
-        value = base.value
-        if isinstance(value, syntax.Subscript):  # ``Dataset[Sample]``
-            value = value.value
-        dotted = dotted_name(value)
-        if dotted is not None and dotted.rsplit(".", 1)[-1].endswith("Dataset"):
-            return True
-    return False
+    return owner is not None and is_dataset_class(owner.node)
 
 
 class _Walk:

@@ -28,6 +28,7 @@ from tensorlint.analysis.names import (
     bind_arguments,
     dotted_name,
     framework_inputs,
+    is_dataset_class,
     method_of,
     qualified_name,
     target_names,
@@ -233,6 +234,7 @@ def record(
     target: str = "",
     guard: str = "",
     shown: bool = False,
+    settled_only: bool = False,
 ) -> str:
     """The token for evidence of ``kind`` given by ``node`` (registered once)."""
     prefix = DEV if kind in _DEVICE_KINDS else GRAD
@@ -241,7 +243,15 @@ def record(
     table = scope.module().evidence
     if token not in table:
         table[token] = Evidence(
-            kind, node, name, through=through, note=note, guard=guard, target=target, shown=shown
+            kind,
+            node,
+            name,
+            through=through,
+            note=note,
+            guard=guard,
+            target=target,
+            shown=shown,
+            settled_only=settled_only,
         )
     return token
 
@@ -1029,6 +1039,7 @@ class FactEvaluator:
                         boundary.device,
                         boundary.note,
                         shown=boundary.shown,
+                        settled_only=self._dataset_method(),
                     )
                 }
                 if boundary.tensor:
@@ -1046,6 +1057,14 @@ class FactEvaluator:
                 )
                 facts = facts | {grad}
         return facts
+
+    def _dataset_method(self) -> bool:
+        """Is this a method of a Dataset class (``SeCo.plot(sample)``)? What
+        it is given is its own samples, read on the host (a DataLoader's
+        workers run its ``__getitem__``): the boundary's device guess counts
+        only where callers in the project show the cause."""
+        parent = self.scope.parent
+        return parent is not None and parent.kind == "class" and is_dataset_class(parent.node)
 
     def stored_list(self, key: str) -> Optional[Facts]:
         """What the class's methods left in the list (or the lists of a dict

@@ -191,6 +191,21 @@ def method_of(scope: Scope) -> Optional[tuple[Scope, Scope]]:
     return (function, cls) if isinstance(cls.node, syntax.ClassDef) else None
 
 
+def is_dataset_class(node: syntax.CSTNode) -> bool:
+    """Is ``node`` a class one of whose bases is named like a Dataset
+    (``Dataset``, ``NonGeoDataset``, ``Dataset[Sample]``)?"""
+    if not isinstance(node, syntax.ClassDef):
+        return False
+    for base in node.bases:
+        value = base.value
+        if isinstance(value, syntax.Subscript):  # ``Dataset[Sample]``
+            value = value.value
+        dotted = dotted_name(value)
+        if dotted is not None and dotted.rsplit(".", 1)[-1].endswith("Dataset"):
+            return True
+    return False
+
+
 def constructed_class(value: syntax.BaseExpression) -> Optional[str]:
     """``VAE`` (as written) when ``value`` calls a capitalised name, perhaps
     followed by module methods (``VAE(shape).eval().to(device)``): the class

@@ -840,6 +840,13 @@ _TORCH_SUBMODULES_OF_FUNCTIONS = ("torch.nn.functional.", "torch.linalg.", "torc
                                   "torch.special.", "torch.sparse.")  # fmt: skip
 
 
+#: torch's data pipeline (``DataLoader``, ``TensorDataset``, ``Subset``): a
+#: call of it makes no tensor, and says nothing of the device of what its
+#: batches hold (the facts of a call of it are empty, in a function and
+#: across files alike).
+TORCH_DATA_PIPELINE = "torch.utils.data."
+
+
 def is_torch_function(qual: str) -> bool:
     """``torch.cat``, ``torch.nn.functional.relu``: functions returning tensors
     (or tuples of them: ``torch.svd``)."""

@@ -1547,6 +1547,19 @@ def _forward_pass(node: ast.expr) -> bool:
     return False
 
 
+def _data_pipeline_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
+    """Is ``node`` a call of torch's data pipeline (``DataLoader(ds)``,
+    ``torch.utils.data.Subset(ds, idx)``)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    dotted = dotted_name_of(node.func)
+    if dotted is None:
+        return False
+    head, _, rest = dotted.partition(".")
+    qual = imports.get(head)
+    return qual is not None and f"{qual}.{rest}".startswith(ops.TORCH_DATA_PIPELINE)
+
+
 def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
     """Is ``node`` a call of a NumPy function (``np.asarray(x)``, ``np.stack(xs)``)?"""
     if not isinstance(node, ast.Call):
@@ -1561,11 +1574,14 @@ def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
 def _names_read(node: ast.expr, imports: Mapping[str, str]) -> Iterator[str]:
     """The names ``node`` reads, those inside a NumPy call left out: what
     ``np.asarray(x)`` gives is an array in host memory (a tensor on another
-    device, or one that requires grad, raises there, and reaches nothing)."""
+    device, or one that requires grad, raises there, and reaches nothing).
+    Those inside a call of torch's data pipeline are left out too, as the
+    facts of a function leave them (``DataLoader(Loader(path,
+    stride=model.stride))``: its batches are not what it was given)."""
     stack: list[ast.AST] = [node]
     while stack:
         inner = stack.pop()
-        if _numpy_call(inner, imports):
+        if _numpy_call(inner, imports) or _data_pipeline_call(inner, imports):
             continue
         if isinstance(inner, ast.Name):
             yield inner.id
