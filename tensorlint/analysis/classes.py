@@ -534,10 +534,24 @@ def moves(node: ast.expr) -> bool:
     return False
 
 
-def cpu_or_dtype(node: ast.expr) -> bool:
-    """``"cpu"``, ``torch.float32``, ``x.dtype``: not a move to an accelerator."""
+def names_the_cpu(node: ast.expr) -> bool:
+    """``"cpu"``, or a call of a function named ``cpu`` with no arguments: a
+    backend's CPU device (``F.cpu()``), or a tensor on the CPU, whose device
+    ``x.to(t.cpu())`` takes."""
     if isinstance(node, ast.Constant):
-        return node.value == "cpu" or node.value in ops.DTYPE_NAMES
+        return node.value == "cpu"
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return (dotted_name_of(node.func) or "").rsplit(".", 1)[-1] == "cpu"
+    return False
+
+
+def cpu_or_dtype(node: ast.expr) -> bool:
+    """``"cpu"`` (``names_the_cpu``), ``torch.float32``, ``x.dtype``: not a
+    move to an accelerator."""
+    if names_the_cpu(node):
+        return True
+    if isinstance(node, ast.Constant):
+        return node.value in ops.DTYPE_NAMES
     dotted = dotted_name_of(node)
     if dotted is None:
         return False

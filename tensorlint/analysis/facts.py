@@ -16,7 +16,7 @@ evidence (``x.cuda().cpu()`` is on the CPU).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax, tensor_methods
@@ -639,12 +639,17 @@ _TENSOR_KEYWORDS = frozenset({"input", "tensors", "other"})
 
 
 def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
-    """``"cpu"``, ``'cpu:0'`` or ``torch.device("cpu")``."""
+    """``"cpu"``, ``'cpu:0'`` or ``torch.device("cpu")``; or a call of a
+    function named ``cpu`` with no arguments: a backend's CPU device
+    (``x.to(F.cpu())`` in DGL's tests), or a tensor moved to the CPU, whose
+    device and dtype ``x.to(t.cpu())`` takes."""
     if isinstance(node, syntax.SimpleString):
         value = node.evaluated_value
         return isinstance(value, str) and value.split(":")[0] == "cpu"
     if isinstance(node, syntax.Call) and qualified_name(node.func, scope) == "torch.device":
         return bool(node.args) and is_cpu_device(node.args[0].value, scope)
+    if isinstance(node, syntax.Call) and not node.args:
+        return (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "cpu"
     return False
 
 
@@ -921,6 +926,10 @@ class FactEvaluator:
             orelse = self.expr(node.orelse, env)
             flag = flag_test(node.test)  # ``x.cpu() if use_cuda else x``
             if flag is not None:
+                # (``x.cuda() if use_cuda else x``: a move only where it holds)
+                guard_moves(
+                    self.scope, _calls_within(node.body if flag[1] else node.orelse), flag[0]
+                )
                 if flag[1]:
                     orelse = never_moved_under(orelse, flag[0], self.scope)
                 else:
@@ -1580,7 +1589,8 @@ class FactEvaluator:
         device = keyword(node, "device")
         if device is None or self._cpu_device(device, env) or _is_none(device):
             return EMPTY
-        return frozenset({record(self.scope, "device", device)})
+        guard = device_flag(device, self.scope)
+        return frozenset({record(self.scope, "device", device, guard=guard)})
 
     def _torch_function(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``torch.cat([a, b])``, ``F.relu(x)``: a tensor on the inputs' device and grad."""
@@ -1759,7 +1769,8 @@ class FactEvaluator:
                 # another framework's cast (as ``classes.cpu_or_dtype`` reads it)
                 continue
             facts.discard(CPU)
-            facts.update((MOVED, record(self.scope, "move", node)))
+            guard = device_flag(value, self.scope)
+            facts.update((MOVED, record(self.scope, "move", node, guard=guard)))
         return frozenset(facts)
 
 
@@ -2709,6 +2720,17 @@ def flag_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     return None
 
 
+def _calls_within(node: syntax.CSTNode) -> Iterator[syntax.Call]:
+    """Every call written inside the expression ``node`` (not in lambdas)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, syntax.Call):
+            yield current
+        if not isinstance(current, syntax.Lambda):
+            stack.extend(children(current))
+
+
 def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> None:
     """The ``move`` / ``device`` evidence that ``calls`` gave was made where
     ``flag`` holds (innermost flag first)."""
@@ -2747,6 +2769,89 @@ def cuda_available_flag(flag: str, scope: Scope) -> bool:
     if flags is None:
         flags = module.cuda_flags[id(owner)] = _cuda_available_names(owner)
     return flag in flags
+
+
+def device_flag(device: syntax.BaseExpression, scope: Scope) -> str:
+    """The flag that chooses ``device``, a name or ``self`` attribute the code
+    binds only to CUDA where the flag holds and to the CPU where it fails
+    (``device = torch.device("cuda" if run_on_gpu else "cpu")``): a move to
+    it leaves the host only where the flag holds, as one made under ``if
+    run_on_gpu:`` does (``never_moved_under``). Empty where none does."""
+    name = dotted_name(device)
+    if name is None:
+        return ""
+    if "." not in name:
+        found = scope.binding_scope(name)
+        owner = found.node if found is not None and found.kind != "class" else None
+    elif name.startswith("self.") and name.count(".") == 1:
+        method = method_of(scope)
+        owner = method[1].node if method is not None else None
+    else:
+        return ""
+    if owner is None:
+        return ""
+    module = scope.module()
+    flags = module.device_flags.get(id(owner))
+    if flags is None:
+        flags = module.device_flags[id(owner)] = _flag_chosen_devices(owner)
+    return flags.get(name, "")
+
+
+def _chosen_by(value: Optional[syntax.BaseExpression]) -> Optional[str]:
+    """``run_on_gpu`` for ``"cuda" if run_on_gpu else "cpu"`` (in
+    ``torch.device(...)`` too; ``not f`` with the branches the other way round)."""
+    if (
+        isinstance(value, syntax.Call)
+        and len(value.args) == 1
+        and not value.args[0].keyword
+        and (dotted_name(value.func) or "").endswith("device")
+    ):
+        value = value.args[0].value
+    if not isinstance(value, syntax.IfExp):
+        return None
+    flag = flag_test(value.test)
+    if flag is None:
+        return None
+    body, orelse = _names_a_device(value.body), _names_a_device(value.orelse)
+    if (body, orelse) == ("cuda", "cpu") and flag[1]:
+        return flag[0]
+    if (body, orelse) == ("cpu", "cuda") and not flag[1]:
+        return flag[0]
+    return None
+
+
+def _flag_chosen_devices(owner: syntax.CSTNode) -> dict[str, str]:
+    """The names (``device``) a function or module, or the ``self`` attributes
+    (``self.device``) the methods of a class, bind by ``=`` to a device one
+    flag chooses (``_chosen_by``), and nothing else: name -> the flag."""
+    bodies: list[Union[syntax.FunctionDef, syntax.Module]]
+    if isinstance(owner, syntax.ClassDef):
+        bodies = [s for s in children(owner.body) if isinstance(s, syntax.FunctionDef)]
+        prefix = "self."
+    elif isinstance(owner, (syntax.FunctionDef, syntax.Module)):
+        bodies, prefix = [owner], ""
+    else:
+        return {}
+    values: dict[str, set[Optional[str]]] = {}
+    for node in (n for body in bodies for n in own_statements(body)):
+        if not isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
+            continue
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, syntax.Assign) else [node.target]
+        )
+        value = None if isinstance(node, syntax.AugAssign) else node.value
+        for target in targets:
+            name = dotted_name(target)
+            if name is not None and (name.startswith(prefix) if prefix else "." not in name):
+                values.setdefault(name, set()).add(_chosen_by(value))
+            elif not prefix:
+                for bound in target_names(target):
+                    values.setdefault(bound, set()).add(None)
+    return {
+        name: flag
+        for name, flags in values.items()
+        if len(flags) == 1 and (flag := next(iter(flags))) is not None
+    }
 
 
 def _cuda_available_names(owner: syntax.CSTNode) -> frozenset[str]:

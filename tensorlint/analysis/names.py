@@ -56,6 +56,7 @@ class Scope:
         "callees",
         "cuda_flags",
         "default_cuda",
+        "device_flags",
         "evidence",
         "functions",
         "global_names",
@@ -90,6 +91,10 @@ class Scope:
         #: the names it binds to ``torch.cuda.is_available()`` only
         #: (``facts.cuda_available_flag``)
         self.cuda_flags: dict[int, frozenset[str]] = {}
+        #: the module scope's cache: a function, module or class node's id ->
+        #: the names it binds to a device a flag chooses, with the flag
+        #: (``facts.device_flag``)
+        self.device_flags: dict[int, dict[str, str]] = {}
         #: the module scope's answer to "does this file, or a module of the
         #: tree it imports, make CUDA the default device of new tensors":
         #: (where, reaches ``torch.Tensor``) or None; until first asked, the

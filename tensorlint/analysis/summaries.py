@@ -42,6 +42,7 @@ from tensorlint.analysis.classes import (
     decorated_mode,
     grad_mode,
     literal,
+    names_the_cpu,
     star_imports,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
@@ -1515,7 +1516,7 @@ class _Summarizer:
                 if target is None:
                     return self._chosen_device(node) or self.device_value(func.value)
                 if cpu_or_dtype(target):
-                    return not _is_const(target, "cpu") and self.device_value(func.value)
+                    return not names_the_cpu(target) and self.device_value(func.value)
                 chosen = self._chosen(target)
                 if chosen:
                     self._moved(target)
@@ -1606,7 +1607,7 @@ class _Summarizer:
             if isinstance(target, ast.Name) and target.id in self.params:
                 return {target.id}
             if (target is None and func.attr == "to") or (
-                target is not None and cpu_or_dtype(target) and not _is_const(target, "cpu")
+                target is not None and cpu_or_dtype(target) and not names_the_cpu(target)
             ):
                 return self.device_params(func.value)  # ``.to(torch.float32)``
             return set()  # moved elsewhere
