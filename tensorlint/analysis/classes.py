@@ -113,6 +113,20 @@ def is_module_class(
     return any(base in modules for base, _ in _ancestors(own, tree, cls))
 
 
+def other_framework_class(tree: ClassLookup, qual: str) -> bool:
+    """Is ``qual`` a class of the checked tree (``pkg.layers.Highway``) one of
+    whose ancestors, through the tree's modules, is another framework's
+    (``tensorflow.keras.layers.Layer``, ``flax.linen.Module``)? Its
+    instances, and what they compute, are no torch values."""
+    if qual.startswith(("torch.", "numpy.")) or not qual.rsplit(".", 1)[-1][:1].isupper():
+        return False
+    found = tree.lookup_class(qual)
+    if found is None:
+        return False
+    summary, classes, _, there = found
+    return any(ops.is_other_framework(base) for base, _ in _ancestors(classes, there, summary.name))
+
+
 def _ancestors(
     own: Mapping[str, ClassSummary], tree: Optional[ClassLookup], cls: str
 ) -> Iterator[tuple[str, Optional[tuple[ClassSummary, str]]]]:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import ops, syntax, tensor_methods
-from tensorlint.analysis.classes import is_module_class
+from tensorlint.analysis.classes import is_module_class, other_framework_class
 from tensorlint.analysis.containers import literal_index
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import (
@@ -1451,6 +1451,15 @@ class FactEvaluator:
         )
         return ops.names_a_forward_pass(last)
 
+    def _other_framework_class(self, qual: str) -> bool:
+        """Is ``qual`` a class of the checked tree that derives from another
+        framework's (``layers.Highway()``, a Keras layer of a project that
+        has both: ``classes.other_framework_class``)?"""
+        callees = self.scope.module().callees
+        if not callees or callees.tree is None:
+            return False
+        return other_framework_class(callees.tree, qual)
+
     def _maybe_other_framework(self, func: syntax.BaseExpression) -> bool:
         """``backend.abs(x)`` where ``backend`` may be TensorFlow or torch."""
         dotted = dotted_name(func)
@@ -1460,7 +1469,7 @@ class FactEvaluator:
         return any(ops.is_other_framework(q) for q in self.scope.possible(head))
 
     def _function_call(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
-        if ops.is_other_framework(qual):
+        if ops.is_other_framework(qual) or self._other_framework_class(qual):
             return frozenset({OTHER})
         if qual == ops.FROM_NUMPY:
             return frozenset({TENSOR, CPU, NOGRAD})
