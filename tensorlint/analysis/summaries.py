@@ -447,13 +447,33 @@ def default_cuda_call(tree: ast.Module, top_level: bool = True) -> Optional[tupl
     CUDA the default device of new tensors (``ops.default_cuda``): at the
     module's top level (in its ``if`` / ``try`` / ``with`` blocks too: what
     importing it runs), or, not ``top_level``, anywhere in it."""
+    restored = set() if top_level else _restored_settings(tree)
     found = [
         (call.lineno, legacy)
         for call in (_top_level_calls(tree.body) if top_level else ast.walk(tree))
         if isinstance(call, ast.Call)
+        and id(call) not in restored
         and (legacy := ops.default_cuda(_dotted(call.func) or "", _setting(call))) is not None
     ]
     return min(found) if found else None
+
+
+def _restored_settings(tree: ast.Module) -> set[int]:
+    """The calls in the body of a ``try`` whose ``finally`` sets the default
+    again (``try: torch.set_default_tensor_type(torch.cuda.FloatTensor);
+    self.check() finally: torch.set_default_tensor_type(torch.FloatTensor)``):
+    a setting for that block only, not the file's."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not any(
+            isinstance(call, ast.Call)
+            and (_dotted(call.func) or "").rsplit(".", 1)[-1] in ops.DEFAULT_DEVICE_SETTERS
+            for statement in node.finalbody
+            for call in ast.walk(statement)
+        ):
+            continue
+        found.update(id(call) for statement in node.body for call in ast.walk(statement))
+    return found
 
 
 def _top_level_calls(body: list[ast.stmt]) -> Iterator[ast.expr]:
