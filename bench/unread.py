@@ -56,7 +56,7 @@ SITES = HERE / "sites.tsv"
 HAZARDS = ("device", "grad", "write")
 LABELS = ("REAL", "WEAK", "NO")
 ORIGINS = ("sample", "finding", "strict")
-HALVES = ("A", "B")
+HALVES = ("A", "B", "C")
 #: the hazards each rule stands for (TL301 and TL900 stand for none)
 HAZARDS_OF: dict[str, frozenset[str]] = {
     "TL101": frozenset({"device"}),
@@ -102,7 +102,7 @@ def load_repos(path: Path = REPOS) -> dict[str, tuple[str, str]]:
         for number, row in enumerate(csv.DictReader(handle, delimiter="\t"), 2):
             where = f"{path.name}:{number}"
             if not _SHA.match(row["commit"]) or row["half"] not in HALVES:
-                raise ValueError(f"{where}: a commit is 40 hex digits and a half A or B")
+                raise ValueError(f"{where}: a commit is 40 hex digits and a half A, B or C")
             if row["repo"] in repos:
                 raise ValueError(f"{where}: {row['repo']} is listed twice")
             repos[row["repo"]] = (row["commit"], row["half"])
@@ -197,7 +197,12 @@ def render(
     profiles: Sequence[str],
 ) -> str:  # fmt: skip
     rows: list[tuple[str, list[str]]] = []
-    for name, keep in (("A (read)", {"A"}), ("B (measured only)", {"B"}), ("all", {"A", "B"})):
+    for name, keep in (
+        ("A (read)", {"A"}),
+        ("B (measured only)", {"B"}),
+        ("C (measured only, 2026-11-29, stop 64)", {"C"}),
+        ("all", set(HALVES)),
+    ):
         cells: list[str] = []
         for profile in profiles:
             found, real = score(*_in_halves(sites, reports[profile], halves, keep), profile)
@@ -277,8 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-clone", action="store_true", help="use the mirrors only")
     parser.add_argument("--validate", action="store_true", help="check the label files and stop")
     parser.add_argument("--details", choices=HALVES, action="append", default=[],
-                        help="list the false findings and missed sites of this half (B is for "
-                        "measuring only: read it once the work is done)")  # fmt: skip
+                        help="list the false findings and missed sites of this half (B and C are "
+                        "for measuring only: read them once the work is done)")  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every finding's verdict")
     parser.add_argument("--readme", type=Path, metavar="FILE",
                         help="also write the table into FILE between its markers")  # fmt: skip

@@ -47,7 +47,7 @@ def features(x):
 def test_committed_labels_are_valid() -> None:
     repos = unread.load_repos()
     sites = unread.load_sites(repos=repos)
-    assert len(repos) >= 20 and {half for _c, half in repos.values()} == {"A", "B"}
+    assert len(repos) >= 20 and {half for _c, half in repos.values()} == set(unread.HALVES)
     assert {s.repo for s in sites} <= set(repos)
     # every default finding's line was labelled: at least some lines came from them
     assert {s.origin for s in sites} == set(unread.ORIGINS)
