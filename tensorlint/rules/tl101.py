@@ -60,10 +60,14 @@ class NumpyOnAcceleratorTensor(Rule):
     object not named like a module) gives no evidence. A parameter named
     `device`, `dtype` or `batch_size` is never a tensor, and one the
     function moves to a device itself (`x_gpu = x.to(self.device)`) is
-    given on the host. A `.cpu()` earlier in the chain, `torch.from_numpy`, a
-    factory without `device=` (where CUDA is not the default device) or
-    `torch.load(f, map_location="cpu")` prove
-    the CPU and silence it. A test of the value's type counts too: under
+    given on the host. A method of a Dataset class (`plot(self, sample)`)
+    is given the dataset's own samples, read on the host: there the guess
+    counts only where a caller in the project shows the cause. A `.cpu()`
+    earlier in the chain, `torch.from_numpy`, a factory without `device=`
+    (where CUDA is not the default device) or `torch.load(f,
+    map_location="cpu")` prove the CPU and silence it, and so does bringing
+    the value back under the flag that chose its device (`device = "cuda"
+    if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`). A test of the value's type counts too: under
     `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
     is not torch's. In tests,
     examples, scripts and notebooks that never name an accelerator nor call
