@@ -1282,6 +1282,15 @@ class FactEvaluator:
         chosen = self._min_max(node, env)
         if chosen is not None:
             return chosen
+        if (
+            isinstance(func, syntax.Name)
+            and func.value in ops.NUMBER_RESULT_BUILTINS
+            and func.value not in env
+            and self.scope.lookup(func.value) is None
+        ):
+            # ``float(loss)``, ``len(xs)``: a Python number, wherever the
+            # tensor it was read from is (``losses.append(float(loss))``)
+            return NUMBER
         qual = qualified_name(func, self.scope)
         if qual is not None:
             return self._function_call(qual, node, env)
@@ -2327,6 +2336,8 @@ def on_cpu_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
 
 #: What a type test says a value is in a branch it guards.
 IS_TORCH, IS_ARRAY, IS_OTHER, NOT_TORCH = "torch", "ndarray", "other", "not-torch"
+#: ``x is None``: nothing to convert, and nothing said of other values
+IS_NONE = "none"
 _NO_GUARDS: Mapping[str, str] = {}
 
 
@@ -2439,6 +2450,16 @@ def _type_comparison(test: syntax.Comparison, scope: Scope) -> TypeGuards:
     branches); ``"torch" in str(type(x))`` and the like (``not in`` swaps)."""
     comparison = test.comparisons[0]
     left = test.left
+    if _is_none(comparison.comparator) and isinstance(
+        comparison.operator, (syntax.Is, syntax.IsNot)
+    ):
+        # ``if t is not None: t = t.cpu()``: where it fails, ``t`` is None
+        key = dotted_name(left)
+        if key is None:
+            return TypeGuards()
+        if isinstance(comparison.operator, syntax.Is):
+            return TypeGuards({key: IS_NONE})
+        return TypeGuards(orelse={key: IS_NONE})
     if isinstance(comparison.operator, (syntax.In, syntax.NotIn)):
         guards = _type_name_test(left, comparison.comparator)
         if isinstance(comparison.operator, syntax.NotIn):
@@ -2547,6 +2568,8 @@ def guarded_facts(facts: Facts, kind: str) -> Facts:
         if facts & LISTS:
             return facts  # a list of tensors is not a tensor either
         return evidence(facts) | {NOTTENSOR}  # (what its fields may be keeps)
+    if kind == IS_NONE:
+        return frozenset({NOTTENSOR})
     return frozenset({OTHER})
 
 

@@ -67,9 +67,9 @@ class NumpyOnAcceleratorTensor(Rule):
     (where CUDA is not the default device) or `torch.load(f,
     map_location="cpu")` prove the CPU and silence it, and so does bringing
     the value back under the flag that chose its device (`device = "cuda"
-    if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`). A test of the value's type counts too: under
-    `isinstance(x, tf.Tensor)` (or any other framework's type) `x.numpy()`
-    is not torch's. In tests,
+    if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`). A test of the
+    value's type counts too: under `isinstance(x, tf.Tensor)` (or any other
+    framework's type) `x.numpy()` is not torch's. In tests,
     examples, scripts and notebooks that never name an accelerator nor call
     a helper that picks the device at run time (`get_device()`,
     `select_device()`), nothing is evidence of a device. Conversions of
