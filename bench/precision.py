@@ -248,7 +248,7 @@ def _sources(directory: Path) -> Iterator[tuple[str, str]]:
         yield rel, text
 
 
-def _lines(rel: str, text: str) -> Iterator[tuple[str, str]]:
+def file_lines(rel: str, text: str) -> Iterator[tuple[str, str]]:
     """(line key, line) of a file: ``12`` for Python, ``3:12`` in notebook cell 3."""
     if not rel.endswith(".ipynb"):
         for number, line in enumerate(text.splitlines(), 1):
@@ -276,7 +276,7 @@ def sites(root: Path) -> list[dict[str, str]]:
         for rel, text in _sources(directory):
             if not _TORCH_IMPORT.search(text) and "import torch" not in text:
                 continue
-            for key, line in _lines(rel, text):
+            for key, line in file_lines(rel, text):
                 if _SITE.search(line):
                     found.append(
                         {

@@ -17,12 +17,15 @@ one who prepares the batch, unmarked, after this list is made.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.precision import file_lines
 
 EXPLICIT = re.compile(r"\.numpy\(|torch\.from_numpy\(|torch\.as_tensor\(")
 IMPLICIT = re.compile(
@@ -36,25 +39,12 @@ IMPLICIT = re.compile(
 def lines_of(root: Path) -> Iterator[tuple[str, str]]:
     """(loc, text) of every line of the tree's Python files and notebook code cells."""
     for path in sorted(root.rglob("*")):
+        if path.suffix not in (".py", ".ipynb") or not path.is_file():
+            continue
         rel = path.relative_to(root).as_posix()
-        if path.suffix == ".py" and path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            for number, line in enumerate(text.splitlines(), 1):
-                yield f"{rel}:{number}", line
-        elif path.suffix == ".ipynb" and path.is_file():
-            try:
-                cells = json.loads(path.read_text(encoding="utf-8", errors="replace"))["cells"]
-            except (ValueError, KeyError, TypeError):
-                continue
-            code = 0
-            for cell in cells:
-                if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-                    continue
-                code += 1
-                source = cell.get("source", "")
-                text = "".join(source) if isinstance(source, list) else str(source)
-                for number, line in enumerate(text.splitlines(), 1):
-                    yield f"{rel}:cell{code}:{number}", line
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for key, line in file_lines(rel, text):  # (``3:12`` in notebook cell 3)
+            yield (f"{rel}:cell{key}" if ":" in key else f"{rel}:{key}"), line
 
 
 def main(argv: list[str]) -> int:

@@ -927,9 +927,7 @@ class FactEvaluator:
             flag = flag_test(node.test)  # ``x.cpu() if use_cuda else x``
             if flag is not None:
                 # (``x.cuda() if use_cuda else x``: a move only where it holds)
-                guard_moves(
-                    self.scope, _calls_within(node.body if flag[1] else node.orelse), flag[0]
-                )
+                guard_moves(self.scope, calls_in(node.body if flag[1] else node.orelse), flag[0])
                 if flag[1]:
                     orelse = never_moved_under(orelse, flag[0], self.scope)
                 else:
@@ -2752,15 +2750,17 @@ def flag_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     return None
 
 
-def _calls_within(node: syntax.CSTNode) -> Iterator[syntax.Call]:
-    """Every call written inside the expression ``node`` (not in lambdas)."""
+def calls_in(node: syntax.CSTNode) -> Iterator[syntax.Call]:
+    """Every call written inside ``node`` (not in functions, classes or
+    lambdas it defines)."""
     stack = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, syntax.Call):
             yield current
-        if not isinstance(current, syntax.Lambda):
-            stack.extend(children(current))
+        if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
+            continue
+        stack.extend(children(current))
 
 
 def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> None:
@@ -2786,14 +2786,7 @@ def cuda_available_flag(flag: str, scope: Scope) -> bool:
     ``self.use_gpu = ...`` in any method of the class)?"""
     if flag.endswith("cuda.is_available()"):
         return True
-    if "." not in flag:
-        found = scope.binding_scope(flag)
-        owner = found.node if found is not None and found.kind != "class" else None
-    elif flag.startswith("self.") and flag.count(".") == 1:
-        method = method_of(scope)
-        owner = method[1].node if method is not None else None
-    else:
-        return False
+    owner = _binder(flag, scope)
     if owner is None:
         return False
     module = scope.module()
@@ -2810,17 +2803,8 @@ def device_flag(device: syntax.BaseExpression, scope: Scope) -> str:
     it leaves the host only where the flag holds, as one made under ``if
     run_on_gpu:`` does (``never_moved_under``). Empty where none does."""
     name = dotted_name(device)
-    if name is None:
-        return ""
-    if "." not in name:
-        found = scope.binding_scope(name)
-        owner = found.node if found is not None and found.kind != "class" else None
-    elif name.startswith("self.") and name.count(".") == 1:
-        method = method_of(scope)
-        owner = method[1].node if method is not None else None
-    else:
-        return ""
-    if owner is None:
+    owner = _binder(name, scope) if name is not None else None
+    if name is None or owner is None:
         return ""
     module = scope.module()
     flags = module.device_flags.get(id(owner))
@@ -2856,6 +2840,47 @@ def _flag_chosen_devices(owner: syntax.CSTNode) -> dict[str, str]:
     """The names (``device``) a function or module, or the ``self`` attributes
     (``self.device``) the methods of a class, bind by ``=`` to a device one
     flag chooses (``_chosen_by``), and nothing else: name -> the flag."""
+    found: dict[str, str] = {}
+    for name, values in _bound_values(owner).items():
+        flags = {_chosen_by(value) for value in values}
+        flag = flags.pop() if len(flags) == 1 else None
+        if flag is not None:
+            found[name] = flag
+    return found
+
+
+def _cuda_available_names(owner: syntax.CSTNode) -> frozenset[str]:
+    """The names (``use_gpu``) a function or module, or the ``self`` attributes
+    (``self.use_gpu``) the methods of a class, bind by ``=`` to
+    ``torch.cuda.is_available()`` only (bound any other way: not one)."""
+    return frozenset(
+        name
+        for name, values in _bound_values(owner).items()
+        if all(
+            isinstance(value, syntax.Call)
+            and not value.args
+            and (dotted_name(value.func) or "").endswith("cuda.is_available")
+            for value in values
+        )
+    )
+
+
+def _binder(name: str, scope: Scope) -> Optional[syntax.CSTNode]:
+    """Where ``name`` is bound, for ``_bound_values``: the function or module
+    that binds a plain name, the class of the method for ``self.<attr>``."""
+    if "." not in name:
+        found = scope.binding_scope(name)
+        return found.node if found is not None and found.kind != "class" else None
+    if name.startswith("self.") and name.count(".") == 1:
+        method = method_of(scope)
+        return method[1].node if method is not None else None
+    return None
+
+
+def _bound_values(owner: syntax.CSTNode) -> dict[str, list[Optional[syntax.BaseExpression]]]:
+    """What a function or module binds to each name, or the methods of a
+    class to each ``self`` attribute, by assignment (None: bound some other
+    way, by ``+=`` or as part of a tuple)."""
     bodies: list[Union[syntax.FunctionDef, syntax.Module]]
     if isinstance(owner, syntax.ClassDef):
         bodies = [s for s in children(owner.body) if isinstance(s, syntax.FunctionDef)]
@@ -2864,7 +2889,7 @@ def _flag_chosen_devices(owner: syntax.CSTNode) -> dict[str, str]:
         bodies, prefix = [owner], ""
     else:
         return {}
-    values: dict[str, set[Optional[str]]] = {}
+    values: dict[str, list[Optional[syntax.BaseExpression]]] = {}
     for node in (n for body in bodies for n in own_statements(body)):
         if not isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
             continue
@@ -2875,50 +2900,11 @@ def _flag_chosen_devices(owner: syntax.CSTNode) -> dict[str, str]:
         for target in targets:
             name = dotted_name(target)
             if name is not None and (name.startswith(prefix) if prefix else "." not in name):
-                values.setdefault(name, set()).add(_chosen_by(value))
+                values.setdefault(name, []).append(value)
             elif not prefix:
                 for bound in target_names(target):
-                    values.setdefault(bound, set()).add(None)
-    return {
-        name: flag
-        for name, flags in values.items()
-        if len(flags) == 1 and (flag := next(iter(flags))) is not None
-    }
-
-
-def _cuda_available_names(owner: syntax.CSTNode) -> frozenset[str]:
-    """The names (``use_gpu``) a function or module, or the ``self`` attributes
-    (``self.use_gpu``) the methods of a class, bind by ``=`` to
-    ``torch.cuda.is_available()`` only (bound any other way: not one)."""
-    bodies: list[Union[syntax.FunctionDef, syntax.Module]]
-    if isinstance(owner, syntax.ClassDef):
-        bodies = [s for s in children(owner.body) if isinstance(s, syntax.FunctionDef)]
-        prefix = "self."
-    elif isinstance(owner, (syntax.FunctionDef, syntax.Module)):
-        bodies, prefix = [owner], ""
-    else:
-        return frozenset()
-    values: dict[str, list[bool]] = {}
-    for node in (n for body in bodies for n in own_statements(body)):
-        if not isinstance(node, (syntax.Assign, syntax.AnnAssign, syntax.AugAssign)):
-            continue
-        targets = (
-            [t.target for t in node.targets] if isinstance(node, syntax.Assign) else [node.target]
-        )
-        value = None if isinstance(node, syntax.AugAssign) else node.value
-        cuda = (
-            isinstance(value, syntax.Call)
-            and not value.args
-            and (dotted_name(value.func) or "").endswith("cuda.is_available")
-        )
-        for target in targets:
-            name = dotted_name(target)
-            if name is not None and (name.startswith(prefix) if prefix else "." not in name):
-                values.setdefault(name, []).append(cuda)
-            elif not prefix:
-                for bound in target_names(target):
-                    values.setdefault(bound, []).append(False)
-    return frozenset(name for name, cudas in values.items() if all(cudas))
+                    values.setdefault(bound, []).append(None)
+    return values
 
 
 def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:

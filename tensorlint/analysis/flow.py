@@ -43,6 +43,7 @@ from tensorlint.analysis.facts import (
     _always_exits,
     bind_loop_target,
     bind_target,
+    calls_in,
     carry,
     computed_without_grad,
     cpu_device_test,
@@ -546,7 +547,7 @@ class FactsWalker:
             branch[key] = settle(self.evaluator.expr(_parse_key(key), env) | {CPU})
         body_env = self.run(suite_body(node.body), start)
         if flag is not None and flag[1]:
-            guard_moves(self.scope, _calls_in(node.body), flag[0])
+            guard_moves(self.scope, calls_in(node.body), flag[0])
             self._never_moved_under(flag[0], else_env)
         if guarded is not None and guarded in else_env:
             else_env[guarded] = else_env[guarded] | {NOGRAD}
@@ -2024,15 +2025,3 @@ class _Collector:
             self.calls.append(node)
             if isinstance(node.func, syntax.Name) and node.func.value in ops.DISPLAY_BUILTINS:
                 self.display.update(range(first + 1, len(self.names)))  # (not ``print`` itself)
-
-
-def _calls_in(node: syntax.CSTNode) -> Iterator[syntax.Call]:
-    """Every call written inside ``node`` (not in functions or classes it defines)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, syntax.Call):
-            yield current
-        if isinstance(current, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda)):
-            continue
-        stack.extend(children(current))
