@@ -33,7 +33,7 @@ import ast
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops
+from tensorlint.analysis import library_table, ops
 from tensorlint.analysis.classes import (
     assigned_names,
     blocks,
@@ -1018,8 +1018,13 @@ class _Context:
         summary proves what it says only: one that names no device output
         may still carry its arguments' device (through a list it fills), so
         the arguments still count."""
-        # ``np.asarray(x)``: an array; ``int(model.stride.max())``: a number
-        host = _numpy_call(value, self.imports) or self._number(value)
+        # ``np.asarray(x)``: an array; ``int(model.stride.max())``: a number;
+        # ``f1_score(y, p)``: a metric's value; ``DataLoader(ds)``: batches
+        host = (
+            _numpy_call(value, self.imports)
+            or _data_pipeline_call(value, self.imports)
+            or self._number(value)
+        )
         found = _Effect(
             value,
             moves(value) and not host,
@@ -1549,7 +1554,9 @@ def _forward_pass(node: ast.expr) -> bool:
 
 def _data_pipeline_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
     """Is ``node`` a call of torch's data pipeline (``DataLoader(ds)``,
-    ``torch.utils.data.Subset(ds, idx)``)?"""
+    ``torch.utils.data.Subset(ds, idx)``), or of a library function that
+    converts what it is given and returns host values
+    (``roc_auc_score(y, p)``: ``library_table``)?"""
     if not isinstance(node, ast.Call):
         return False
     dotted = dotted_name_of(node.func)
@@ -1557,7 +1564,10 @@ def _data_pipeline_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
         return False
     head, _, rest = dotted.partition(".")
     qual = imports.get(head)
-    return qual is not None and f"{qual}.{rest}".startswith(ops.TORCH_DATA_PIPELINE)
+    if qual is None:
+        return False
+    full = f"{qual}.{rest}" if rest else qual
+    return full.startswith(ops.TORCH_DATA_PIPELINE) or full in library_table.BY_NAME
 
 
 def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
@@ -1577,7 +1587,8 @@ def _names_read(node: ast.expr, imports: Mapping[str, str]) -> Iterator[str]:
     device, or one that requires grad, raises there, and reaches nothing).
     Those inside a call of torch's data pipeline are left out too, as the
     facts of a function leave them (``DataLoader(Loader(path,
-    stride=model.stride))``: its batches are not what it was given)."""
+    stride=model.stride))``: its batches are not what it was given), and
+    those inside a library call that returns host values (a metric)."""
     stack: list[ast.AST] = [node]
     while stack:
         inner = stack.pop()

@@ -31,7 +31,7 @@ from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
 
-from tensorlint.analysis import ops, tensor_methods
+from tensorlint.analysis import library_table, ops, tensor_methods
 from tensorlint.analysis.classes import (
     ClassSummary,
     LazyClasses,
@@ -1979,9 +1979,13 @@ class _Summarizer:
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
         if _is_number(node):
             return _PLAIN  # a Python number is no tensor: nowhere, without grad
-        if isinstance(node, ast.Call) and self.qualified(node.func) in ops.NUMPY_HOST_VALUES:
-            # ``np.stack(boxes)``, ``np.transpose(img, ...)``: host memory (a
-            # tensor on CUDA, or one that requires grad, raises there)
+        if isinstance(node, ast.Call) and (
+            self.qualified(node.func) in ops.NUMPY_HOST_VALUES
+            or self.qualified(node.func) in library_table.BY_NAME
+        ):
+            # ``np.stack(boxes)``, ``np.transpose(img, ...)``, ``roc_auc_score(y,
+            # p)``: host values (a tensor on CUDA, or one that requires grad,
+            # raises there: ``docs/library-functions.md``)
             return _PLAIN
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
