@@ -1552,32 +1552,35 @@ def _forward_pass(node: ast.expr) -> bool:
     return False
 
 
+def _called(node: ast.AST, imports: Mapping[str, str]) -> Optional[str]:
+    """The qualified name ``node`` calls (``numpy.stack`` for ``np.stack(xs)``),
+    where ``node`` is a call of an imported name."""
+    if not isinstance(node, ast.Call):
+        return None
+    dotted = dotted_name_of(node.func)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    qual = imports.get(head)
+    if qual is None:
+        return None
+    return f"{qual}.{rest}" if rest else qual
+
+
 def _data_pipeline_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
     """Is ``node`` a call of torch's data pipeline (``DataLoader(ds)``,
     ``torch.utils.data.Subset(ds, idx)``), or of a library function that
     converts what it is given and returns host values
     (``roc_auc_score(y, p)``: ``library_table``)?"""
-    if not isinstance(node, ast.Call):
-        return False
-    dotted = dotted_name_of(node.func)
-    if dotted is None:
-        return False
-    head, _, rest = dotted.partition(".")
-    qual = imports.get(head)
-    if qual is None:
-        return False
-    full = f"{qual}.{rest}" if rest else qual
-    return full.startswith(ops.TORCH_DATA_PIPELINE) or full in library_table.BY_NAME
+    qual = _called(node, imports)
+    return qual is not None and (
+        qual.startswith(ops.TORCH_DATA_PIPELINE) or qual in library_table.BY_NAME
+    )
 
 
 def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
     """Is ``node`` a call of a NumPy function (``np.asarray(x)``, ``np.stack(xs)``)?"""
-    if not isinstance(node, ast.Call):
-        return False
-    dotted = dotted_name_of(node.func)
-    if dotted is None:
-        return False
-    qual = imports.get(dotted.partition(".")[0])
+    qual = _called(node, imports)
     return qual is not None and (qual == "numpy" or qual.startswith("numpy."))
 
 
