@@ -1020,11 +1020,7 @@ class _Context:
         the arguments still count."""
         # ``np.asarray(x)``: an array; ``int(model.stride.max())``: a number;
         # ``f1_score(y, p)``: a metric's value; ``DataLoader(ds)``: batches
-        host = (
-            _numpy_call(value, self.imports)
-            or _data_pipeline_call(value, self.imports)
-            or self._number(value)
-        )
+        host = _host_call(value, self.imports) or self._number(value)
         found = _Effect(
             value,
             moves(value) and not host,
@@ -1567,35 +1563,30 @@ def _called(node: ast.AST, imports: Mapping[str, str]) -> Optional[str]:
     return f"{qual}.{rest}" if rest else qual
 
 
-def _data_pipeline_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
-    """Is ``node`` a call of torch's data pipeline (``DataLoader(ds)``,
-    ``torch.utils.data.Subset(ds, idx)``), or of a library function that
-    converts what it is given and returns host values
-    (``roc_auc_score(y, p)``: ``library_table``)?"""
+def _host_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
+    """Is ``node`` a call whose result holds none of its arguments' tensors:
+    a NumPy function (``np.asarray(x)``: an array in host memory), a library
+    function of the measured table (``roc_auc_score(y, p)``: host values;
+    ``library_table``), or torch's data pipeline (``DataLoader(ds)``: its
+    batches are what the dataset reads)? A tensor on another device, or one
+    that requires grad, raises in the first two and reaches nothing."""
     qual = _called(node, imports)
     return qual is not None and (
-        qual.startswith(ops.TORCH_DATA_PIPELINE) or qual in library_table.BY_NAME
+        qual == "numpy"
+        or qual.startswith(("numpy.", ops.TORCH_DATA_PIPELINE))
+        or qual in library_table.BY_NAME
     )
 
 
-def _numpy_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
-    """Is ``node`` a call of a NumPy function (``np.asarray(x)``, ``np.stack(xs)``)?"""
-    qual = _called(node, imports)
-    return qual is not None and (qual == "numpy" or qual.startswith("numpy."))
-
-
 def _names_read(node: ast.expr, imports: Mapping[str, str]) -> Iterator[str]:
-    """The names ``node`` reads, those inside a NumPy call left out: what
-    ``np.asarray(x)`` gives is an array in host memory (a tensor on another
-    device, or one that requires grad, raises there, and reaches nothing).
-    Those inside a call of torch's data pipeline are left out too, as the
-    facts of a function leave them (``DataLoader(Loader(path,
-    stride=model.stride))``: its batches are not what it was given), and
-    those inside a library call that returns host values (a metric)."""
+    """The names ``node`` reads, those inside a call whose result holds none
+    of its arguments' tensors left out (``_host_call``: ``np.asarray(x)``, a
+    metric, ``DataLoader(Loader(path, stride=model.stride))``), as the facts
+    of a function leave them."""
     stack: list[ast.AST] = [node]
     while stack:
         inner = stack.pop()
-        if _numpy_call(inner, imports) or _data_pipeline_call(inner, imports):
+        if _host_call(inner, imports):
             continue
         if isinstance(inner, ast.Name):
             yield inner.id

@@ -1979,10 +1979,8 @@ class _Summarizer:
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
         if _is_number(node):
             return _PLAIN  # a Python number is no tensor: nowhere, without grad
-        if isinstance(node, ast.Call) and (
-            self.qualified(node.func) in ops.NUMPY_HOST_VALUES
-            or self.qualified(node.func) in library_table.BY_NAME
-        ):
+        called = self.qualified(node.func) if isinstance(node, ast.Call) else None
+        if called in ops.NUMPY_HOST_VALUES or called in library_table.BY_NAME:
             # ``np.stack(boxes)``, ``np.transpose(img, ...)``, ``roc_auc_score(y,
             # p)``: host values (a tensor on CUDA, or one that requires grad,
             # raises there: ``docs/library-functions.md``)
