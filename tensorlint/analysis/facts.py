@@ -1156,10 +1156,11 @@ class FactEvaluator:
         f(x)``), where the function returns tuples of that length; else None."""
         callees = self.scope.module().callees
         callee = callees.of(node, self.scope) if callees else None
-        if callee is None or len(callee.summary.elements) != count:
+        shape = callee.summary.unpacked(count) if callee is not None else ()
+        if callee is None or not shape:
             return None
         facts = self._call(node, env)
-        return [self._summarised(node, env, facts, callee, e) for e in callee.summary.elements]
+        return [self._summarised(node, env, facts, callee, e) for e in shape]
 
     def _returned_part(self, node: syntax.Subscript, env: Mapping[str, Facts]) -> Optional[Facts]:
         """``f(x)[k]`` of a function whose summary says what position ``k`` of

@@ -983,10 +983,15 @@ class _Context:
         predict(model, loader)``), what its summary says of each position."""
         effect = self.effect(value, owner, scope)
         summary = self._callee(value, owner, scope)
+        shape = (
+            summary.unpacked(len(target.elts))
+            if summary is not None and isinstance(target, (ast.Tuple, ast.List))
+            else ()
+        )
         if (
             summary is None
             or not isinstance(target, (ast.Tuple, ast.List))
-            or len(summary.elements) != len(target.elts)
+            or not shape
             or not all(isinstance(e, ast.Name) for e in target.elts)
         ):
             yield frozenset(assigned_names(target)), effect
@@ -994,7 +999,7 @@ class _Context:
         assert isinstance(value, ast.Call)
         moved = moves(value) or _names_its_device(value, summary)
         fed = any(_forward_pass(a) for a in (*value.args, *(k.value for k in value.keywords)))
-        for element, part in zip(target.elts, summary.elements):
+        for element, part in zip(target.elts, shape):
             assert isinstance(element, ast.Name)
             yield (
                 frozenset({element.id}),

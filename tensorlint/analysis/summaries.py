@@ -201,6 +201,20 @@ class FunctionSummary(NamedTuple):
     #: the flag every move it makes is made under (``if use_cuda: x =
     #: x.cuda()``: ``"use_cuda"``); else empty
     device_flag: str = ""
+    #: where every ``return`` gives a tuple (no ``*``) but not all of one
+    #: length: what each position is, one entry per length
+    shapes: tuple[tuple[Element, ...], ...] = ()
+
+    def unpacked(self, count: int) -> tuple[Element, ...]:
+        """What each of ``count`` names unpacking a call binds (``a, b =
+        f(x)``): the positions of the tuples of that length it returns. A
+        function that returns tuples of two lengths (``return y, i`` on one
+        path, ``return y, i, e, p, q`` on another) gives the unpacking the
+        right length only: unpacking any other raises before the names are
+        bound. Empty where not known."""
+        if len(self.elements) == count:
+            return self.elements
+        return next((shape for shape in self.shapes if len(shape) == count), ())
 
     @property
     def names(self) -> frozenset[str]:
@@ -229,6 +243,10 @@ class FunctionSummary(NamedTuple):
             "forward_output": self.forward_output,
             "device_target": self.device_target,
             "device_flag": self.device_flag,
+            "shapes": [
+                [[sorted(e.returns), e.grad_output, e.device_output] for e in shape]
+                for shape in self.shapes
+            ],
         }
 
     @classmethod
@@ -263,6 +281,13 @@ class FunctionSummary(NamedTuple):
             _bool(data.get("forward_output", False)),
             _text(data.get("device_target", "")),
             _text(data.get("device_flag", "")),
+            tuple(
+                tuple(
+                    Element(frozenset(_text(r) for r in e[0]), _bool(e[1]), _bool(e[2]))
+                    for e in shape
+                )
+                for shape in data.get("shapes", ())
+            ),
         )
 
 
@@ -576,7 +601,7 @@ class _Lazy(Mapping[str, FunctionSummary]):
             or summary.keeps_device
             or summary.forward_output
             or any(e.returns - {TENSOR_MADE} or e.grad_output or e.device_output
-                   for e in summary.elements)
+                   for shape in (summary.elements, *summary.shapes) for e in shape)
         ):  # fmt: skip
             self.done[name] = summary
             return summary
@@ -854,6 +879,9 @@ class _Summarizer:
         #: per position of the tuples returned so far (None: none yet; empty:
         #: a ``return`` of something else, or of another length)
         self.elements: Optional[list[Element]] = None
+        #: per length of the tuples returned so far, what each position is
+        #: (None: a ``return`` of something else)
+        self.shapes: Optional[dict[int, list[Element]]] = {}
         #: functions defined in this one that are no-grad decorators (``GRAD_OFF_WRAP``)
         self.wrappers: set[str] = set()
         #: functions defined in this one, by name: their summaries
@@ -917,6 +945,9 @@ class _Summarizer:
             self.forward_output,
             self._sole(self.move_targets),
             self._sole(self.move_flags),
+            tuple(tuple(shape) for shape in (self.shapes or {}).values())
+            if self.shapes is not None and len(self.shapes) > 1
+            else (),
         )
 
     def _sole(self, found: set[str]) -> str:
@@ -1462,12 +1493,11 @@ class _Summarizer:
         return self.me is not None and isinstance(node, ast.Name) and node.id == self.me
 
     def _return_elements(self, value: ast.expr) -> None:
-        """Meet what each position of a returned tuple is with the returns before."""
+        """Meet what each position of a returned tuple is with the returns
+        before (of that length, for ``shapes``)."""
         if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
             self.elements = []
-            return
-        if self.elements is not None and len(self.elements) != len(value.elts):
-            self.elements = []
+            self.shapes = None
             return
         found = []
         for element in value.elts:
@@ -1477,7 +1507,14 @@ class _Summarizer:
             if self._forward_value(element):
                 returned = returned._replace(returns=returned.returns | {FORWARD_MADE})
             found.append(returned)
-        if self.elements is None:
+        if self.shapes is not None:
+            before = self.shapes.get(len(found))
+            self.shapes[len(found)] = (
+                found if before is None else [a.meet(b) for a, b in zip(before, found)]
+            )
+        if self.elements is not None and len(self.elements) != len(value.elts):
+            self.elements = []
+        elif self.elements is None:
             self.elements = found
         elif self.elements:
             self.elements = [a.meet(b) for a, b in zip(self.elements, found)]
@@ -2091,9 +2128,10 @@ class _Summarizer:
         if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, ast.Call):
             return
         callee = self.callee(value.func)
-        if callee is None or len(callee.elements) != len(target.elts):
+        shape = callee.unpacked(len(target.elts)) if callee is not None else ()
+        if not shape:
             return
-        for element, part in zip(target.elts, callee.elements):
+        for element, part in zip(target.elts, shape):
             if isinstance(element, ast.Name):
                 proofs = part.returns & _PLAIN
                 if self.no_grad and part.grad_output:
