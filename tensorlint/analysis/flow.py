@@ -17,7 +17,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple, Optional, Union
 
-from tensorlint.analysis import dtypes, ops, syntax
+from tensorlint.analysis import dtypes, ops, paths, syntax
 from tensorlint.analysis.callees import bind_arguments
 from tensorlint.analysis.containers import literal_index, single_index
 from tensorlint.analysis.facts import (
@@ -105,6 +105,68 @@ def owner_body(owner: syntax.CSTNode) -> Body:
 # --- facts --------------------------------------------------------------------
 
 
+class _Path:
+    """One path through an ``if`` statement: the facts at its end, and what
+    holds there (what held where it began, less what its block changed;
+    worked out when a later test asks)."""
+
+    __slots__ = ("_block", "_holds", "env")
+
+    def __init__(self, holds: paths.DNF, env: Env, block: Optional[Body] = None) -> None:
+        self._holds = holds
+        self._block = block
+        self.env = env
+
+    @property
+    def holds(self) -> paths.DNF:
+        if self._block is not None:
+            self._holds = paths.after_block(self._holds, self._block)
+            self._block = None
+        return self._holds
+
+    def may_hold(self) -> bool:
+        """Can a test tell this path apart at all (without working it out)?"""
+        return self._holds != paths.TRUE or (
+            self._block is not None and paths.sets_constants(self._block)
+        )
+
+
+class _Join(NamedTuple):
+    """The paths an ``if`` statement of a block joins, by its place there."""
+
+    position: int
+    paths: list[_Path]
+
+    @property
+    def keys(self) -> set[str]:
+        return {lit.key for p in self.paths for c in p.holds for lit in c}
+
+
+_JOINS_KEPT = 4  #: the latest ``if`` statements of a block a test is compared with
+
+
+class _Context(NamedTuple):
+    """Where an ``if`` statement is: its block, its place there (of the ``if``
+    whose ``elif`` it is), what holds before its test, whether an ``elif``."""
+
+    block: _Block
+    position: int
+    before: paths.DNF
+    is_elif: bool
+
+
+class _Block:
+    """A block being walked: its statements, the one being walked, and the
+    ``if`` statements walked so far that joined paths a test can tell apart."""
+
+    __slots__ = ("body", "index", "joins")
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+        self.index = 0
+        self.joins: list[_Join] = []
+
+
 class FactsWalker:
     def __init__(
         self,
@@ -119,10 +181,24 @@ class FactsWalker:
         self.snapshots: dict[int, Env] = {}
         self.no_grad = False  #: inside ``with torch.no_grad():`` and the like
         self._aliases: Optional[dict[str, str]] = None
+        #: the blocks being walked, innermost last (``_Block``)
+        self._blocks: list[_Block] = []
+        #: set by an ``if`` for the ``elif`` it walks next: its block, its
+        #: place there, and what holds where every test before failed
+        self._elif: Optional[_Context] = None
+        #: what an ``elif`` gives back to its ``if``: its paths (``_Path``)
+        self._elif_paths: Optional[list[_Path]] = None
+        self._again = False  #: walking statements again for one set of paths
 
     def run(self, body: Body, env: Env) -> Env:
-        for statement in body:
-            env = self.statement(statement, env)
+        block = _Block(body)
+        self._blocks.append(block)
+        try:
+            for index, statement in enumerate(body):
+                block.index = index
+                env = self.statement(statement, env)
+        finally:
+            self._blocks.pop()
         return env
 
     def _merge(self, a: Env, b: Env) -> Env:
@@ -527,6 +603,15 @@ class FactsWalker:
         guarded = requires_grad_test(node.test)
         start = dict(env)
         else_env = dict(env)
+        context = self._where(node)
+        holds = fails = paths.TRUE
+        if context is not None:
+            block, position, before, _ = context
+            holds = paths.both(before, paths.dnf(node.test))
+            fails = paths.both(before, paths.dnf(node.test, holds=False))
+            if not self._again:
+                self._correlate(block, position, holds, start)
+                self._correlate(block, position, fails, else_env)
         device = cpu_device_test(node.test)  # ``if d == "cpu":`` (or ``!=``, ``== "cuda"``)
         if device is not None:
             where = self._device_alias(device[0])  # ``kind = x.device.type``, then ``kind``
@@ -553,15 +638,113 @@ class FactsWalker:
             else_env[guarded] = else_env[guarded] | {NOGRAD}
         elif guarded is not None:
             else_env[guarded] = self.evaluator.expr(_parse_key(guarded), env) | {NOGRAD}
+        found: list[_Path] = []
+        if not _always_exits(node.body):
+            found.append(_Path(holds, body_env, suite_body(node.body)))
         if isinstance(node.orelse, syntax.If):
+            self._elif = (
+                _Context(context.block, context.position, fails, True)
+                if context is not None
+                else None
+            )
+            self._elif_paths = None
             else_env = self.statement(node.orelse, else_env)
+            inner, self._elif_paths = self._elif_paths, None
+            found.extend(inner if inner is not None else [_Path(fails, else_env)])
         elif isinstance(node.orelse, syntax.Else):
             else_env = self.run(suite_body(node.orelse.body), else_env)
+            if not _always_exits(node.orelse.body):
+                found.append(_Path(fails, else_env, suite_body(node.orelse.body)))
+        else:
+            found.append(_Path(fails, else_env))
+        if context is not None:
+            self._paths_found(context, found)
         if _always_exits(node.body):
             return else_env
         if isinstance(node.orelse, syntax.Else) and _always_exits(node.orelse.body):
             return body_env
         return self._merge(body_env, else_env)
+
+    # -- correlated branches (``paths``) ----------------------------------------
+
+    def _where(self, node: syntax.If) -> Optional[_Context]:
+        """The block ``node`` is a statement of, its place there, and what holds
+        before its test: for an ``elif``, what the ``if`` it belongs to said."""
+        context, self._elif = self._elif, None
+        if context is not None:
+            return context
+        if self._blocks:
+            block = self._blocks[-1]
+            if block.index < len(block.body) and block.body[block.index] is node:
+                return _Context(block, block.index, paths.TRUE, False)
+        return None
+
+    def _paths_found(self, context: _Context, found: list[_Path]) -> None:
+        """Keep the paths an ``if`` statement joins (an ``elif`` gives them to
+        its ``if``), where a later test may tell them apart."""
+        block, position, _, is_elif = context
+        if is_elif:
+            self._elif_paths = found
+            return
+        if self._again or not any(p.may_hold() for p in found):
+            return
+        block.joins = [j for j in block.joins if j.position != position]
+        block.joins.append(_Join(position, found))
+        del block.joins[:-_JOINS_KEPT]
+
+    def _correlate(self, block: _Block, position: int, holds: paths.DNF, env: Env) -> None:
+        """Where the test of the ``if`` at ``position`` of ``block`` (with what
+        ``holds`` there) rules out some of the paths an earlier ``if`` of the
+        block joined (``return_type = "numpy"`` on one, then ``if return_type
+        == "numpy":``; ``if force:`` twice), walk the statements between again
+        from the paths left, and drop from ``env`` the evidence that reaches it
+        only through the others. Evidence is only ever dropped: each value
+        keeps the proofs it had."""
+        tested = paths.keys(holds)
+        if not tested:
+            return
+        for join in reversed(block.joins):
+            if join.position >= position or not tested & join.keys:
+                continue
+            between = block.body[join.position + 1 : position]
+            if tested & paths.binds(between):
+                continue  # (a name the test reads is bound again since)
+            left = [(p, d | c) for p in join.paths for d in p.holds for c in holds
+                    if paths.consistent(d | c)]  # fmt: skip
+            if not left:
+                continue  # (no path of the join reaches the test: dead code)
+            if len({id(p) for p, _ in left}) == len(join.paths) and not any(
+                lit.op == "truth" and not lit.truthy for _, c in left for lit in c
+            ):
+                continue  # (every path reaches it, no flag known to fail)
+            start: Optional[Env] = None
+            for path, conjunction in left:
+                one = dict(path.env)
+                for lit in conjunction:
+                    if lit.op == "truth" and not lit.truthy:
+                        self._never_moved_under(lit.key, one)  # (``if not use_cuda``)
+                start = one if start is None else self._merge(start, one)
+            assert start is not None
+            found = self._walk_again(between, start)
+            for key, facts in list(env.items()):
+                narrowed = found.get(key)
+                if narrowed is None:  # (not bound on those paths: as on entry)
+                    narrowed = self.evaluator.expr(_parse_key(key), found)
+                dead = evidence(facts) - evidence(narrowed)
+                if dead:
+                    env[key] = settle((facts - dead) | (narrowed & {CPU, NOGRAD}))
+            return
+
+    def _walk_again(self, statements: Body, env: Env) -> Env:
+        """``statements`` walked from ``env``, recording nothing."""
+        wanted, no_grad, again = self.wanted, self.no_grad, self._again
+        self.wanted, self._again = set(), True
+        try:
+            for statement in statements:
+                env = self.statement(statement, env)
+        finally:
+            self.wanted, self.no_grad, self._again = wanted, no_grad, again
+        return env
 
     def _device_alias(self, key: str) -> str:
         """``x.device`` for a name the function binds once, to ``x.device``,
