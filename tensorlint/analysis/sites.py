@@ -683,7 +683,8 @@ class ModuleAnalysis:
     def discards_argument(self, function: syntax.FunctionDef, param: str) -> bool:
         """Does every caller of ``function`` rebind, in the statement that
         makes the call, the name it passes to ``param`` (``d = xi *
-        _l2_normalize(d)``)? Then nothing the caller reads afterwards holds
+        _l2_normalize(d)``), or pass a local name it never reads again
+        (``_unread_after``)? Then nothing the caller reads afterwards holds
         what the call was given. Only where every caller is known: calls in
         this file, every mention of the name one of them, none from the
         project's other files, and not a public function of a library."""
@@ -702,9 +703,34 @@ class ModuleAnalysis:
         positional, names = callers.parameter_names(function, scope)
         for site in sites:
             passed = bind_arguments(site.call, positional, names).get(param)
-            if not isinstance(passed, syntax.Name) or not _rebinds(site.ancestors, passed.value):
+            if not isinstance(passed, syntax.Name):
+                return False
+            if not (_rebinds(site.ancestors, passed.value) or self._unread_after(site, passed)):
                 return False
         return True
+
+    def _unread_after(self, site: callers.CallSite, passed: syntax.Name) -> bool:
+        """Is ``passed`` a name local to the calling function that nothing
+        reads after the call (nor the call again, in a loop), and that no
+        container, attribute or global holds (``weights = get_weights(...)``,
+        then ``return risk(weights, error)``)?"""
+        owner = site.scope.node
+        if not isinstance(owner, (syntax.FunctionDef, syntax.Module)) or any(
+            isinstance(node, _OWN_SCOPES) for node in site.ancestors
+        ):
+            return False  # (``[f(x) for x in xs]``: ``x`` is each element of ``xs``)
+        log = self.function(owner).log
+        event = next(
+            (e for e in log.events if e.kind == "use" and e.node is passed), None
+        )  # (asked only of a function whose every caller is in this file)
+        if event is None or len(event.storages) != 1:
+            return False
+        (storage,) = event.storages
+        if log.storages[storage].visible or any(storage in held for held in log.contained.values()):
+            return False
+        return not any(
+            not (use.metadata or use.display) for use in log.uses_after(event.idx, storage)
+        )
 
     def lambda_inputs(
         self, function: syntax.Lambda

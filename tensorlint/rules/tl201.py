@@ -38,7 +38,9 @@ class FromNumpyWriteThrough(Rule):
     caller holds it: when every caller is known (calls in the same file,
     none from the project's other files, not a public function of a
     library) and each rebinds the name it passed in the statement that
-    makes the call (`noise = eps * _unit(noise)`), nothing anyone reads
+    makes the call (`noise = eps * _unit(noise)`), or passes a local name
+    that nothing reads afterwards (nor the call again, in a loop; nor a
+    container, attribute or global holds it), nothing anyone reads
     afterwards changes, and it is not reported.
 
     Nor is a later read of another constant entry of the name the value was
