@@ -37,7 +37,7 @@ from tensorlint.analysis.facts import (
     meet,
     self_name,
 )
-from tensorlint.analysis.names import Scope, bind_arguments
+from tensorlint.analysis.names import Scope, bind_arguments, dotted_name
 
 
 class CallSite(NamedTuple):
@@ -108,6 +108,29 @@ def parameter_facts(
             name: evidence(facts) | (facts & {MAY_TENSOR, MOVED}) for name, facts in found.items()
         }
     return {name: facts for name, facts in found.items() if facts}, via
+
+
+def passed_names(
+    function: Union[syntax.FunctionDef, syntax.Lambda],
+    scope: Scope,
+    sites: Sequence[CallSite],
+) -> dict[str, str]:
+    """Parameter -> the name or attribute (``USE_CUDA``, ``args.cuda``) that
+    every one of ``sites`` passes to it, where that is another name than the
+    parameter's own: what the function tests of it is what the callers
+    tested of that name (``if USE_CUDA: model.cuda()``, then ``tts(model,
+    USE_CUDA)`` of ``def tts(model, use_cuda)``)."""
+    positional, names = parameter_names(function, scope)
+    found: dict[str, Optional[str]] = {}
+    for site in sites:
+        passed = bind_arguments(site.call, positional, names)
+        for name in names:
+            value = passed.get(name)
+            key = dotted_name(value) if value is not None else None
+            if found.get(name, key) != key:
+                key = None
+            found[name] = key
+    return {name: key for name, key in found.items() if key is not None and key != name}
 
 
 def parameter_names(

@@ -836,12 +836,16 @@ class FactEvaluator:
         scope: Scope,
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
+        flags: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.scope = scope
         self.attributes = attributes if attributes is not None else {}
         self.self_name = self_name(scope) if attributes is not None else None
         #: what the callers in the file pass to the parameters (``callers.py``)
         self.params = params or {}
+        #: parameter -> the name every caller in the file passes to it
+        #: (``callers.passed_names``): a flag tested here is that one
+        self.flags: Mapping[str, str] = flags or {}
         #: ``self`` of a method of a module, in library code, that runs after
         #: the module is built: its parameters are where its users moved it
         self.owner = (
@@ -929,9 +933,11 @@ class FactEvaluator:
                 # (``x.cuda() if use_cuda else x``: a move only where it holds)
                 guard_moves(self.scope, calls_in(node.body if flag[1] else node.orelse), flag[0])
                 if flag[1]:
-                    orelse = never_moved_under(orelse, flag[0], self.scope)
+                    orelse = never_moved_under(
+                        orelse, flag[0], self.scope, self.flags.get(flag[0], "")
+                    )
                 else:
-                    body = never_moved_under(body, flag[0], self.scope)
+                    body = never_moved_under(body, flag[0], self.scope, self.flags.get(flag[0], ""))
             guarded = requires_grad_test(node.test)
             if guarded is not None and dotted_name(node.orelse) == guarded:
                 orelse = orelse | {NOGRAD}
@@ -2908,10 +2914,13 @@ def _bound_values(owner: syntax.CSTNode) -> dict[str, list[Optional[syntax.BaseE
     return values
 
 
-def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
+def never_moved_under(facts: Facts, flag: str, scope: Scope, also: str = "") -> Facts:
     """What ``facts`` are where ``flag`` fails: without the device evidence
     of moves made only where it holds (the value never left the host through
-    them). A value whose only device evidence was such moves is on the CPU.
+    them), or where ``also`` does (the flag every caller in the file passes
+    for the parameter ``flag``: ``tts(model, USE_CUDA)`` of ``def tts(model,
+    use_cuda)``). A value whose only device evidence was such moves is on
+    the CPU.
     Where ``flag`` is whether CUDA is available (``cuda_available_flag``),
     the code's own moves and placements found no CUDA device either: none
     of their evidence holds there (another accelerator, MPS say, chosen
@@ -2925,7 +2934,11 @@ def never_moved_under(facts: Facts, flag: str, scope: Scope) -> Facts:
         for token in facts
         if token.startswith(DEV)
         and (found := table.get(token)) is not None
-        and (found.guard == flag or (no_cuda and found.kind in _OWN_MOVES))
+        and (
+            found.guard == flag
+            or (also and found.guard == also)
+            or (no_cuda and found.kind in _OWN_MOVES)
+        )
     }
     if not dropped:
         return facts
@@ -2955,7 +2968,7 @@ def never_moved_attributes(evaluator: FactEvaluator, flag: str, env: Env) -> Non
     for attribute, facts in evaluator.attributes.items():
         key = f"{me}.{attribute}"
         if key not in env:
-            changed = never_moved_under(facts, flag, evaluator.scope)
+            changed = never_moved_under(facts, flag, evaluator.scope, evaluator.flags.get(flag, ""))
             if changed is not facts:
                 env[key] = changed
 

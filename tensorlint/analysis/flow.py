@@ -174,8 +174,9 @@ class FactsWalker:
         wanted: set[int],
         attributes: Optional[AttributeFacts] = None,
         params: Optional[Mapping[str, Facts]] = None,
+        flags: Optional[Mapping[str, str]] = None,
     ) -> None:
-        self.evaluator = FactEvaluator(scope, attributes, params)
+        self.evaluator = FactEvaluator(scope, attributes, params, flags)
         self.scope = scope
         self.wanted = wanted
         self.snapshots: dict[int, Env] = {}
@@ -760,17 +761,19 @@ class FactsWalker:
         """Where ``flag`` fails, values moved only where it holds are on the host
         (the method's ``self`` attributes too: ``self.model`` moved where CUDA
         is available; and, where ``flag`` says whether CUDA is, its
-        parameters as the callers in the file pass them)."""
+        parameters as the callers in the file pass them; so where ``flag`` is
+        what every one of them passes for a parameter, ``self.evaluator.flags``)."""
+        also = self.evaluator.flags.get(flag, "")
         for key, facts in list(env.items()):
-            env[key] = never_moved_under(facts, flag, self.scope)
-        if cuda_available_flag(flag, self.scope):
+            env[key] = never_moved_under(facts, flag, self.scope, also)
+        if also or cuda_available_flag(flag, self.scope):
             for name in self.scope.params:
                 if name not in env:
                     # a parameter not rebound yet, as the callers in the file
                     # pass it (``_g(x.to(device))``, then ``if
                     # torch.cuda.is_available(): x = x.cpu()``)
                     facts = self.evaluator.expr(_parse_key(name), env)
-                    changed = never_moved_under(facts, flag, self.scope)
+                    changed = never_moved_under(facts, flag, self.scope, also)
                     if changed != facts:
                         env[name] = changed
         never_moved_attributes(self.evaluator, flag, env)

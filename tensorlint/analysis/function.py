@@ -52,6 +52,7 @@ class FunctionAnalysis:
         via: Optional[Mapping[str, syntax.Call]] = None,
         *,
         no_grad: bool = False,
+        flags: Optional[Mapping[str, str]] = None,
     ) -> None:
         self.owner = owner
         #: the body runs with grad disabled (a ``@torch.no_grad()`` function)
@@ -62,6 +63,8 @@ class FunctionAnalysis:
         self.params: Mapping[str, Facts] = params or {}
         #: evidence token -> the call in the file that passed it in
         self.via: Mapping[str, syntax.Call] = via or {}
+        #: parameter -> the name every caller in the file passes to it
+        self.flags: Mapping[str, str] = flags or {}
         self._wanted = wanted
         self._snapshots: Optional[dict[int, Env]] = None
         self._log: Optional[EventLog] = None
@@ -69,7 +72,7 @@ class FunctionAnalysis:
     @property
     def snapshots(self) -> dict[int, Env]:
         if self._snapshots is None:
-            walker = FactsWalker(self.scope, self._wanted, self.attributes, self.params)
+            walker = FactsWalker(self.scope, self._wanted, self.attributes, self.params, self.flags)
             walker.no_grad = self.no_grad
             walker.run(owner_body(self.owner), {})
             self._snapshots = walker.snapshots

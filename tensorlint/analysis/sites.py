@@ -594,6 +594,9 @@ class ModuleAnalysis:
                 params,
                 via,
                 no_grad=isinstance(owner, syntax.FunctionDef) and self.runs_without_grad(owner),
+                flags=self._passed_names(owner, scope)
+                if isinstance(owner, syntax.FunctionDef)
+                else None,
             )
             self._functions[id(owner)] = analysis
         return analysis
@@ -679,6 +682,14 @@ class ModuleAnalysis:
             name
         ) == len(sites)
         return callers.parameter_facts(function, scope, sites, evaluate, complete)
+
+    def _passed_names(self, function: syntax.FunctionDef, scope: Scope) -> dict[str, str]:
+        """Parameter -> the name (``USE_CUDA``, ``args.cuda``) every call of
+        ``function`` in this file passes to it: a flag the function tests is
+        the one its callers tested (``callers.passed_names``)."""
+        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
+        sites = [s for s in sites if function not in s.ancestors]
+        return callers.passed_names(function, scope, sites) if sites else {}
 
     def discards_argument(self, function: syntax.FunctionDef, param: str) -> bool:
         """Does every caller of ``function`` rebind, in the statement that
@@ -1568,7 +1579,7 @@ class Site:
         env = self.function.env_at(self.candidate.ancestors)
         function = self.function
         params = self._inputs()[0]
-        evaluator = FactEvaluator(self.scope, function.attributes, params)
+        evaluator = FactEvaluator(self.scope, function.attributes, params, function.flags)
         env = self._guarded(env, evaluator)
         ancestors = self.candidate.ancestors
         for i, node in enumerate(ancestors):
@@ -1597,8 +1608,9 @@ class Site:
             flag = flag_test(node.test)  # ``x.cpu().numpy() if use_cuda else x.numpy()``
             if flag is not None and inner is (node.orelse if flag[1] else node.body):
                 refined = dict(env) if refined is None else refined
+                also = evaluator.flags.get(flag[0], "")
                 for name, facts in list(refined.items()):
-                    refined[name] = never_moved_under(facts, flag[0], self.scope)
+                    refined[name] = never_moved_under(facts, flag[0], self.scope, also)
                 never_moved_attributes(evaluator, flag[0], refined)
             on_cpu = on_cpu_test(node.test)  # ``x.numpy() if x.is_cpu else ...``
             cpu_key = None
