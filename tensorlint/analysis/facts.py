@@ -242,6 +242,8 @@ def record(
     token = f"{prefix}{API_MARK if kind in API_KINDS else ''}{id(node)}"
     table = scope.module().evidence
     if token not in table:
+        if guard:
+            scope.module().guards.add(guard)
         table[token] = Evidence(
             kind,
             node,
@@ -2779,6 +2781,7 @@ def guard_moves(scope: Scope, calls: Iterable[syntax.CSTNode], flag: str) -> Non
         found = table.get(token)
         if found is not None and found.kind in ("move", "device") and not found.guard:
             table[token] = found._replace(guard=flag)
+            scope.module().guards.add(flag)
 
 
 #: The device evidence of the code's own moves and placements (not a guess
@@ -2912,6 +2915,14 @@ def _bound_values(owner: syntax.CSTNode) -> dict[str, list[Optional[syntax.BaseE
                 for bound in target_names(target):
                     values.setdefault(bound, []).append(None)
     return values
+
+
+def guards_something(flag: str, scope: Scope, also: str = "") -> bool:
+    """Can ``never_moved_under`` change anything for ``flag``: is a move of
+    the file recorded under it (or ``also``), or does it say whether CUDA is
+    available? (Asked before walking a whole environment.)"""
+    guards = scope.module().guards
+    return flag in guards or bool(also and also in guards) or cuda_available_flag(flag, scope)
 
 
 def never_moved_under(facts: Facts, flag: str, scope: Scope, also: str = "") -> Facts:

@@ -57,6 +57,7 @@ from tensorlint.analysis.facts import (
     frozen,
     grad_mode,
     guard_moves,
+    guards_something,
     is_basic_index,
     is_empty_list,
     is_false,
@@ -722,7 +723,13 @@ class FactsWalker:
             for path, conjunction in left:
                 one = dict(path.env)
                 for lit in conjunction:
-                    if lit.op == "truth" and not lit.truthy:
+                    if (
+                        lit.op == "truth"
+                        and not lit.truthy
+                        and guards_something(
+                            lit.key, self.scope, self.evaluator.flags.get(lit.key, "")
+                        )
+                    ):
                         self._never_moved_under(lit.key, one)  # (``if not use_cuda``)
                 start = one if start is None else self._merge(start, one)
             assert start is not None
@@ -731,7 +738,9 @@ class FactsWalker:
                 narrowed = found.get(key)
                 if narrowed is None:  # (not bound on those paths: as on entry)
                     narrowed = self.evaluator.expr(_parse_key(key), found)
-                dead = evidence(facts) - evidence(narrowed)
+                if narrowed is facts:
+                    continue
+                dead = {token for token in facts - narrowed if ":" in token}
                 if dead:
                     env[key] = settle((facts - dead) | (narrowed & {CPU, NOGRAD}))
             return

@@ -60,6 +60,7 @@ class Scope:
         "evidence",
         "functions",
         "global_names",
+        "guards",
         "instances",
         "kind",
         "maps_locations",
@@ -87,6 +88,9 @@ class Scope:
         self.boundary: dict[str, Boundary] = {}
         #: the module scope's table of evidence tokens (see ``facts.record``)
         self.evidence: dict[str, Any] = {}
+        #: the module scope's flags some evidence of its table was made under
+        #: (``Evidence.guard``)
+        self.guards: set[str] = set()
         #: the module scope's cache: a function, module or class node's id ->
         #: the names it binds to ``torch.cuda.is_available()`` only
         #: (``facts.cuda_available_flag``)
