@@ -96,6 +96,9 @@ def both(a: DNF, b: DNF) -> DNF:
 
 
 def either(a: DNF, b: DNF) -> DNF:
+    """``a or b`` (what holds always, where either holds always)."""
+    if frozenset() in a or frozenset() in b:
+        return TRUE
     found = list(a)
     found.extend(c for c in b if c not in found)
     return found if len(found) <= _MOST else TRUE
