@@ -1795,6 +1795,8 @@ class FactEvaluator:
                 continue
             facts.discard(CPU)
             guard = device_flag(value, self.scope)
+            if guard:  # (a device a flag chooses, CUDA or the CPU: the input's is gone)
+                facts = {t for t in facts if not t.startswith(DEV)}
             facts.update((MOVED, record(self.scope, "move", node, guard=guard)))
         return frozenset(facts)
 

@@ -111,12 +111,17 @@ class _Path:
     holds there (what held where it began, less what its block changed;
     worked out when a later test asks)."""
 
-    __slots__ = ("_block", "_holds", "env")
+    __slots__ = ("_block", "_holds", "env", "plain")
 
-    def __init__(self, holds: paths.DNF, env: Env, block: Optional[Body] = None) -> None:
+    def __init__(
+        self, holds: paths.DNF, env: Env, block: Optional[Body] = None, plain: bool = False
+    ) -> None:
         self._holds = holds
         self._block = block
         self.env = env
+        #: the way round an ``if`` with no ``else``: its facts are those before
+        #: the ``if`` where its test fails (an earlier join may narrow them)
+        self.plain = plain
 
     @property
     def holds(self) -> paths.DNF:
@@ -144,6 +149,7 @@ class _Join(NamedTuple):
 
 
 _JOINS_KEPT = 4  #: the latest ``if`` statements of a block a test is compared with
+_DEPTH = 2  #: how many joins back the way round an ``if`` is narrowed
 
 
 class _Context(NamedTuple):
@@ -658,7 +664,7 @@ class FactsWalker:
             if not _always_exits(node.orelse.body):
                 found.append(_Path(fails, else_env, suite_body(node.orelse.body)))
         else:
-            found.append(_Path(fails, else_env))
+            found.append(_Path(fails, else_env, plain=True))
         if context is not None:
             self._paths_found(context, found)
         if _always_exits(node.body):
@@ -698,13 +704,25 @@ class FactsWalker:
         """Where the test of the ``if`` at ``position`` of ``block`` (with what
         ``holds`` there) rules out some of the paths an earlier ``if`` of the
         block joined (``return_type = "numpy"`` on one, then ``if return_type
-        == "numpy":``; ``if force:`` twice), walk the statements between again
-        from the paths left, and drop from ``env`` the evidence that reaches it
-        only through the others. Evidence is only ever dropped: each value
-        keeps the proofs it had."""
+        == "numpy":``; ``if force:`` twice), drop from ``env`` the evidence
+        that reaches it only through the others (``_narrowed``). Evidence is
+        only ever dropped: each value keeps the proofs it had."""
+        found = self._narrowed(block, position, holds, 0)
+        if found is not None:
+            self._drop_dead(env, found)
+
+    def _narrowed(
+        self, block: _Block, position: int, holds: paths.DNF, depth: int
+    ) -> Optional[Env]:
+        """The facts before statement ``position`` of ``block`` on the paths
+        where ``holds`` does, as the latest join of the block that tells its
+        paths apart says: the statements between walked again from the paths
+        left (a flag they know to fail without the moves made under it; the
+        way round an ``if`` with no ``else`` narrowed in turn by the joins
+        before it, ``_DEPTH`` deep). None where no join tells them apart."""
         tested = paths.keys(holds)
         if not tested:
-            return
+            return None
         for join in reversed(block.joins):
             if join.position >= position or not tested & join.keys:
                 continue
@@ -715,13 +733,23 @@ class FactsWalker:
                     if paths.consistent(d | c)]  # fmt: skip
             if not left:
                 continue  # (no path of the join reaches the test: dead code)
-            if len({id(p) for p, _ in left}) == len(join.paths) and not any(
-                lit.op == "truth" and not lit.truthy for _, c in left for lit in c
+            deeper = [
+                self._narrowed(block, join.position, [c], depth + 1)
+                if p.plain and depth < _DEPTH
+                else None
+                for p, c in left
+            ]
+            if (
+                len({id(p) for p, _ in left}) == len(join.paths)
+                and not any(lit.op == "truth" and not lit.truthy for _, c in left for lit in c)
+                and all(d is None for d in deeper)
             ):
                 continue  # (every path reaches it, no flag known to fail)
             start: Optional[Env] = None
-            for path, conjunction in left:
+            for (path, conjunction), before in zip(left, deeper):
                 one = dict(path.env)
+                if before is not None:
+                    self._drop_dead(one, before)
                 for lit in conjunction:
                     if (
                         lit.op == "truth"
@@ -733,17 +761,21 @@ class FactsWalker:
                         self._never_moved_under(lit.key, one)  # (``if not use_cuda``)
                 start = one if start is None else self._merge(start, one)
             assert start is not None
-            found = self._walk_again(between, start)
-            for key, facts in list(env.items()):
-                narrowed = found.get(key)
-                if narrowed is None:  # (not bound on those paths: as on entry)
-                    narrowed = self.evaluator.expr(_parse_key(key), found)
-                if narrowed is facts:
-                    continue
-                dead = {token for token in facts - narrowed if ":" in token}
-                if dead:
-                    env[key] = settle((facts - dead) | (narrowed & {CPU, NOGRAD}))
-            return
+            return self._walk_again(between, start)
+        return None
+
+    def _drop_dead(self, env: Env, found: Env) -> None:
+        """Drop from each value of ``env`` the evidence its value in ``found``
+        (the same place, on fewer paths) does not have."""
+        for key, facts in list(env.items()):
+            narrowed = found.get(key)
+            if narrowed is None:  # (not bound on those paths: as on entry)
+                narrowed = self.evaluator.expr(_parse_key(key), found)
+            if narrowed is facts:
+                continue
+            dead = {token for token in facts - narrowed if ":" in token}
+            if dead:
+                env[key] = settle((facts - dead) | (narrowed & {CPU, NOGRAD}))
 
     def _walk_again(self, statements: Body, env: Env) -> Env:
         """``statements`` walked from ``env``, recording nothing."""
