@@ -733,36 +733,45 @@ class FactsWalker:
                     if paths.consistent(d | c)]  # fmt: skip
             if not left:
                 continue  # (no path of the join reaches the test: dead code)
-            deeper = [
-                self._narrowed(block, join.position, [c], depth + 1)
-                if p.plain and depth < _DEPTH
-                else None
-                for p, c in left
-            ]
+            reaching: dict[int, tuple[_Path, paths.DNF]] = {}
+            for path, conjunction in left:
+                reaching.setdefault(id(path), (path, []))[1].append(conjunction)
+            deeper = {
+                key: self._narrowed(block, join.position, held, depth + 1)
+                for key, (path, held) in reaching.items()
+                if path.plain and depth < _DEPTH
+            }
             if (
-                len({id(p) for p, _ in left}) == len(join.paths)
+                len(reaching) == len(join.paths)
                 and not any(lit.op == "truth" and not lit.truthy for _, c in left for lit in c)
-                and all(d is None for d in deeper)
+                and all(d is None for d in deeper.values())
             ):
                 continue  # (every path reaches it, no flag known to fail)
             start: Optional[Env] = None
-            for (path, conjunction), before in zip(left, deeper):
-                one = dict(path.env)
+            for key, (path, held) in reaching.items():
+                base = dict(path.env)
+                before = deeper.get(key)
                 if before is not None:
-                    self._drop_dead(one, before)
-                for lit in conjunction:
-                    if (
-                        lit.op == "truth"
-                        and not lit.truthy
-                        and guards_something(
-                            lit.key, self.scope, self.evaluator.flags.get(lit.key, "")
-                        )
-                    ):
-                        self._never_moved_under(lit.key, one)  # (``if not use_cuda``)
-                start = one if start is None else self._merge(start, one)
+                    self._drop_dead(base, before)
+                failing = {self._failing_flags(c) for c in held}  # (``if not use_cuda``)
+                for flags in failing:
+                    one = base if len(failing) == 1 else dict(base)
+                    for flag in flags:
+                        self._never_moved_under(flag, one)
+                    start = one if start is None else self._merge(start, one)
             assert start is not None
             return self._walk_again(between, start)
         return None
+
+    def _failing_flags(self, conjunction: paths.Conjunction) -> frozenset[str]:
+        """The flags ``conjunction`` says fail, where moves were made under them."""
+        return frozenset(
+            lit.key
+            for lit in conjunction
+            if lit.op == "truth"
+            and not lit.truthy
+            and guards_something(lit.key, self.scope, self.evaluator.flags.get(lit.key, ""))
+        )
 
     def _drop_dead(self, env: Env, found: Env) -> None:
         """Drop from each value of ``env`` the evidence its value in ``found``
