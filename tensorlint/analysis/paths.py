@@ -29,7 +29,7 @@ only to drop evidence that reaches a branch through paths its test rules out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple, Optional, Union
+from typing import NamedTuple, Optional
 
 from tensorlint.analysis import syntax
 from tensorlint.analysis.names import dotted_name, target_names
@@ -239,9 +239,6 @@ def _bound_here(node: syntax.CSTNode) -> Iterator[str]:
             yield name
         else:
             yield from target_names(target)
-
-
-Block = Union[syntax.BaseSuite, Sequence[syntax.BaseStatement]]
 
 
 def assigned_constants(statements: Sequence[syntax.CSTNode]) -> dict[str, tuple[str, bool]]:

@@ -667,13 +667,21 @@ class ModuleAnalysis:
                 return verdict
         return self.called_only_without_grad(function)
 
+    def _calls_in_file(self, function: syntax.FunctionDef, scope: Scope) -> list[callers.CallSite]:
+        """The calls of ``function`` in this file, made outside it (a
+        recursive call adds nothing to what its callers give it)."""
+        return [
+            s
+            for s in self.index.calls
+            if callers.targets(function, scope, s) and function not in s.ancestors
+        ]
+
     def _passed(
         self, function: syntax.FunctionDef, scope: Scope
     ) -> tuple[Optional[dict[str, Facts]], Optional[dict[str, syntax.Call]]]:
         """What the calls of ``function`` in this file pass to its parameters,
         and the call each evidence token came through."""
-        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
-        sites = [s for s in sites if function not in s.ancestors]  # recursion adds nothing
+        sites = self._calls_in_file(function, scope)
         if not sites:
             return None, None
         evaluate = self._evaluators(sites)
@@ -687,8 +695,7 @@ class ModuleAnalysis:
         """Parameter -> the name (``USE_CUDA``, ``args.cuda``) every call of
         ``function`` in this file passes to it: a flag the function tests is
         the one its callers tested (``callers.passed_names``)."""
-        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
-        sites = [s for s in sites if function not in s.ancestors]
+        sites = self._calls_in_file(function, scope)
         return callers.passed_names(function, scope, sites) if sites else {}
 
     def discards_argument(self, function: syntax.FunctionDef, param: str) -> bool:
@@ -849,8 +856,7 @@ class ModuleAnalysis:
     def _own_calls_without_grad(self, function: syntax.FunctionDef, scope: Scope) -> bool:
         """Is every mention of ``function`` in this file a call of it (one at
         least) made with grad disabled (and awaited here, for an ``async def``)?"""
-        sites = [s for s in self.index.calls if callers.targets(function, scope, s)]
-        sites = [s for s in sites if function not in s.ancestors]
+        sites = self._calls_in_file(function, scope)
         method = scope.parent is not None and scope.parent.kind == "class"
         if not sites or self._mentions(function.name.value, method) != len(sites):
             return False
