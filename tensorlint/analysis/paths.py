@@ -241,17 +241,23 @@ def _bound_here(node: syntax.CSTNode) -> Iterator[str]:
             yield from target_names(target)
 
 
-def assigned_constants(statements: Sequence[syntax.CSTNode]) -> dict[str, tuple[str, bool]]:
-    """The names a block leaves bound to a constant it assigns at its own level
-    (``return_type = "numpy"``), not bound again after."""
-    found: dict[str, tuple[str, bool]] = {}
+def _block_bindings(
+    statements: Sequence[syntax.CSTNode],
+) -> tuple[set[str], dict[str, tuple[str, bool]]]:
+    """What a block binds anywhere in it, and the names it leaves bound to a
+    constant it assigns at its own level (``return_type = "numpy"``), not
+    bound again after."""
+    bound: set[str] = set()
+    constants: dict[str, tuple[str, bool]] = {}
     for statement in statements:
         constant = _constant_assignment(statement)
-        for name in binds([statement]):
-            found.pop(name, None)
+        here = binds([statement])
+        bound |= here
+        for name in here:
+            constants.pop(name, None)
         if constant is not None:
-            found[constant[0]] = constant[1]
-    return found
+            constants[constant[0]] = constant[1]
+    return bound, constants
 
 
 def sets_constants(statements: Sequence[syntax.CSTNode]) -> bool:
@@ -281,8 +287,7 @@ def keys(conditions: DNF) -> set[str]:
 def after_block(conditions: DNF, statements: Sequence[syntax.CSTNode]) -> DNF:
     """What holds at the end of a block entered where ``conditions`` do: the
     literals on names the block binds are gone, its constants hold."""
-    bound = binds(statements)
-    constants = assigned_constants(statements)
+    bound, constants = _block_bindings(statements)
     extra = frozenset(Literal(k, "==", v, t) for k, (v, t) in constants.items())
     found: DNF = []
     for conjunction in conditions:

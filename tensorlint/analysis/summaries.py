@@ -876,9 +876,6 @@ class _Summarizer:
         #: local name -> the parameters naming the device it was moved to
         self.moved_to: dict[str, set[str]] = {}
         self.moves_to: set[str] = set()
-        #: per position of the tuples returned so far (None: none yet; empty:
-        #: a ``return`` of something else, or of another length)
-        self.elements: Optional[list[Element]] = None
         #: per length of the tuples returned so far, what each position is
         #: (None: a ``return`` of something else)
         self.shapes: Optional[dict[int, list[Element]]] = {}
@@ -922,6 +919,7 @@ class _Summarizer:
             for param in sorted(self.modules):
                 self.writes.setdefault(param, Write(self.step, STEPS))
         alias = self.aliases[0] if self.aliases else None
+        shapes = tuple(tuple(shape) for shape in (self.shapes or {}).values())
         return FunctionSummary(
             self.name,
             node.lineno,
@@ -940,14 +938,12 @@ class _Summarizer:
                 for p in (*positional, *kwonly)
                 if _UNSEEN + p in self.carries and p not in self.carries
             ),
-            tuple(self.elements or ()),
+            shapes[0] if len(shapes) == 1 else (),
             tuple(sorted(self.keeps_device)),
             self.forward_output,
             self._sole(self.move_targets),
             self._sole(self.move_flags),
-            tuple(tuple(shape) for shape in (self.shapes or {}).values())
-            if self.shapes is not None and len(self.shapes) > 1
-            else (),
+            shapes if len(shapes) > 1 else (),
         )
 
     def _sole(self, found: set[str]) -> str:
@@ -1494,9 +1490,8 @@ class _Summarizer:
 
     def _return_elements(self, value: ast.expr) -> None:
         """Meet what each position of a returned tuple is with the returns
-        before (of that length, for ``shapes``)."""
+        before of that length."""
         if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts):
-            self.elements = []
             self.shapes = None
             return
         found = []
@@ -1512,12 +1507,6 @@ class _Summarizer:
             self.shapes[len(found)] = (
                 found if before is None else [a.meet(b) for a, b in zip(before, found)]
             )
-        if self.elements is not None and len(self.elements) != len(value.elts):
-            self.elements = []
-        elif self.elements is None:
-            self.elements = found
-        elif self.elements:
-            self.elements = [a.meet(b) for a, b in zip(self.elements, found)]
 
     def requires_grad_value(self, node: ast.expr) -> bool:
         """Is ``node`` a tensor set to require grad here (``torch.tensor(a,
