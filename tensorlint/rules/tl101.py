@@ -67,7 +67,12 @@ class NumpyOnAcceleratorTensor(Rule):
     (where CUDA is not the default device) or `torch.load(f,
     map_location="cpu")` prove the CPU and silence it, and so does bringing
     the value back under the flag that chose its device (`device = "cuda"
-    if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`). A test of the
+    if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`; the flag every
+    caller in the file passes for a parameter counts as that parameter). A
+    later test that repeats a decision made before it (`if is_np: x =
+    torch.from_numpy(x)`, then `if is_np: out.numpy()`; a branch setting
+    `kind = "numpy"`, then `if kind == "numpy":`) sees only the paths it
+    allows. A test of the
     value's type counts too: under `isinstance(x, tf.Tensor)` (or any other
     framework's type) `x.numpy()` is not torch's. In tests,
     examples, scripts and notebooks that never name an accelerator nor call

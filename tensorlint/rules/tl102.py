@@ -67,7 +67,9 @@ class NumpyOnGradTensor(Rule):
     modules frozen with `requires_grad_(False)` or a loop setting every
     parameter's `requires_grad = False` (their output requires grad only
     when an input does), and an `if t.requires_grad: t = t.detach()` guard
-    prove there is no grad. A forward pass's output that the code already
+    prove there is no grad. A later test that repeats a decision sees only
+    the paths it allows (`if force:` twice: where the second fails, the
+    first never set `r` to require grad). A forward pass's output that the code already
     moved to the host (`net(x).cpu().numpy()`), in a file that runs no
     backward pass (`.backward()`, `autograd.grad`, a Lightning
     `training_step`), is not evidence unless the module is a `torch.nn` one
