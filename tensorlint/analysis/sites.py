@@ -186,6 +186,8 @@ class ModuleAnalysis:
         self._caller_walks: dict[int, FunctionAnalysis] = {}
         self._bindings: dict[int, Bindings] = {}
         self._no_grad_callers: dict[int, bool] = {}
+        #: a function's id -> its calls in this file (``_calls_in_file``)
+        self._calls_here: dict[int, list[callers.CallSite]] = {}
         #: suite -> {statement: the grad mode a ``set_grad_enabled`` statement before it set}
         self._grad_sets: dict[int, dict[int, Optional[bool]]] = {}
         self._called: dict[str, bool] = {}
@@ -670,11 +672,14 @@ class ModuleAnalysis:
     def _calls_in_file(self, function: syntax.FunctionDef, scope: Scope) -> list[callers.CallSite]:
         """The calls of ``function`` in this file, made outside it (a
         recursive call adds nothing to what its callers give it)."""
-        return [
-            s
-            for s in self.index.calls
-            if callers.targets(function, scope, s) and function not in s.ancestors
-        ]
+        found = self._calls_here.get(id(function))
+        if found is None:
+            found = self._calls_here[id(function)] = [
+                s
+                for s in self.index.calls
+                if callers.targets(function, scope, s) and function not in s.ancestors
+            ]
+        return found
 
     def _passed(
         self, function: syntax.FunctionDef, scope: Scope
