@@ -181,12 +181,49 @@ def _resolve(
 # -- summarising a module's classes (CPython's ``ast``) ------------------------
 
 
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements a module runs at its top level: inside ``if``, ``try``
+    and ``else`` blocks too (``try: import tensorflow as tf``), not in the
+    handlers of ``except ImportError:`` (the fallback, ``tf = None``)."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
+
+
+def _lazy_import(node: ast.stmt) -> Optional[tuple[str, str]]:
+    """``tf = importlib.import_module("tensorflow")`` and the other lazy
+    imports of ``ops.LAZY_IMPORT_CALLS``: (name, module); else None."""
+    if not (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+    ):
+        return None
+    callee = dotted_name_of(node.value.func)
+    if callee is None:
+        return None
+    texts = [
+        a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
+        for a in node.value.args
+    ]
+    module = ops.lazy_import(callee, texts)
+    return (node.targets[0].id, module) if module is not None else None
+
+
 def all_imports(tree: ast.Module) -> dict[str, str]:
     """Local name -> qualified name for the module's top-level imports,
-    relative ones included (``from .base import B`` -> ``.base.B``)."""
+    relative ones included (``from .base import B`` -> ``.base.B``), those
+    made in its top-level ``if`` and ``try`` blocks and its lazy imports
+    (``hub = LazyLoader("hub", globals(), "tensorflow_hub")``) too."""
     found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
+    for node in _top_level(tree.body):
+        lazy = _lazy_import(node)
+        if lazy is not None:
+            found[lazy[0]] = lazy[1]
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     found[alias.asname] = alias.name

@@ -33,7 +33,7 @@ from tensorlint.analysis.names import (
     qualified_name,
     target_names,
 )
-from tensorlint.analysis.summaries import FORWARD_MADE, GRAD_OFF, GRAD_OFF_WRAP, OWNED
+from tensorlint.analysis.summaries import FORWARD_MADE, GRAD_OFF, GRAD_OFF_WRAP, OTHER_MADE, OWNED
 from tensorlint.analysis.walk import children, own_statements
 from tensorlint.diagnostics import HIGH, MEDIUM
 
@@ -1203,6 +1203,8 @@ class FactEvaluator:
             if element is None
             else element
         )
+        if OTHER_MADE in returns:
+            return frozenset({OTHER})  # ``return tf.convert_to_tensor(a)``
         uses_arguments = (
             summary.carries or summary.carries_unseen or summary.keeps_device or summary.moves_to
         )
@@ -1235,6 +1237,11 @@ class FactEvaluator:
         if (summary.forward_output and element is None) or FORWARD_MADE in returns:
             # a forward pass's own value (a tensor, or a dict of them)
             facts = facts | {OUTPUT, TORCH_DATA}
+        if any(OTHER in (argument(name) or EMPTY) for name in summary.keeps_device):
+            # it returns a forward pass, a view or arithmetic of a TensorFlow
+            # tensor the caller passes (``run_tf(model, tf_inputs)``): that
+            # framework's value
+            return frozenset({OTHER})
         if summary.keeps_device and CPU not in facts:
             # it returns a forward pass, a view or arithmetic of these
             # parameters: where they are (what the code shows, not the guess)
@@ -1326,6 +1333,8 @@ class FactEvaluator:
             # ``transform(batch)`` of a parameter that is called: a function the
             # caller gives, used as one; what it returns is no tensor the caller passed
             found = without_api(found)
+        if module and self._given_other(node, env):
+            return frozenset({OTHER})  # ``model(x)`` given a TensorFlow tensor
         found = found | self._arguments(node, env, follow_api=module)
         if not module:
             if self._is_loss(func, node, env):
@@ -1442,6 +1451,17 @@ class FactEvaluator:
         if not follow_api:
             found = without_api(found)
         return found
+
+    def _given_other(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
+        """Is a positional argument of the call another framework's value
+        (``tf.constant(a)``), and no torch tensor?"""
+        for arg in node.args:
+            if arg.star:
+                continue
+            facts = self.expr(arg.value, env)
+            if OTHER in facts and TENSOR not in facts:
+                return True
+        return False
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
         if (

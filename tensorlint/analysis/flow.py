@@ -775,12 +775,20 @@ class FactsWalker:
 
     def _drop_dead(self, env: Env, found: Env) -> None:
         """Drop from each value of ``env`` the evidence its value in ``found``
-        (the same place, on fewer paths) does not have."""
+        (the same place, on fewer paths) does not have. A value that is
+        another framework's on every path left (``inputs = tf.constant(a)``
+        under the same test) is that framework's here."""
+        for key, there in found.items():
+            if key not in env and OTHER in there and TENSOR not in there:
+                env[key] = there
         for key, facts in list(env.items()):
             narrowed = found.get(key)
             if narrowed is None:  # (not bound on those paths: as on entry)
                 narrowed = self.evaluator.expr(_parse_key(key), found)
             if narrowed is facts:
+                continue
+            if OTHER in narrowed and TENSOR not in narrowed and OTHER not in facts:
+                env[key] = narrowed
                 continue
             dead = {token for token in facts - narrowed if ":" in token}
             if dead:

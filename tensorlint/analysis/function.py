@@ -304,7 +304,7 @@ def class_attribute_facts(
     found: dict[str, Facts] = {}
     unfrozen: set[str] = set()
     body = node.body.body if isinstance(node.body, syntax.IndentedBlock) else ()
-    methods: list[tuple[syntax.FunctionDef, Scope, str, set[str], set[str]]] = []
+    methods: list[tuple[syntax.FunctionDef, Scope, str, set[str], set[str], set[str]]] = []
     tests = _is_test_class(node)
     for item in body:
         if not isinstance(item, syntax.FunctionDef) or item not in scopes:
@@ -315,22 +315,26 @@ def class_attribute_facts(
         me = self_name(scope)
         if me is None:
             continue
-        assigned, unfreezes, filled = _assigned_attributes(item, me)
+        assigned, unfreezes, filled, nones = _assigned_attributes(item, me)
         unfrozen |= unfreezes
         if assigned or filled:
-            methods.append((item, scope, me, assigned, filled))
+            methods.append((item, scope, me, assigned, filled, nones))
     known: Optional[dict[str, Facts]] = None
     after: dict[str, dict[str, Facts]] = {}
     for _ in range(2):
         found = {}
         rebinds: list[tuple[set[str], dict[str, Facts]]] = []
-        for item, scope, me, assigned, filled in methods:
+        for item, scope, me, assigned, filled, nones in methods:
             final = FactsWalker(scope, set(), known).run(owner_body(item), {})
             left = after[item.name.value] = {}
             for name in assigned:
                 # (settled first: evidence a proof of the same value answers,
                 # ``if self.v.requires_grad: self.v = self.v.detach()``, is gone)
                 facts = left[name] = settle(final.get(f"{me}.{name}", frozenset()))
+                if name in nones:
+                    # ``self.model = None`` (in ``__init__``, set later): no
+                    # tensor and no module, so nothing a conversion can meet
+                    continue
                 found[name] = meet(found[name], facts) if name in found else facts
             for name in filled:
                 # a list it only adds to, a total it only adds to: what the walk
@@ -364,7 +368,9 @@ def class_attribute_facts(
         for left in after.values():
             if name in left:
                 left[name] = left[name] - {FROZEN, NOGRAD}
-    assigned_anywhere = frozenset(n for *_, assigned, filled in methods for n in assigned | filled)
+    assigned_anywhere = frozenset(
+        n for *_, assigned, filled, _ in methods for n in assigned | filled
+    )
     return ClassAttributes(
         {name: facts for name, facts in found.items() if facts}, after, assigned_anywhere
     )
@@ -383,11 +389,14 @@ def _is_test_class(node: syntax.ClassDef) -> bool:
 
 def _assigned_attributes(
     method: syntax.FunctionDef, me: str
-) -> tuple[set[str], set[str], set[str]]:
+) -> tuple[set[str], set[str], set[str], set[str]]:
     """The ``self.<name>`` attributes the method assigns (or registers as
-    buffers), those whose parameters it may set to require grad, and those
-    it only adds to (``self.preds.append(y)``, ``self.total += loss``)."""
+    buffers), those whose parameters it may set to require grad, those
+    it only adds to (``self.preds.append(y)``, ``self.total += loss``), and
+    those it assigns ``None`` only (``self.model = None``)."""
     names: set[str] = set()
+    nones: set[str] = set()
+    values: set[str] = set()
     unfreezes: set[str] = set()
     filled: set[str] = set()
     stack: list[syntax.CSTNode] = [method.body]
@@ -399,6 +408,11 @@ def _assigned_attributes(
         unfrozen: Optional[syntax.BaseExpression] = None
         if isinstance(current, syntax.Assign):
             targets = [t.target for t in current.targets]
+            none = isinstance(current.value, syntax.Name) and current.value.value == "None"
+            for target in targets:
+                name = _own_attribute(target, me)
+                if name is not None and not isinstance(target, syntax.Subscript):
+                    (nones if none else values).add(name)
         elif isinstance(current, syntax.AnnAssign):
             targets = [current.target]
         elif isinstance(current, syntax.AugAssign):
@@ -433,7 +447,7 @@ def _assigned_attributes(
         if name is not None:
             unfreezes.add(name)
         stack.extend(children(current))
-    return names, unfreezes, filled - names
+    return names, unfreezes, filled - names, nones - values
 
 
 def _own_attribute(node: syntax.BaseExpression, me: str) -> Optional[str]:

@@ -202,17 +202,7 @@ class ModuleIndex:
             for name, values in scope.bindings.items():
                 for value in values - before.get(name, set()):
                     if value:
-                        self.imported.add(value)
-                        if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
-                            self.aliases.add(name)
-                        elif value in ops.NUMPY_CONVERTING_FUNCS:
-                            self.numpy_aliases.add(name)
-                        elif value == "numpy" or value.startswith("numpy."):
-                            self.numpy_names.add(name)
-                        elif value in self.library.by_name:
-                            self.library_aliases.add(name)
-                        elif value.split(".", 1)[0] in self.library.packages:
-                            self.library_names.add(name)
+                        self._imported(name, value)
         elif isinstance(node, syntax.WithItem):
             if node.asname is not None:
                 self.builder.bind_target(self.scope_stack[-1], node.asname.name)
@@ -287,6 +277,20 @@ class ModuleIndex:
             paths.append((paths[-1] if paths else NO_ANCESTORS).below(node))
         return paths[-1] if paths else NO_ANCESTORS
 
+    def _imported(self, name: str, value: str) -> None:
+        """``name`` is bound to the module or name ``value`` by an import."""
+        self.imported.add(value)
+        if value.rsplit(".", 1)[-1] in CANDIDATE_CALL_NAMES:
+            self.aliases.add(name)
+        elif value in ops.NUMPY_CONVERTING_FUNCS:
+            self.numpy_aliases.add(name)
+        elif value == "numpy" or value.startswith("numpy."):
+            self.numpy_names.add(name)
+        elif value in self.library.by_name:
+            self.library_aliases.add(name)
+        elif value.split(".", 1)[0] in self.library.packages:
+            self.library_names.add(name)
+
     def _bind_statement(
         self,
         node: syntax.Assign | syntax.AugAssign | syntax.AnnAssign | syntax.For | syntax.NamedExpr,
@@ -303,6 +307,13 @@ class ModuleIndex:
                 and _module_itself(node.value) == first.value
             ):
                 kept = scope.instances.get(first.value)
+            lazy = _lazy_import(node)
+            if lazy is not None:
+                # ``tf = importlib.import_module("tensorflow")``: as ``import``
+                assert isinstance(first, syntax.Name)
+                self.builder.bind(scope, first.value, lazy)
+                self._imported(first.value, lazy)
+                return
             for target in node.targets:
                 self.builder.bind_target(scope, target.target)
                 if self.library_names:
@@ -452,6 +463,31 @@ def _ends_block(line: syntax.SimpleStatementLine) -> bool:
             isinstance(test, syntax.Integer) and test.value == "0"
         )
     return False
+
+
+def _lazy_import(node: syntax.Assign) -> Optional[str]:
+    """The module ``name = <call>("module")`` imports, where the call is one
+    of ``ops.LAZY_IMPORT_CALLS`` (``importlib.import_module``, a
+    ``LazyLoader``); else None."""
+    value = node.value
+    if (
+        len(node.targets) != 1
+        or not isinstance(node.targets[0].target, syntax.Name)
+        or not isinstance(value, syntax.Call)
+    ):
+        return None
+    callee = dotted_name(value.func)
+    if callee is None or callee.rsplit(".", 1)[-1] not in ops.LAZY_IMPORT_CALLS:
+        return None
+    texts = [
+        a.value.evaluated_value
+        if a.keyword is None
+        and isinstance(a.value, syntax.SimpleString)
+        and isinstance(a.value.evaluated_value, str)
+        else None
+        for a in value.args
+    ]
+    return ops.lazy_import(callee, texts)
 
 
 def _stores_by_name(node: syntax.Assign) -> bool:

@@ -8,7 +8,7 @@ these names; nothing else spells these lists out again.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Optional
 
@@ -680,6 +680,12 @@ OTHER_FRAMEWORKS = frozenset(
         "onnxruntime",
         "warp",  # NVIDIA Warp: ``wp.array.numpy()`` copies a device array to the host
         "tinygrad",  # ``Tensor.numpy()`` copies to the host from any device
+        # TensorFlow's own packages: models loaded from TF Hub, text ops, datasets
+        "tensorflow_hub",
+        "tensorflow_text",
+        "tensorflow_datasets",
+        "tflite_runtime",
+        "flax",  # JAX's neural networks
     }
 )
 
@@ -699,6 +705,36 @@ def is_other_framework(qual: str) -> bool:
         and len(parts) > 1
         and parts[1].startswith(("TF", "Flax"))
     )
+
+
+#: Calls that import a module named by a string, bound to a name at a
+#: module's top level: ``tf = importlib.import_module("tensorflow")``,
+#: ``hub = LazyLoader("hub", globals(), "tensorflow_hub")`` (TensorFlow's and
+#: TextAttack's lazy loader: the module is the third argument), ``np =
+#: lazy_import("numpy")``. The last name of the callee -> the position of the
+#: module's name among its arguments.
+LAZY_IMPORT_CALLS = MappingProxyType(
+    {"import_module": 0, "__import__": 0, "LazyLoader": 2, "lazy_import": 0, "LazyImport": 0}
+)
+_MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def lazy_import(callee: str, texts: Sequence[Optional[str]]) -> Optional[str]:
+    """The module a call of ``callee`` (a dotted name) with positional
+    arguments ``texts`` (each a string literal's value, or None) imports,
+    where ``LAZY_IMPORT_CALLS`` says it is one and names it by a string:
+    ``__import__("a.b")`` binds the package ``a``; None otherwise (a relative
+    or computed name)."""
+    last = callee.rsplit(".", 1)[-1]
+    position = LAZY_IMPORT_CALLS.get(last)
+    if position is None:
+        return None
+    if position >= len(texts):
+        position = 0  # ``LazyLoader("tensorflow")``
+    name = texts[position] if texts else None
+    if name is None or not _MODULE_NAME.match(name):
+        return None
+    return name.split(".")[0] if last == "__import__" else name
 
 
 #: ``torch.load``: where its tensors land depends on ``map_location``

@@ -90,6 +90,10 @@ GRAD_OFF = "grad-off"
 #: to run with grad off (``return torch.no_grad()(fn)``): the function is a
 #: no-grad decorator itself
 GRAD_OFF_WRAP = "grad-off-wrap"
+#: in a summary's ``returns``: every value it returns is another framework's
+#: (``return tf.convert_to_tensor(a)``, a forward pass given one): no torch
+#: tensor, whatever its callers pass it
+OTHER_MADE = "other"
 
 
 def _returns_at_once(node: ast.FunctionDef) -> bool:
@@ -691,6 +695,8 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
 
 #: what a Python number proves: it is on no device and never requires grad
 _PLAIN = frozenset({"cpu", "nograd"})
+_OTHER = frozenset({OTHER_MADE})
+_PLAIN_OR_OTHER = _PLAIN | _OTHER
 
 
 def _is_number(node: ast.expr) -> bool:
@@ -1423,6 +1429,12 @@ class _Summarizer:
                 self.aliases.append((param, kind, node.lineno))
         returned = self._returned(value)
         proofs = returned.returns
+        if OTHER_MADE in proofs:
+            # another framework's value: none of the torch facts below
+            self.returns = proofs if self.returns is None else self.returns & proofs
+            self.grad_made = False
+            self._return_elements(value)
+            return
         if self.without_cuda:
             # (``else: return x`` of ``if torch.cuda.is_available():``)
             proofs = proofs | {"cpu"}
@@ -1446,6 +1458,8 @@ class _Summarizer:
         computed with grad disabled), and whether it may be a module's output
         with grad enabled or a value moved to a device this function chose."""
         proofs = self.prove(value)
+        if OTHER_MADE in proofs:
+            return Element(frozenset({OTHER_MADE}), False, False)
         if self.no_grad and self._computes(value):
             proofs = proofs | {"nograd"}  # computed with grad disabled
         if self._owned(value):
@@ -2006,6 +2020,8 @@ class _Summarizer:
         if _is_number(node):
             return _PLAIN  # a Python number is no tensor: nowhere, without grad
         called = self.qualified(node.func) if isinstance(node, ast.Call) else None
+        if called is not None and ops.is_other_framework(called):
+            return _OTHER  # ``tf.convert_to_tensor(a)``, ``jnp.asarray(x)``
         if called in ops.NUMPY_HOST_VALUES or called in library_table.BY_NAME:
             # ``np.stack(boxes)``, ``np.transpose(img, ...)``, ``roc_auc_score(y,
             # p)``: host values (a tensor on CUDA, or one that requires grad,
@@ -2016,6 +2032,8 @@ class _Summarizer:
             inner = self.prove(node.func.value)
             if method in ("numpy", "tolist") or method in ops.PLAIN_RESULT_METHODS:
                 return _PLAIN
+            if OTHER_MADE in inner:
+                return _OTHER  # ``t.reshape(...)`` of a TensorFlow tensor
             if method in ops.INTEGER_RESULT_METHODS:
                 return inner | {"nograd"}  # integers never require grad
             if method == "cpu":
@@ -2081,7 +2099,10 @@ class _Summarizer:
                 return frozenset({"nograd", TENSOR_MADE})
             callee = self.callee(node.func)
             if callee is not None:
-                return callee.returns & _PLAIN  # what every ``return`` of it proves
+                return callee.returns & _PLAIN_OR_OTHER  # what every ``return`` of it proves
+            if qual is None and any(OTHER_MADE in self.prove(a) for a in node.args):
+                # ``model(x)`` given a TensorFlow tensor: that framework's model
+                return _OTHER
         return frozenset()
 
     def _comprehended(
@@ -2109,7 +2130,7 @@ class _Summarizer:
             return None
         if not -len(callee.elements) <= position < len(callee.elements):
             return None
-        return callee.elements[position].returns & _PLAIN
+        return callee.elements[position].returns & _PLAIN_OR_OTHER
 
     def unpacked(self, target: ast.expr, value: ast.expr) -> None:
         """``n, acc = evaluate(net, data)`` of a function here that returns
@@ -2122,7 +2143,7 @@ class _Summarizer:
             return
         for element, part in zip(target.elts, shape):
             if isinstance(element, ast.Name):
-                proofs = part.returns & _PLAIN
+                proofs = part.returns & _PLAIN_OR_OTHER
                 if self.no_grad and part.grad_output:
                     proofs = proofs | {"nograd"}  # its forward pass, run with grad off
                 self.proofs[element.id] = proofs
