@@ -2363,6 +2363,19 @@ def on_cpu_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     return None
 
 
+def bound_method_test(test: syntax.BaseExpression) -> Optional[str]:
+    """``x`` when the test is a tensor method named but not called, ``if
+    x.cuda:`` (meant as ``x.is_cuda``): a bound method, so the test always
+    holds, where ``x`` is a tensor (the caller asks). A settings object's
+    ``args.cuda`` is a flag, not a method: None for those."""
+    if not (isinstance(test, syntax.Attribute) and test.attr.value in ops.BOUND_METHOD_TESTS):
+        return None
+    key = dotted_name(test.value)
+    if key is None or key.split(".")[0] in ops.SETTINGS_NAMES:
+        return None
+    return key
+
+
 #: What a type test says a value is in a branch it guards.
 IS_TORCH, IS_ARRAY, IS_OTHER, NOT_TORCH = "torch", "ndarray", "other", "not-torch"
 #: ``x is None``: nothing to convert, and nothing said of other values

@@ -43,6 +43,7 @@ from tensorlint.analysis.facts import (
     _always_exits,
     bind_loop_target,
     bind_target,
+    bound_method_test,
     calls_in,
     carry,
     computed_without_grad,
@@ -671,6 +672,9 @@ class FactsWalker:
             return else_env
         if isinstance(node.orelse, syntax.Else) and _always_exits(node.orelse.body):
             return body_env
+        method = bound_method_test(node.test)
+        if method is not None and TENSOR in self.evaluator.expr(_parse_key(method), env):
+            return body_env  # ``if x.cuda: x = x.cpu()``: the test always holds
         return self._merge(body_env, else_env)
 
     # -- correlated branches (``paths``) ----------------------------------------

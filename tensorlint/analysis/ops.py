@@ -762,6 +762,9 @@ NOT_TENSOR_TYPES = frozenset(
         "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
     }
 )  # fmt: skip
+#: Tensor methods a test may name without calling them (``if x.cuda:``, meant
+#: as ``x.is_cuda``): a bound method is always true.
+BOUND_METHOD_TESTS = frozenset({"cuda", "cpu"})
 #: Names of the objects that hold a program's settings or its own state:
 #: their ``.device`` is a device the code chose (``args.device``), where any
 #: other value's ``.device`` is where that value already is (``x.device``).
