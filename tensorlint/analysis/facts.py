@@ -1333,8 +1333,13 @@ class FactEvaluator:
             # ``transform(batch)`` of a parameter that is called: a function the
             # caller gives, used as one; what it returns is no tensor the caller passed
             found = without_api(found)
-        if module and self._given_other(node, env):
+        given = self._given(node, env) if module else None
+        if given == OTHER:
             return frozenset({OTHER})  # ``model(x)`` given a TensorFlow tensor
+        if given == NDARRAY and not callee & {MODULE, FROZEN}:
+            # ``rotation.forward(actions)`` given a NumPy array: no torch module's
+            # forward pass (a torch layer given an array raises first)
+            module = False
         found = found | self._arguments(node, env, follow_api=module)
         if not module:
             if self._is_loss(func, node, env):
@@ -1452,16 +1457,22 @@ class FactEvaluator:
             found = without_api(found)
         return found
 
-    def _given_other(self, node: syntax.Call, env: Mapping[str, Facts]) -> bool:
-        """Is a positional argument of the call another framework's value
-        (``tf.constant(a)``), and no torch tensor?"""
+    def _given(self, node: syntax.Call, env: Mapping[str, Facts]) -> Optional[str]:
+        """``OTHER`` where a positional argument of the call is another
+        framework's value (``tf.constant(a)``), ``NDARRAY`` where one is a
+        NumPy array, and no argument is a torch tensor; else None."""
+        found = None
         for arg in node.args:
             if arg.star:
                 continue
             facts = self.expr(arg.value, env)
-            if OTHER in facts and TENSOR not in facts:
-                return True
-        return False
+            if TENSOR in facts or any(t.startswith((DEV, GRAD)) for t in facts):
+                return None
+            if OTHER in facts:
+                found = OTHER
+            elif NDARRAY in facts and found is None:
+                found = NDARRAY
+        return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
         if (
@@ -1720,6 +1731,9 @@ class FactEvaluator:
     ) -> Optional[Facts]:
         """The facts of a method's result, or None when the method is not one we know."""
         if method == "numpy":
+            return frozenset({NDARRAY})
+        if method == "astype" and TENSOR not in receiver:
+            # NumPy's (and pandas'), not torch's: a tensor has no ``astype``
             return frozenset({NDARRAY})
         base = carry(receiver)
         if method == "cpu":
