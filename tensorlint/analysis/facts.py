@@ -2652,13 +2652,21 @@ def cpu_device_test(test: syntax.BaseExpression) -> Optional[tuple[str, bool]]:
     """``(d, True)`` when the test says the device ``d`` is the CPU where it
     holds: ``d == "cpu"``, ``d.type == "cpu"``, ``str(d) == "cpu"``,
     ``d == torch.device("cpu")``, ``d is CPU_DEVICE`` (a name that says
-    ``cpu``); ``(d, False)`` when the CPU is where it fails: ``!=`` / ``is
-    not``, and a test that ``d`` is CUDA (``d.type == "cuda"``: code that
-    moves its results back to the host only on CUDA takes the other branch
-    for the CPU; another accelerator there is an unusual setup)."""
+    ``cpu``), ``"cpu" in d`` (a device string); ``(d, False)`` when the
+    CPU is where it fails: ``!=`` / ``is not`` / ``not in``, and a test
+    that ``d`` is CUDA (``d.type == "cuda"``: code that moves its results
+    back to the host only on CUDA takes the other branch for the CPU;
+    another accelerator there is an unusual setup)."""
     if not isinstance(test, syntax.Comparison) or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
+    if isinstance(target.operator, (syntax.In, syntax.NotIn)):
+        # ``"cpu" in device``, ``"cuda" not in str(d)``: a device named by a string
+        named = _names_a_device(test.left)
+        key = device_key(target.comparator)
+        if named is None or key is None:
+            return None
+        return key, isinstance(target.operator, syntax.In) == (named == "cpu")
     if isinstance(target.operator, (syntax.Equal, syntax.Is)):
         body = True
     elif isinstance(target.operator, (syntax.NotEqual, syntax.IsNot)):
