@@ -1827,12 +1827,35 @@ class FactEvaluator:
                 # ``.to("float32")``: no device torch knows (it raises there);
                 # another framework's cast (as ``classes.cpu_or_dtype`` reads it)
                 continue
+            owner = _where_a_value_is(value)
+            if owner is not None:
+                # ``x.to(y.device)``: to where ``y`` already is, no device the
+                # code chose; ``y``'s evidence (or its proof) is the result's
+                there = self.expr(owner, env)
+                facts = {t for t in facts if not t.startswith(DEV)} - {CPU}
+                moved = {t for t in there if t.startswith(DEV)}
+                facts |= moved | ({MOVED} if moved else set()) | (there & {CPU})
+                continue
             facts.discard(CPU)
             guard = device_flag(value, self.scope)
             if guard:  # (a device a flag chooses, CUDA or the CPU: the input's is gone)
                 facts = {t for t in facts if not t.startswith(DEV)}
             facts.update((MOVED, record(self.scope, "move", node, guard=guard)))
         return frozenset(facts)
+
+
+def _where_a_value_is(device: syntax.BaseExpression) -> Optional[syntax.BaseExpression]:
+    """``y`` for a device read from a value, ``y.device`` (``next(m.parameters()).device``):
+    where ``y`` already is. None for any other device, and for a program's
+    settings or its own state (``self.device``, ``args.device``: a choice)."""
+    if not (isinstance(device, syntax.Attribute) and device.attr.value == "device"):
+        return None
+    root: syntax.BaseExpression = device.value
+    while isinstance(root, (syntax.Attribute, syntax.Subscript)):
+        root = root.value
+    if isinstance(root, syntax.Name) and root.value in ops.SETTINGS_NAMES:
+        return None
+    return device.value
 
 
 def registered_buffer(
