@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from typing import Optional
 
@@ -22,6 +23,7 @@ from tensorlint.analysis.facts import (
 )
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.names import qualified_name
+from tensorlint.analysis.summaries import summarize
 
 # --- 1. is it torch? ----------------------------------------------------------
 
@@ -1118,3 +1120,30 @@ def test_a_summary_counts_self_call_as_a_forward_pass(
     source = f"import torch\n\nclass Head(torch.nn.Module):\n{own_call}{method}"
     summary = summarize(ast.parse(source), source).functions["Head.scores"]
     assert summary.grad_output is output
+
+
+def test_summary_proves_what_numbers_compute() -> None:
+    """Parameters that default to numbers or are annotated ``int``/``float``,
+    and the targets of a comprehension over ``range``, hold numbers."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        def rates(start: float, end=1.0, steps=10):
+            gamma = (end / start) ** (1 / (steps - 1))
+            return [start * gamma**i for i in range(steps)]
+
+        def scaled(x, scale=2.0):
+            return [x * scale for _ in range(3)]
+
+        def tensor_default(start: torch.Tensor, end=1.0):
+            return [start * end for i in range(3)]
+
+        def none_default(start=None, end=1.0):
+            return [start * end for i in range(3)]
+        """
+    )
+    functions = summarize(ast.parse(source), source).functions
+    assert functions["rates"].returns >= {"cpu", "nograd"}
+    for name in ("scaled", "tensor_default", "none_default"):
+        assert not functions[name].returns & {"cpu", "nograd"}, name

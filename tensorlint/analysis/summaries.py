@@ -699,6 +699,27 @@ _OTHER = frozenset({OTHER_MADE})
 _PLAIN_OR_OTHER = _PLAIN | _OTHER
 
 
+def _number_params(args: ast.arguments) -> Iterator[str]:
+    """The parameters that default to a number (``start_lr=1e-7``) or are
+    annotated ``int`` or ``float``, and whose annotation names no tensor:
+    callers pass numbers there."""
+    every = (*args.posonlyargs, *args.args)
+    defaults: dict[str, Optional[ast.expr]] = dict.fromkeys((a.arg for a in every), None)
+    for arg, given in zip(every[len(every) - len(args.defaults) :], args.defaults):
+        defaults[arg.arg] = given
+    for arg, maybe in zip(args.kwonlyargs, args.kw_defaults):
+        defaults[arg.arg] = maybe
+    for arg in (*every, *args.kwonlyargs):
+        annotation = arg.annotation
+        if annotation is not None:
+            if isinstance(annotation, ast.Name) and annotation.id in ("int", "float"):
+                yield arg.arg
+            continue  # (``x: Tensor | float = 1.0``: a tensor is welcome too)
+        default = defaults.get(arg.arg)
+        if isinstance(default, ast.Constant) and _is_number(default):
+            yield arg.arg
+
+
 def _is_number(node: ast.expr) -> bool:
     """A numeric literal (``0``, ``-1.5``), a size (``x.shape[0]``, ``len(xs)``),
     or ``float(...)`` / ``int(...)`` of anything."""
@@ -919,6 +940,9 @@ class _Summarizer:
             self.env[param] = {(param, "view")}
             self.flows[param] = {param}
             self.device_flows[param] = {param}
+        for param in _number_params(args):
+            # ``start_lr: float = 1e-7``: callers pass numbers, not tensors
+            self.proofs[param] = _PLAIN
         for statement in node.body:
             self.statement(statement)
         if self.step is not None:
@@ -2113,9 +2137,19 @@ class _Summarizer:
         own = {n for g in node.generators for n in assigned_names(g.target)}
         proofs = {n: self.proofs.pop(n) for n in own if n in self.proofs}
         held = {n: self.held.pop(n) for n in own if n in self.held}
+        for loop in node.generators:
+            if (
+                isinstance(loop.target, ast.Name)
+                and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name)
+                and loop.iter.func.id == "range"
+            ):
+                self.proofs[loop.target.id] = _PLAIN  # ``for i in range(n)``: a number
         try:
             return self.prove(node.elt)
         finally:
+            for name in own:
+                self.proofs.pop(name, None)
             self.proofs.update(proofs)
             self.held.update(held)
 
