@@ -31,6 +31,7 @@ from tensorlint.analysis.names import (
     is_dataset_class,
     method_of,
     qualified_name,
+    raises_always,
     target_names,
 )
 from tensorlint.analysis.summaries import FORWARD_MADE, GRAD_OFF, GRAD_OFF_WRAP, OTHER_MADE, OWNED
@@ -3088,7 +3089,9 @@ def _always_exits(body: Union[syntax.BaseSuite, Sequence[syntax.BaseStatement]])
         return False
     last = statements[-1]
     if isinstance(last, syntax.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], _Exit)
+        return bool(last.body) and (
+            isinstance(last.body[-1], _Exit) or raises_always(last.body[-1])
+        )
     if isinstance(last, syntax.If):
         # ``if ...: return a`` / ``else: return b`` (``elif`` chains too)
         orelse = last.orelse

@@ -17,6 +17,7 @@ from tensorlint.analysis.names import (
     _is_import_error_handler,
     dotted_name,
     qualified_name,
+    raises_always,
     target_names,
     through_module_methods,
 )
@@ -452,11 +453,14 @@ _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.
 
 def _ends_block(line: syntax.SimpleStatementLine) -> bool:
     """Does the line end its block: ``return``, ``raise``, ``continue``,
-    ``break``, or an ``assert`` of a false constant (``assert False, "todo"``)?
-    What follows it in the block never runs."""
+    ``break``, a call that always raises (``pytest.skip(...)``), or an
+    ``assert`` of a false constant (``assert False, "todo"``)? What follows
+    it in the block never runs."""
     last = line.body[-1] if line.body else None
     if isinstance(last, (syntax.Return, syntax.Raise, syntax.Continue, syntax.Break)):
         return True
+    if last is not None and raises_always(last):
+        return True  # ``pytest.xfail("flaky")``, ``sys.exit(1)``
     if isinstance(last, syntax.Assert):
         test = last.test
         return (isinstance(test, syntax.Name) and test.value in ("False", "None")) or (

@@ -439,3 +439,13 @@ def framework_inputs(scope: Scope) -> tuple[tuple[syntax.Param, str], ...]:
         if step is not None and step[1] < len(params):
             found.append((params[step[1]], f"step:{step[0]}"))
     return tuple(found)
+
+
+def raises_always(statement: syntax.BaseSmallStatement) -> bool:
+    """Is the statement a call that always raises (``pytest.skip(...)``,
+    ``sys.exit(...)``: ``ops.ALWAYS_RAISING_CALLS``)?"""
+    return (
+        isinstance(statement, syntax.Expr)
+        and isinstance(statement.value, syntax.Call)
+        and dotted_name(statement.value.func) in ops.ALWAYS_RAISING_CALLS
+    )

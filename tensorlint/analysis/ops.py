@@ -762,6 +762,11 @@ NOT_TENSOR_TYPES = frozenset(
         "PIL.Image.Image", "pandas.DataFrame", "pandas.Series",
     }
 )  # fmt: skip
+#: Calls that always raise, so nothing after them in their block runs
+#: (``pytest.xfail("...")`` at the top of a test, ``sys.exit(main())``).
+ALWAYS_RAISING_CALLS = frozenset(
+    {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit"}
+)
 #: Tensor methods a test may name without calling them (``if x.cuda:``, meant
 #: as ``x.is_cuda``): a bound method is always true.
 BOUND_METHOD_TESTS = frozenset({"cuda", "cpu"})

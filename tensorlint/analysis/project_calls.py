@@ -42,6 +42,7 @@ from tensorlint.analysis.classes import (
     literal,
     mode_inside,
     moves,
+    names_the_cpu,
 )
 
 if TYPE_CHECKING:
@@ -1627,8 +1628,27 @@ def _ends_with(node: ast.expr, methods: frozenset[str]) -> bool:
             return True
         if isinstance(node, ast.Attribute) and node.attr == "data" and methods is _NO_GRAD:
             return True  # ``model(x).data``: a tensor that does not require grad
+        if methods is _ON_CPU and _to_the_cpu(node):
+            return True  # ``best.to("cpu")``, ``x.to(device="cpu")``
         node = node.func if isinstance(node, ast.Call) else node.value
     return False
+
+
+def _to_the_cpu(node: ast.expr) -> bool:
+    """``x.to("cpu")``, ``x.to(device="cpu")``, ``x.to(torch.device("cpu"))``."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "to"
+    ):
+        return False
+    target = node.args[0] if node.args else None
+    for keyword in node.keywords:
+        if keyword.arg == "device":
+            target = keyword.value
+    if isinstance(target, ast.Call) and (dotted_name_of(target.func) or "").endswith("device"):
+        target = target.args[0] if len(target.args) == 1 else None
+    return target is not None and names_the_cpu(target)
 
 
 #: The clause for a call that passes on its own callers' values.
