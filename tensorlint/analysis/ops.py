@@ -549,6 +549,13 @@ NO_GRAD_CONTEXTS = frozenset(
     }
 )  # fmt: skip
 GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+#: Lightning's hooks around its evaluation and prediction loops
+#: (``on_validation_epoch_end``, ``on_test_start``, ...)
+_EVALUATION_HOOKS = frozenset(
+    f"on_{loop}_{when}"
+    for loop in ("validation", "test", "predict")
+    for when in ("start", "end", "epoch_start", "epoch_end")
+)
 #: Methods a framework calls with grad disabled, by the base class's name
 #: (its last part ends so): PyTorch Lightning runs its validation, test and
 #: predict loops under ``torch.no_grad()`` or ``torch.inference_mode()``;
@@ -564,19 +571,24 @@ FRAMEWORK_NO_GRAD_METHODS = {
     "Hook": frozenset(
         {"before_val_iter", "after_val_iter", "before_test_iter", "after_test_iter"}
     ),
+    # Lightning runs its evaluation and prediction loops (``run``, which calls
+    # their start, epoch and end hooks too) under ``_no_grad_context``
     "LightningModule": frozenset(
         {
             "validation_step", "test_step", "predict_step", "on_validation_batch_start",
             "on_validation_batch_end", "on_test_batch_start", "on_test_batch_end",
-            "on_predict_batch_start", "on_predict_batch_end",
+            "on_predict_batch_start", "on_predict_batch_end", *_EVALUATION_HOOKS,
+            "validation_epoch_end", "test_epoch_end",
         }
     ),
     # a Lightning ``Callback``'s hooks of the same loops (a Keras or fastai
-    # callback has other signatures: the batch positions below do not match)
+    # callback has other names, and other signatures: the batch positions
+    # below do not match)
     "Callback": frozenset(
         {
             "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
             "on_test_batch_end", "on_predict_batch_start", "on_predict_batch_end",
+            *_EVALUATION_HOOKS,
         }
     ),
 }  # fmt: skip

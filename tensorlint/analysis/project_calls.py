@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
 
 from tensorlint.analysis import library_table, ops
@@ -240,8 +241,9 @@ class CallingModule:
         self.context.refs = self.refs
         self.context.made_attributes = self.made_attributes
         registries = _registries(tree)
+        self.context.framework_no_grad = _framework_no_grad(tree)
         for statement, part, function, owner, no_grad in _parts(
-            tree.body, None, None, False, self.imports
+            tree.body, None, None, False, self.imports, self.context.framework_no_grad
         ):
             self._index(part, function, owner, no_grad)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
@@ -488,6 +490,8 @@ class _Context:
         #: names its top level binds itself
         self.stars: tuple[str, ...] = ()
         self.own: frozenset[str] = frozenset()
+        #: the methods a framework runs with grad disabled (``_framework_no_grad``)
+        self.framework_no_grad: frozenset[int] = frozenset()
         #: the module's own top-level functions
         self.functions = frozenset(
             s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -953,7 +957,9 @@ class _Context:
         if found is None:
             found = self._bindings[id(scope)] = []
             owner = self.owners.get(id(scope))
-            for target, value, no_grad, augmented in _bindings_with_mode(scope, self.imports):
+            for target, value, no_grad, augmented in _bindings_with_mode(
+                scope, self.imports, self.framework_no_grad
+            ):
                 names = frozenset(_names_read(value, self.imports))
                 attributes = frozenset(_self_paths([value]))
                 line = getattr(target, "lineno", 0)
@@ -1416,31 +1422,50 @@ def _spread(
     return tainted
 
 
+def _framework_no_grad(tree: ast.Module) -> frozenset[int]:
+    """The methods (by id) of the module's top-level classes that a framework
+    runs with grad disabled: a ``LightningModule``'s ``validation_step`` and
+    its evaluation hooks (``ops.FRAMEWORK_NO_GRAD_METHODS``)."""
+    found: set[int] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        lasts = [(dotted_name_of(base) or "").rsplit(".", 1)[-1] for base in node.bases]
+        bases = [b for b in ops.FRAMEWORK_NO_GRAD_METHODS if any(x.endswith(b) for x in lasts)]
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and any(
+                item.name in ops.FRAMEWORK_NO_GRAD_METHODS[b] for b in bases
+            ):
+                found.add(id(item))
+    return frozenset(found)
+
+
 def _parts(
     body: list[ast.stmt],
     function: Optional[_Function],
     owner: Optional[str],
     no_grad: bool,
     imports: Mapping[str, str],
+    framework: AbstractSet[int] = frozenset(),
 ) -> Iterator[tuple[ast.stmt, ast.AST, Optional[_Function], Optional[str], bool]]:
     """The expressions of ``body`` that are not nested blocks, each with its
     statement, the function it runs in, that function's class, and whether
-    grad is off."""
+    grad is off (``framework``: the methods a framework runs with grad off)."""
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in statement.decorator_list:
                 yield statement, decorator, function, owner, no_grad
             # (a nested function runs when called, in a mode not known here)
-            mode = decorated_mode(statement, imports)
+            mode = decorated_mode(statement, imports) or id(statement) in framework
             inner_owner = owner if function is None else None
-            yield from _parts(statement.body, statement, inner_owner, mode, imports)
+            yield from _parts(statement.body, statement, inner_owner, mode, imports, framework)
             continue
         if isinstance(statement, ast.ClassDef):
-            yield from _parts(statement.body, None, statement.name, False, imports)
+            yield from _parts(statement.body, None, statement.name, False, imports, framework)
             continue
         inside = mode_inside(statement, no_grad, imports)
         for block in blocks(statement):
-            yield from _parts(block, function, owner, inside, imports)
+            yield from _parts(block, function, owner, inside, imports, framework)
         for name, value in ast.iter_fields(statement):
             if name in ("body", "orelse", "handlers", "finalbody", "cases"):
                 continue
@@ -1451,11 +1476,13 @@ def _parts(
 
 
 def _bindings_with_mode(
-    function: _Scope, imports: Mapping[str, str]
+    function: _Scope, imports: Mapping[str, str], framework: AbstractSet[int] = frozenset()
 ) -> Iterator[tuple[ast.expr, ast.expr, bool, bool]]:
     """The function's assignments, each with whether grad is off where it
     runs and whether it is augmented (``x += v``)."""
-    mode = False if isinstance(function, ast.Module) else decorated_mode(function, imports)
+    mode = False
+    if not isinstance(function, ast.Module):
+        mode = decorated_mode(function, imports) or id(function) in framework
     yield from _assignments(function.body, mode, imports)
 
 
