@@ -848,6 +848,12 @@ class FactsWalker:
         for key, facts in list(env.items()):
             if (only is None or key in only) and moved_only_to(facts, device, scope):
                 env[key] = settle(facts | {CPU})
+        for param in scope.params:
+            # a parameter not bound here yet: what its callers pass
+            if param not in env and (only is None or param in only):
+                facts = self.evaluator.expr(syntax.Name(param), env)
+                if moved_only_to(facts, device, scope):
+                    env[param] = settle(facts | {CPU})
         owner, _, attr = device.rpartition(".")
         if attr == "device" and owner and (only is None or owner in only):
             known = env.get(owner, self.evaluator.expr(_parse_key(owner), env))
