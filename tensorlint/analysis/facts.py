@@ -1334,14 +1334,15 @@ class FactEvaluator:
             # ``transform(batch)`` of a parameter that is called: a function the
             # caller gives, used as one; what it returns is no tensor the caller passed
             found = without_api(found)
-        given = self._given(node, env) if module else None
+        inputs = [self.expr(arg.value, env) for arg in node.args] if module else None
+        given = _given(node, inputs) if inputs is not None else None
         if given == OTHER:
             return frozenset({OTHER})  # ``model(x)`` given a TensorFlow tensor
         if given == NDARRAY and not callee & {MODULE, FROZEN}:
             # ``rotation.forward(actions)`` given a NumPy array: no torch module's
             # forward pass (a torch layer given an array raises first)
             module = False
-        found = found | self._arguments(node, env, follow_api=module)
+        found = found | self._arguments(node, env, follow_api=module, known=inputs)
         if not module:
             if self._is_loss(func, node, env):
                 found = found | {TORCH_DATA}  # ``self.criterion(out, y)``: a tensor
@@ -1442,37 +1443,25 @@ class FactEvaluator:
         return True
 
     def _arguments(
-        self, node: syntax.Call, env: Mapping[str, Facts], follow_api: bool = True
+        self,
+        node: syntax.Call,
+        env: Mapping[str, Facts],
+        follow_api: bool = True,
+        known: Optional[list[Facts]] = None,
     ) -> Facts:
         """Evidence of the arguments: what a call computes from them may inherit it.
 
         Without ``follow_api`` a public function's parameter passed to the call
         gives nothing: what an unknown function returns need not be where its
         arguments are, and the parameter need not be a tensor at all.
+        ``known``: the facts of the positional arguments, evaluated already.
         """
         found = EMPTY
-        for arg in node.args:
-            found = found | evidence(self.expr(arg.value, env))
+        for facts in known if known is not None else (self.expr(a.value, env) for a in node.args):
+            found = found | evidence(facts)
         found = found - {TORCH_DATA}  # (what a call returns need not be torch data)
         if not follow_api:
             found = without_api(found)
-        return found
-
-    def _given(self, node: syntax.Call, env: Mapping[str, Facts]) -> Optional[str]:
-        """``OTHER`` where a positional argument of the call is another
-        framework's value (``tf.constant(a)``), ``NDARRAY`` where one is a
-        NumPy array, and no argument is a torch tensor; else None."""
-        found = None
-        for arg in node.args:
-            if arg.star:
-                continue
-            facts = self.expr(arg.value, env)
-            if TENSOR in facts or any(t.startswith((DEV, GRAD)) for t in facts):
-                return None
-            if OTHER in facts:
-                found = OTHER
-            elif NDARRAY in facts and found is None:
-                found = NDARRAY
         return found
 
     def _is_module(self, func: syntax.BaseExpression, callee: Facts, call: syntax.Call) -> bool:
@@ -1843,6 +1832,24 @@ class FactEvaluator:
                 facts = {t for t in facts if not t.startswith(DEV)}
             facts.update((MOVED, record(self.scope, "move", node, guard=guard)))
         return frozenset(facts)
+
+
+def _given(node: syntax.Call, inputs: Sequence[Facts]) -> Optional[str]:
+    """``OTHER`` where a positional argument of the call is another
+    framework's value (``tf.constant(a)``), ``NDARRAY`` where one is a NumPy
+    array, and no argument is a torch tensor; else None. ``inputs``: the
+    facts of the positional arguments."""
+    found = None
+    for arg, facts in zip(node.args, inputs):
+        if arg.star:
+            continue
+        if TENSOR in facts or any(t.startswith((DEV, GRAD)) for t in facts):
+            return None
+        if OTHER in facts:
+            found = OTHER
+        elif NDARRAY in facts and found is None:
+            found = NDARRAY
+    return found
 
 
 def _where_a_value_is(device: syntax.BaseExpression) -> Optional[syntax.BaseExpression]:
