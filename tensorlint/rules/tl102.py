@@ -44,7 +44,8 @@ class NumpyOnGradTensor(Rule):
     that returns `torch.no_grad()(fn)`, or a factory of one such as YOLOv5's
     `@smart_inference_mode()`), after a `torch.set_grad_enabled(False)`
     statement, or in a
-    Lightning `validation_step` / `test_step` / `predict_step` (or an
+    Lightning `validation_step` / `test_step` / `predict_step` or a hook
+    of those loops (`on_validation_epoch_start`, `on_test_end`, ...; or an
     mmengine `BaseMetric.process` or a `Hook`'s `after_val_iter`, run by
     the validation and test loops), or in the
     `forward` of a `torch.autograd.Function` subclass (autograd runs it with
@@ -56,7 +57,9 @@ class NumpyOnGradTensor(Rule):
     before the block, still does once grad is back on; what a helper
     computes while grad is off does not (`net(x).mean(1).cpu()` returned
     by an `@torch.inference_mode()` helper, or a forward pass of another
-    helper it calls). A no-grad decorator
+    helper it calls). A call given another framework's tensor
+    (`encoder(tf.constant(ids))`, a helper returning one) or a NumPy array,
+    and no torch tensor, is no torch module's forward pass. A no-grad decorator
     on an `async def` does not reach its body, which runs when awaited; with
     a `target-version` below 1.6, `.numpy()` of a tensor that itself
     requires grad raises under `no_grad` too. Integer and bool results
