@@ -1817,7 +1817,7 @@ class FactEvaluator:
                 # ``.to("float32")``: no device torch knows (it raises there);
                 # another framework's cast (as ``classes.cpu_or_dtype`` reads it)
                 continue
-            owner = _where_a_value_is(value)
+            owner = _where_a_value_is(value, self.scope)
             if owner is not None:
                 # ``x.to(y.device)``: to where ``y`` already is, no device the
                 # code chose; ``y``'s evidence (or its proof) is the result's
@@ -1852,16 +1852,21 @@ def _given(node: syntax.Call, inputs: Sequence[Facts]) -> Optional[str]:
     return found
 
 
-def _where_a_value_is(device: syntax.BaseExpression) -> Optional[syntax.BaseExpression]:
+def _where_a_value_is(
+    device: syntax.BaseExpression, scope: Scope
+) -> Optional[syntax.BaseExpression]:
     """``y`` for a device read from a value, ``y.device`` (``next(m.parameters()).device``):
-    where ``y`` already is. None for any other device, and for a program's
-    settings or its own state (``self.device``, ``args.device``: a choice)."""
+    where ``y`` already is. None for any other device, for a program's
+    settings or its own state (``self.device``, ``args.device``) and for a
+    module's (``utils.device``, ``textattack.shared.utils.device``): a choice."""
     if not (isinstance(device, syntax.Attribute) and device.attr.value == "device"):
         return None
     root: syntax.BaseExpression = device.value
     while isinstance(root, (syntax.Attribute, syntax.Subscript)):
         root = root.value
-    if isinstance(root, syntax.Name) and root.value in ops.SETTINGS_NAMES:
+    if isinstance(root, syntax.Name) and (
+        root.value in ops.SETTINGS_NAMES or scope.resolve(root.value) is not None
+    ):
         return None
     return device.value
 
