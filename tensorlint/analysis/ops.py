@@ -719,8 +719,9 @@ def is_other_framework(qual: str) -> bool:
     )
 
 
-#: Calls that import a module named by a string, bound to a name at a
-#: module's top level: ``tf = importlib.import_module("tensorflow")``,
+#: Calls that import a module named by a string, bound to a name (the index
+#: reads them in any scope, summaries at a module's top level and in its
+#: ``if``/``try`` blocks): ``tf = importlib.import_module("tensorflow")``,
 #: ``hub = LazyLoader("hub", globals(), "tensorflow_hub")`` (TensorFlow's and
 #: TextAttack's lazy loader: the module is the third argument), ``np =
 #: lazy_import("numpy")``. The last name of the callee -> the position of the
@@ -775,7 +776,8 @@ NOT_TENSOR_TYPES = frozenset(
     }
 )  # fmt: skip
 #: Calls that always raise, so nothing after them in their block runs
-#: (``pytest.xfail("...")`` at the top of a test, ``sys.exit(main())``).
+#: (``pytest.xfail("...")`` at the top of a test, ``sys.exit(main())``),
+#: matched by the dotted name as written.
 ALWAYS_RAISING_CALLS = frozenset(
     {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit"}
 )
