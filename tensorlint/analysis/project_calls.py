@@ -1612,18 +1612,62 @@ def _host_call(node: ast.AST, imports: Mapping[str, str]) -> bool:
 
 
 def _names_read(node: ast.expr, imports: Mapping[str, str]) -> Iterator[str]:
-    """The names ``node`` reads, those inside a call whose result holds none
-    of its arguments' tensors left out (``_host_call``: ``np.asarray(x)``, a
-    metric, ``DataLoader(Loader(path, stride=model.stride))``), as the facts
-    of a function leave them."""
+    """The names ``node`` reads for its value, as the facts of a function
+    leave them. Left out: what is inside a call whose result holds none of
+    its arguments' tensors (``_host_call``: ``np.asarray(x)``, a metric,
+    ``DataLoader(Loader(path, stride=model.stride))``); an index (``d[k]`` is
+    an element of ``d``, whatever ``k`` is); and what only a value's
+    description reads (``_describes``: ``len(xs)``, ``x.shape``,
+    ``obs.keys()``)."""
     stack: list[ast.AST] = [node]
     while stack:
         inner = stack.pop()
-        if _host_call(inner, imports):
+        if _host_call(inner, imports) or _describes(inner, imports):
             continue
         if isinstance(inner, ast.Name):
             yield inner.id
+        if isinstance(inner, ast.Subscript):
+            stack.append(inner.value)
+            continue
+        if isinstance(inner, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            yield from _comprehension_reads(inner, imports)
+            continue
         stack.extend(ast.iter_child_nodes(inner))
+
+
+def _comprehension_reads(
+    node: Union[ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp],
+    imports: Mapping[str, str],
+) -> Iterator[str]:
+    """The names a comprehension reads from the scope around it: what it
+    iterates over, and what its element reads other than its own targets
+    (``{k: segs[k].obs() for k in ready}`` reads ``segs`` and ``ready``,
+    not an outer ``k``). A dict comprehension's key is left out, as an index
+    is, and so are its filters: they choose elements, and hold none."""
+    bound: set[str] = set()
+    for generator in node.generators:
+        yield from (n for n in _names_read(generator.iter, imports) if n not in bound)
+        bound.update(assigned_names(generator.target))
+    element = node.value if isinstance(node, ast.DictComp) else node.elt
+    yield from (n for n in _names_read(element, imports) if n not in bound)
+
+
+def _describes(node: ast.AST, imports: Mapping[str, str]) -> bool:
+    """Does ``node`` read only what a value is, never a tensor of it: a
+    builtin that keeps nothing of its argument (``len(xs)``, ``float(loss)``;
+    ``ops.READ_ONLY_BUILTINS``), a tensor's metadata other than its device
+    (``x.shape``, ``x.size()``; ``ops.METADATA_ATTRS``), or a mapping's keys
+    (``obs.keys()``)?"""
+    if isinstance(node, ast.Attribute):
+        return node.attr in ops.METADATA_ATTRS and node.attr != "device"
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in ops.READ_ONLY_BUILTINS and func.id not in imports
+    return isinstance(func, ast.Attribute) and (
+        func.attr == "keys" or (func.attr in ops.METADATA_ATTRS and func.attr != "device")
+    )
 
 
 def _a_parameter(node: ast.expr) -> bool:
