@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 from typing import Any, NamedTuple, Optional, Union
@@ -734,6 +734,20 @@ def _is_number(node: ast.expr) -> bool:
         and isinstance(node.func, ast.Name)
         and node.func.id in ops.NUMBER_RESULT_BUILTINS
         and len(node.args) == 1
+        and not node.keywords
+    )
+
+
+def _reads_a_shape(node: ast.expr) -> bool:
+    """``x.shape``, ``x.size()``, ``img.spatial_size()`` (``ops.SHAPE_METHOD``):
+    a tuple of numbers."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and bool(ops.SHAPE_METHOD.search(node.func.attr))
+        and not node.args
         and not node.keywords
     )
 
@@ -2098,10 +2112,27 @@ class _Summarizer:
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             # ``[np.array(b) for b in boxes]``: what holds of every element
             return self._comprehended(node) & _PLAIN
-        if isinstance(node, ast.List) and node.elts:
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
             if any(isinstance(e, ast.Starred) for e in node.elts):
                 return frozenset()
             return frozenset.intersection(*(self.prove(e) for e in node.elts)) & _PLAIN
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("max", "min")
+            and node.func.id not in self.env
+            and node.args
+            and not node.keywords
+            and not any(isinstance(a, ast.Starred) for a in node.args)
+        ):
+            # ``max(0, m - 1 - i)``: one of its arguments (or an element of
+            # the one): what holds of them all
+            return frozenset.intersection(*(self.prove(a) for a in node.args)) & _PLAIN
+        values = _mapping_values(node, self.env)
+        if values:
+            # ``{"boxes": b.cpu(), "n": len(b)}``, ``dict(start=i, scores=s.numpy())``:
+            # what holds of every value (a key is no tensor)
+            return frozenset.intersection(*(self.prove(v) for v in values)) & _PLAIN
         if isinstance(node, ast.Call):
             qual = self.qualified(node.func)
             if qual in ops.TORCH_JOINING_FUNCTIONS:
@@ -2169,7 +2200,15 @@ class _Summarizer:
     def unpacked(self, target: ast.expr, value: ast.expr) -> None:
         """``n, acc = evaluate(net, data)`` of a function here that returns
         tuples of that length: each name proves what its position does."""
-        if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, ast.Call):
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return
+        if _reads_a_shape(value):
+            # ``m, n = x.size()``, ``h, w = img.shape``: numbers
+            for element in target.elts:
+                if isinstance(element, ast.Name):
+                    self.proofs[element.id] = _PLAIN
+            return
+        if not isinstance(value, ast.Call):
             return
         callee = self.callee(value.func)
         shape = callee.unpacked(len(target.elts)) if callee is not None else ()
@@ -2239,6 +2278,25 @@ def _host_factory_keyword(keyword: ast.keyword) -> bool:
         return True
     value = keyword.value
     return keyword.arg == "device" and isinstance(value, ast.Constant) and value.value == "cpu"
+
+
+def _mapping_values(node: ast.expr, env: Container[str]) -> list[ast.expr]:
+    """The values of a dict display (``{"a": x}``) or of a call of the builtin
+    ``dict`` with keywords only (``dict(a=x)``; ``env``: the names the module
+    binds, which may shadow it); none where a ``**`` unpacks another mapping
+    into it."""
+    if isinstance(node, ast.Dict):
+        return [] if any(k is None for k in node.keys) else list(node.values)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and node.func.id not in env
+        and not node.args
+        and all(k.arg is not None for k in node.keywords)
+    ):
+        return [k.value for k in node.keywords]
+    return []
 
 
 def _list_display(node: ast.expr) -> list[ast.expr]:
