@@ -54,6 +54,10 @@ class Lookup(ClassLookup, Protocol):
         """What an imported name is an alias of (``MappedTriples`` ->
         ``LongTensor``, ``torch.Tensor``); empty when it is not one."""
 
+    def cpu_constant(self, qual: str) -> bool:
+        """Does a qualified name (``tests.conftest.DEVICE``) name a constant of
+        one of the tree's modules that is the CPU device?"""
+
     def star_names(self, module: str) -> Mapping[str, str]:
         """What ``from <module> import *`` of one of the tree's modules binds
         to other packages' modules (``np`` -> ``numpy``); empty when the
@@ -87,6 +91,7 @@ class Callees:
         self.tree = tree
         self._cache: dict[int, Optional[Callee]] = {}
         self._attributes: dict[int, dict[str, frozenset[str]]] = {}
+        self._cpu_constants: dict[str, bool] = {}
 
     def __bool__(self) -> bool:
         return bool(self.own.functions) or self.tree is not None
@@ -233,6 +238,19 @@ class Callees:
         if qual is None or self.tree is None or qual.startswith(("torch.", "numpy.")):
             return []
         return self.tree.type_alias(qual)
+
+    def cpu_constant(self, node: syntax.BaseExpression, scope: Scope) -> bool:
+        """Is ``node`` an imported constant of the checked tree that is the
+        CPU device (``from tests.conftest import DEVICE``, ``config.DEVICE``)?"""
+        if not isinstance(node, (syntax.Name, syntax.Attribute)) or self.tree is None:
+            return False
+        qual = qualified_name(node, scope)
+        if qual is None or "." not in qual or qual.startswith(("torch.", "numpy.")):
+            return False
+        found = self._cpu_constants.get(qual)
+        if found is None:
+            found = self._cpu_constants[qual] = self.tree.cpu_constant(qual)
+        return found
 
     def _method(self, func: syntax.Attribute, scope: Scope) -> Optional[Callee]:
         """``self.f(...)`` in a method of a top-level class."""

@@ -645,7 +645,8 @@ def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
     """``"cpu"``, ``'cpu:0'`` or ``torch.device("cpu")``; or a call of a
     function named ``cpu`` with no arguments: a backend's CPU device
     (``x.to(F.cpu())`` in DGL's tests), or a tensor moved to the CPU, whose
-    device and dtype ``x.to(t.cpu())`` takes."""
+    device and dtype ``x.to(t.cpu())`` takes; or an imported constant of the
+    checked tree bound once to the CPU device (``Callees.cpu_constant``)."""
     if isinstance(node, syntax.SimpleString):
         value = node.evaluated_value
         return isinstance(value, str) and value.split(":")[0] == "cpu"
@@ -653,6 +654,11 @@ def is_cpu_device(node: syntax.BaseExpression, scope: Scope) -> bool:
         return bool(node.args) and is_cpu_device(node.args[0].value, scope)
     if isinstance(node, syntax.Call) and not node.args:
         return (dotted_name(node.func) or "").rsplit(".", 1)[-1] == "cpu"
+    if isinstance(node, (syntax.Name, syntax.Attribute)):
+        # an imported constant of the checked tree (``DEVICE`` of a test
+        # suite's ``conftest.py``, bound once to ``torch.device("cpu")``)
+        callees = scope.module().callees
+        return callees is not None and callees.cpu_constant(node, scope)
     return False
 
 
@@ -868,6 +874,8 @@ class FactEvaluator:
                 return known
             if node.value in self.scope.params:
                 return self._param(node.value)
+            if is_cpu_device(node, self.scope):
+                return frozenset({CPU})  # ``device = DEVICE`` of a ``conftest.py``
             return EMPTY
         if isinstance(node, syntax.Attribute):
             return self._owned(node, self._attribute(node, env), env)

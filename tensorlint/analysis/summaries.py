@@ -369,6 +369,10 @@ class ModuleSummary(NamedTuple):
     #: ... and whether that setting reaches ``torch.Tensor(...)`` too (the
     #: default tensor *type* does; ``set_default_device`` does not)
     default_cuda_legacy: bool = False
+    #: the names the module binds once, at its top level, to the CPU device
+    #: (``DEVICE = torch.device("cpu")`` in a test suite's ``conftest.py``):
+    #: a module that imports one moves nothing off the CPU with it
+    cpu_names: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -385,6 +389,7 @@ class ModuleSummary(NamedTuple):
             "imports": dict(sorted(self.imports.items())),
             "stars": list(self.stars),
             "default_cuda": [self.default_cuda, self.default_cuda_legacy],
+            "cpu_names": sorted(self.cpu_names),
         }
 
     @classmethod
@@ -410,7 +415,10 @@ class ModuleSummary(NamedTuple):
         imports = {_text(k): _text(v) for k, v in data.get("imports", {}).items()}
         stars = tuple(_text(m) for m in data.get("stars", ()))
         line, legacy = data.get("default_cuda", (0, False))
-        return cls(functions, aliases, classes, imports, stars, _int(line), _bool(legacy))
+        cpu_names = frozenset(_text(n) for n in data.get("cpu_names", ()))
+        return cls(
+            functions, aliases, classes, imports, stars, _int(line), _bool(legacy), cpu_names
+        )
 
     def alias_chain(self, name: str) -> list[str]:
         """``MappedTriples`` -> [``LongTensor``, ``torch.Tensor``] (at most 3 steps)."""
@@ -459,16 +467,59 @@ def summarize(tree: ast.Module, source: Optional[str] = None) -> ModuleSummary:
     stars = tuple(star_imports(tree))
     default = default_cuda_call(tree) if source is None or "set_default_" in source else None
     line, legacy = default if default is not None else (0, False)
+    cpu_names = cpu_constants(tree) if source is None or "cpu" in source else frozenset()
     classes: Mapping[str, ClassSummary] = EMPTY_SUMMARY.classes
     if class_nodes or any(isinstance(n, ast.ImportFrom) and n.level for n in tree.body):
         classes = LazyClasses(class_nodes, imported, source)
     if not functions and not class_nodes and not isinstance(classes, LazyClasses):
-        if not aliases and not imported and not stars:
+        if not aliases and not imported and not stars and not cpu_names:
             return EMPTY_SUMMARY
         return ModuleSummary({}, aliases, imports=imported, stars=stars, default_cuda=line,
-                             default_cuda_legacy=legacy)  # fmt: skip
+                             default_cuda_legacy=legacy, cpu_names=cpu_names)  # fmt: skip
     lazy = _Lazy(imports, functions, source, frozenset(imported)) if functions else {}
-    return ModuleSummary(lazy, aliases, classes, imported, stars, line, legacy)
+    return ModuleSummary(lazy, aliases, classes, imported, stars, line, legacy, cpu_names)
+
+
+def cpu_constants(tree: ast.Module) -> frozenset[str]:
+    """The names ``tree`` binds to the CPU device (``"cpu"``,
+    ``torch.device("cpu")``) in a plain assignment at its top level, and
+    nowhere else: not again, not in a function (``global``), not in a loop,
+    a ``with`` or an ``import``."""
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and _a_cpu_device(value):
+            found.add(target.id)
+    if not found:
+        return frozenset()
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = list(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        for name in names:
+            if name in found:
+                bound[name] = bound.get(name, 0) + 1
+    return frozenset(n for n in found if bound.get(n) == 1)
+
+
+def _a_cpu_device(node: ast.expr) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``: the CPU device, whatever the machine."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        if (_dotted(node.func) or "").rsplit(".", 1)[-1] == "device":
+            node = node.args[0]
+    return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
 def default_cuda_call(tree: ast.Module, top_level: bool = True) -> Optional[tuple[int, bool]]:

@@ -192,6 +192,9 @@ class TreeView(Protocol):
     def type_alias(self, qual: str) -> list[str]:
         """What an imported name is an alias of (``MappedTriples`` -> ``LongTensor``)."""
 
+    def cpu_constant(self, qual: str) -> bool:
+        """Does an imported name name a module's constant CPU device?"""
+
     def lookup_class(
         self, qual: str
     ) -> Optional[tuple[ClassSummary, Mapping[str, ClassSummary], str, ClassLookup]]:

@@ -566,6 +566,17 @@ class FileView:
             return summary.alias_chain(name)
         return []
 
+    def cpu_constant(self, qual: str) -> bool:
+        """Does ``qual`` name a constant of one of the tree's modules that is
+        the CPU device (``tests.conftest.DEVICE``; ``ModuleSummary.cpu_names``)?"""
+        for module, name in self._candidates(qual):
+            summary, dependency = self.tree.summary(module)
+            if dependency is None:
+                continue
+            self.deps[dependency[0]] = dependency
+            return name in summary.cpu_names
+        return False
+
     def star_names(self, module: str) -> Mapping[str, str]:
         """What ``from <module> import *`` binds to other packages' modules,
         where ``module`` is the tree's (``np`` -> ``numpy``, ``F`` ->
