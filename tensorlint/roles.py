@@ -69,6 +69,26 @@ def is_test(path: Union[str, PurePath], root: Optional[Path] = None) -> bool:
     return any(part.lower() in TEST_DIRS for part in parts)
 
 
+def is_test_suite(path: Union[str, PurePath], root: Optional[Path] = None) -> bool:
+    """``is_test``, with the text read where only the file's name says so: a
+    ``test_*.py`` outside a tests folder that imports neither pytest nor
+    unittest and defines no test (``experiments/scripts/test_tracker.py``, a
+    script that runs a tracker on a test split) is a script, not a test."""
+    if not is_test(path, root):
+        return False
+    name = os.path.basename(os.fspath(path))
+    parts = _project_parts(Path(os.fspath(path)), root)
+    if name == "conftest.py" or any(part.lower() in TEST_DIRS for part in parts):
+        return True
+    from tensorlint.fix.io import read_regular
+
+    try:
+        text = read_regular(path).decode("utf-8", errors="replace")
+    except OSError:
+        return True
+    return is_test_text(text)
+
+
 def path_role(path: Union[str, PurePath, None], root: Optional[Path] = None) -> Optional[bool]:
     """``is_library`` from the path alone: None for a ``.py`` file outside any
     package, where the text decides (see ``is_script_text``). The engine asks

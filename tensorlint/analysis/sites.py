@@ -186,6 +186,7 @@ class ModuleAnalysis:
         self._caller_walks: dict[int, FunctionAnalysis] = {}
         self._bindings: dict[int, Bindings] = {}
         self._no_grad_callers: dict[int, bool] = {}
+        self._no_grad_elsewhere: dict[int, bool] = {}
         #: a function's id -> its calls in this file (``_calls_in_file``)
         self._calls_here: dict[int, list[callers.CallSite]] = {}
         #: suite -> {statement: the grad mode a ``set_grad_enabled`` statement before it set}
@@ -388,16 +389,32 @@ class ModuleAnalysis:
         which in the project's other files is made with grad disabled, and
         that this file does not call, or calls only so (``test_emb()`` run by
         its script's main code and by ``train.py``, both under ``no_grad``)?
-        Then its body runs without grad."""
+        Or one the project's other files never call, that this file calls
+        only so (``tracker.reid()``, called by ``tracker.step()``, which
+        every driver runs under ``no_grad``: calls up, across files)? Then its
+        body runs without grad."""
         if function is None or function.asynchronous or not (self.library and self.boundary_counts):
             return False
         scope = self.index.scopes.get(function)
         if scope is None or not _is_public(function, scope):
             return False
-        if self._called_outside(function) and not self._own_calls_without_grad(function, scope):
-            return False
-        external = self.external_callers(function)
-        return external is not None and external.no_grad
+        key = id(function)
+        known = self._no_grad_elsewhere.get(key)
+        if known is not None:
+            return known
+        self._no_grad_elsewhere[key] = False  # (calls in a cycle: not known)
+        called_here = self._called_outside(function)
+        found = False
+        if not called_here or self._own_calls_without_grad(function, scope):
+            external = self.external_callers(function)
+            if external is not None:
+                found = external.no_grad
+            else:
+                # no call in the other files (not even a test's): this file's
+                # calls are all there are
+                found = called_here and self._calls.get(key) == []
+        self._no_grad_elsewhere[key] = found
+        return found
 
     def _mark_callers(self, function: syntax.FunctionDef) -> None:
         """Where a public function's parameters are no API boundary (tests,
@@ -844,7 +861,9 @@ class ModuleAnalysis:
         )
         if verdict is not None:
             return verdict
-        return function is not None and self.called_only_without_grad(function)
+        return function is not None and (
+            self.called_only_without_grad(function) or self.called_without_grad_elsewhere(function)
+        )
 
     def _all_calls_without_grad(self, function: syntax.FunctionDef) -> bool:
         scope = self.index.scopes.get(function)

@@ -313,9 +313,12 @@ class Tree:
                     found += _module_files(base, parts[:-2], ".".join(parts[-2:]))
                 self._modules[key] = found
             return found
+        above = dict.fromkeys((self.import_root(folder), folder))
         roots = tuple(
             root
-            for root in dict.fromkeys((self.import_root(folder), folder))
+            # (a ``src/`` layout: the package sits in ``src/`` of the folder
+            # scripts and tests run from)
+            for root in dict.fromkeys([*above, *(os.path.join(r, "src") for r in above)])
             if self.has_top(root, parts[0])  # ``typing``, ``torch``: not of this tree
         )
         if not roots:
@@ -788,7 +791,7 @@ class FileView:
         ``name`` on the instances other files make. A call that passes on its
         calling function's parameters takes what that function's own callers
         in other files pass them, ``depth`` calls up at most."""
-        from tensorlint.roles import is_test
+        from tensorlint.roles import is_test_suite
 
         root = self.tree.project_root(self.folder)
         project = self.tree.project(root)
@@ -821,7 +824,7 @@ class FileView:
         others: list[Dependency] = []
         tests: list[Dependency] = []
         for dependency in candidates:
-            (tests if is_test(dependency[0], base) else others).append(dependency)
+            (tests if is_test_suite(dependency[0], base) else others).append(dependency)
         if len(others) > _CALLER_FILES:
             return None
         found = self._calls_in(others, name, method, root, test=False, depth=depth)
