@@ -1013,6 +1013,11 @@ class _Summarizer:
         if self.step is not None:
             for param in sorted(self.modules):
                 self.writes.setdefault(param, Write(self.step, STEPS))
+        returned = _dotted(node.returns) if node.returns is not None else None
+        if (returned or "").rsplit(".", 1)[-1] == "Module":
+            # ``def load_model(model_class, ...) -> nn.Module``: it returns a
+            # module (built by calling a class), not a module's output
+            self.grad_output = self.forward_output = False
         alias = self.aliases[0] if self.aliases else None
         shapes = tuple(tuple(shape) for shape in (self.shapes or {}).values())
         return FunctionSummary(
