@@ -28,7 +28,9 @@ _TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest|setup|noxfile)\.py$")
 
 #: Words that name an accelerator, or a device chosen at run time.
 ACCELERATOR = re.compile(
-    r"\bcuda\b|\.cuda\(|\bmps\b|\bxpu\b|\bhpu\b|\bnpu\b|\btpu\b|\baccelerator\b|\bgpus?\b"
+    # (``accelerator="cpu"``, Lightning's ``Trainer`` keyword, names the CPU)
+    r"\bcuda\b|\.cuda\(|\bmps\b|\bxpu\b|\bhpu\b|\bnpu\b|\btpu\b"
+    r"|\baccelerator\b(?!\s*=\s*[\"']cpu[\"'])|\bgpus?\b"
     # a switch named for one: ``use_cuda``, ``cuda_id``, ``n_gpu``, ``UseGPU``
     r"|(?<=_)(?:cuda|gpus?)(?![a-z0-9])|\b(?:cuda|gpus?)(?=_)|(?<=[a-z])(?-i:GPUs?|Gpus?|Cuda)(?![a-z])",
     re.IGNORECASE,
