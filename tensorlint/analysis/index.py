@@ -130,12 +130,15 @@ class ModuleIndex:
     def walk(self, node: syntax.CSTNode) -> None:
         self.on_visit(node)
         self.stack.append(node)
+        skipped = _always_skipped(node)  # (``@pytest.mark.skip``: its body never runs)
+        self.unreachable += skipped
         ended = False  # (a statement before ended the block: ``return``, ``raise``)
         for child in children(node):
             self.unreachable += ended
             self.walk(child)
             self.unreachable -= ended
             ended = ended or (type(child) is syntax.SimpleStatementLine and _ends_block(child))
+        self.unreachable -= skipped
         self.stack.pop()
         if len(self.paths) > len(self.stack):
             self.paths.pop()
@@ -449,6 +452,21 @@ Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or
 
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
+
+
+def _always_skipped(node: syntax.CSTNode) -> bool:
+    """Is ``node`` a function or class decorated to be skipped whatever
+    happens (``@pytest.mark.skip(reason=...)``, ``@unittest.skip("...")``;
+    ``ops.ALWAYS_SKIPPING_DECORATORS``)?"""
+    if not isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
+        return False
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        if isinstance(expr, syntax.Call):
+            expr = expr.func
+        if dotted_name(expr) in ops.ALWAYS_SKIPPING_DECORATORS:
+            return True
+    return False
 
 
 def _ends_block(line: syntax.SimpleStatementLine) -> bool:

@@ -781,6 +781,10 @@ NOT_TENSOR_TYPES = frozenset(
 ALWAYS_RAISING_CALLS = frozenset(
     {"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit"}
 )
+#: Decorators that skip a test whatever happens (``@pytest.mark.skip(reason=...)``,
+#: ``@unittest.skip("...")``; not ``skipif``): the function or class they
+#: decorate never runs. Matched by the dotted name as written, called or bare.
+ALWAYS_SKIPPING_DECORATORS = frozenset({"pytest.mark.skip", "unittest.skip", "unittest.case.skip"})
 #: Tensor methods a test may name without calling them (``if x.cuda:``, meant
 #: as ``x.is_cuda``): a bound method is always true.
 BOUND_METHOD_TESTS = frozenset({"cuda", "cpu"})
