@@ -2111,8 +2111,8 @@ class _Summarizer:
             and _turns_grad_off(node.func, self.imports)
         ):
             return frozenset({GRAD_OFF_WRAP})  # ``torch.no_grad()(fn)``
-        if _is_number(node):
-            return _PLAIN  # a Python number is no tensor: nowhere, without grad
+        if _is_number(node) or _is_const(node, None):
+            return _PLAIN  # a Python number (or ``None``) is no tensor: nowhere, without grad
         called = self.qualified(node.func) if isinstance(node, ast.Call) else None
         if called is not None and ops.is_other_framework(called):
             return _OTHER  # ``tf.convert_to_tensor(a)``, ``jnp.asarray(x)``
