@@ -698,6 +698,9 @@ OTHER_FRAMEWORKS = frozenset(
         "tensorflow_datasets",
         "tflite_runtime",
         "flax",  # JAX's neural networks
+        # EagerPy wraps torch, TensorFlow and JAX tensors: its ``.numpy()`` is
+        # ``raw.detach().cpu().numpy()`` for a torch one (foolbox's attacks)
+        "eagerpy",
     }
 )
 
