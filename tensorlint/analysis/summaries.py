@@ -498,16 +498,16 @@ def cpu_constants(tree: ast.Module) -> frozenset[str]:
     if not found:
         return frozenset()
     bound: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for inner in ast.walk(tree):
         names: list[str] = []
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names = [node.id]
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names = list(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [(a.asname or a.name).partition(".")[0] for a in node.names]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
+        if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load):
+            names = [inner.id]
+        elif isinstance(inner, (ast.Global, ast.Nonlocal)):
+            names = list(inner.names)
+        elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).partition(".")[0] for a in inner.names]
+        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [inner.name]
         for name in names:
             if name in found:
                 bound[name] = bound.get(name, 0) + 1
@@ -516,9 +516,13 @@ def cpu_constants(tree: ast.Module) -> frozenset[str]:
 
 def _a_cpu_device(node: ast.expr) -> bool:
     """``"cpu"``, ``torch.device("cpu")``: the CPU device, whatever the machine."""
-    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        if (_dotted(node.func) or "").rsplit(".", 1)[-1] == "device":
-            node = node.args[0]
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) == 1
+        and not node.keywords
+        and (_dotted(node.func) or "").rsplit(".", 1)[-1] == "device"
+    ):
+        node = node.args[0]
     return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
