@@ -130,7 +130,8 @@ class ModuleIndex:
     def walk(self, node: syntax.CSTNode) -> None:
         self.on_visit(node)
         self.stack.append(node)
-        skipped = _always_skipped(node)  # (``@pytest.mark.skip``: its body never runs)
+        # (``@pytest.mark.skip``: its body never runs)
+        skipped = type(node) in _DECORATED and _always_skipped(node)
         self.unreachable += skipped
         ended = False  # (a statement before ended the block: ``return``, ``raise``)
         for child in children(node):
@@ -450,6 +451,9 @@ Multiply Divide Equal NotEqual Is IsNot In NotIn LessThan GreaterThan Not And Or
 """.split()  # noqa: SIM905
 )
 
+#: the nodes that take decorators
+_DECORATED = frozenset({syntax.FunctionDef, syntax.ClassDef})
+
 #: the nodes that open a scope (on_visit pushes one, on_leave pops it)
 _SCOPES = frozenset({syntax.FunctionDef, syntax.Lambda, syntax.ClassDef, syntax.Module})
 
@@ -458,8 +462,9 @@ def _always_skipped(node: syntax.CSTNode) -> bool:
     """Is ``node`` a function or class decorated to be skipped whatever
     happens (``@pytest.mark.skip(reason=...)``, ``@unittest.skip("...")``;
     ``ops.ALWAYS_SKIPPING_DECORATORS``)?"""
-    if not isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
+    if type(node) not in _DECORATED:
         return False
+    assert isinstance(node, (syntax.FunctionDef, syntax.ClassDef))
     for decorator in node.decorators:
         expr = decorator.decorator
         if isinstance(expr, syntax.Call):
