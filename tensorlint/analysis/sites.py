@@ -855,21 +855,17 @@ class ModuleAnalysis:
     def _made_without_grad(self, site: callers.CallSite) -> bool:
         """Is the call made with grad disabled: in a ``no_grad`` block (or
         after ``set_grad_enabled(False)``), or in a function whose body runs
-        without grad (decorated, or called only so, calls up; for a method,
-        also by the project's other files: ``tracker.step()`` calling
+        without grad (decorated, or called only so, calls up, in this file or
+        from the project's other files: ``tracker.step()`` calling
         ``self.reid()``)?"""
         verdict, function = _grad_context(
             site.ancestors, site.scope, self.grad_set_before, lambdas=True
         )
         if verdict is not None:
             return verdict
-        if function is None:
-            return False
-        if self.called_only_without_grad(function):
-            return True
-        scope = self.index.scopes.get(function)
-        method = scope is not None and scope.parent is not None and scope.parent.kind == "class"
-        return method and self.called_without_grad_elsewhere(function)
+        return function is not None and (
+            self.called_only_without_grad(function) or self.called_without_grad_elsewhere(function)
+        )
 
     def _all_calls_without_grad(self, function: syntax.FunctionDef) -> bool:
         scope = self.index.scopes.get(function)
