@@ -27,7 +27,8 @@ class NumpyOnAcceleratorTensor(Rule):
     `device=dev`, a module moved that way, an object any call made with
     `device=dev` such as `init_detector(cfg, device=dev)`, a checkpoint read
     with `torch.load(f)` and no `map_location` in a file that names an
-    accelerator or gives another load a `map_location`, whose tensors come
+    accelerator (Lightning's `accelerator="cpu"` names the CPU) or gives
+    another load a `map_location`, whose tensors come
     back on the device they were saved from, a tensor made with no `device=`
     where the file or a module it imports makes CUDA the default device
     (`torch.set_default_tensor_type("torch.cuda.FloatTensor")`,
@@ -65,7 +66,9 @@ class NumpyOnAcceleratorTensor(Rule):
     counts only where a caller in the project shows the cause. A `.cpu()`
     earlier in the chain, `torch.from_numpy`, a factory without `device=`
     (where CUDA is not the default device) or `torch.load(f,
-    map_location="cpu")` prove the CPU and silence it, and so does bringing
+    map_location="cpu")` prove the CPU and silence it, as does a name a
+    module of the checked tree binds once to the CPU device (a test
+    suite's `DEVICE = torch.device("cpu")` in `conftest.py`), and so does bringing
     the value back under the flag that chose its device (`device = "cuda"
     if use_gpu else "cpu"`, then `if use_gpu: y = y.cpu()`; the flag every
     caller in the file passes for a parameter counts as that parameter). A

@@ -32,7 +32,11 @@ class NumpyOnGradTensor(Rule):
     (in the file or imported from the checked tree) that returns a value
     computed with grad enabled from a module's output or parameters. A
     method a
-    base class calls on `self` runs in the grad mode of those calls.
+    base class calls on `self` runs in the grad mode of those calls, and a
+    function every caller in the project's other files runs under
+    `no_grad` runs so, calls up (a tracker's `reid()`, called by a `step()`
+    its driver runs under `no_grad`). A function annotated to return a
+    module (`-> nn.Module`) returns the module, not its output.
     Tests, examples, scripts and notebooks that never name an accelerator
     run as written on the CPU: in a test suite (`import pytest`, `def
     test_...`) nothing there is evidence, since a suite that passes has run
