@@ -596,6 +596,18 @@ def names_the_cpu(node: ast.expr) -> bool:
     return False
 
 
+def names_the_cpu_device(node: ast.expr) -> bool:
+    """``names_the_cpu``, or ``torch.device("cpu")`` (a call of a function
+    whose name ends in ``device``, given one argument that names it)."""
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) == 1
+        and (dotted_name_of(node.func) or "").endswith("device")
+    ):
+        node = node.args[0]
+    return names_the_cpu(node)
+
+
 def cpu_or_dtype(node: ast.expr) -> bool:
     """``"cpu"`` (``names_the_cpu``), ``torch.float32``, ``x.dtype``: not a
     move to an accelerator."""

@@ -43,7 +43,7 @@ from tensorlint.analysis.classes import (
     literal,
     mode_inside,
     moves,
-    names_the_cpu,
+    names_the_cpu_device,
 )
 
 if TYPE_CHECKING:
@@ -1717,9 +1717,7 @@ def _to_the_cpu(node: ast.expr) -> bool:
     for keyword in node.keywords:
         if keyword.arg == "device":
             target = keyword.value
-    if isinstance(target, ast.Call) and (dotted_name_of(target.func) or "").endswith("device"):
-        target = target.args[0] if len(target.args) == 1 else None
-    return target is not None and names_the_cpu(target)
+    return target is not None and names_the_cpu_device(target)
 
 
 #: The clause for a call that passes on its own callers' values.

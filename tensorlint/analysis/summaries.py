@@ -43,6 +43,7 @@ from tensorlint.analysis.classes import (
     grad_mode,
     literal,
     names_the_cpu,
+    names_the_cpu_device,
     star_imports,
 )
 from tensorlint.analysis.classes import dotted_name_of as _dotted
@@ -493,7 +494,7 @@ def cpu_constants(tree: ast.Module) -> frozenset[str]:
             target, value = node.target, node.value
         else:
             continue
-        if isinstance(target, ast.Name) and _a_cpu_device(value):
+        if isinstance(target, ast.Name) and names_the_cpu_device(value):
             found.add(target.id)
     if not found:
         return frozenset()
@@ -512,18 +513,6 @@ def cpu_constants(tree: ast.Module) -> frozenset[str]:
             if name in found:
                 bound[name] = bound.get(name, 0) + 1
     return frozenset(n for n in found if bound.get(n) == 1)
-
-
-def _a_cpu_device(node: ast.expr) -> bool:
-    """``"cpu"``, ``torch.device("cpu")``: the CPU device, whatever the machine."""
-    if (
-        isinstance(node, ast.Call)
-        and len(node.args) == 1
-        and not node.keywords
-        and (_dotted(node.func) or "").rsplit(".", 1)[-1] == "device"
-    ):
-        node = node.args[0]
-    return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
 def default_cuda_call(tree: ast.Module, top_level: bool = True) -> Optional[tuple[int, bool]]:
