@@ -347,6 +347,12 @@ def without_api(facts: Facts) -> Facts:
     return frozenset(t for t in facts if not is_api(t))
 
 
+def without_api_device(facts: Facts) -> Facts:
+    """``facts`` less the guess that a public function's parameter may be
+    on an accelerator (its grad guess stays)."""
+    return frozenset(t for t in facts if not (t.startswith(DEV) and is_api(t)))
+
+
 def without_api_grad(facts: Facts) -> Facts:
     """``facts`` less the guess that a public function's parameter may
     require grad (for a part of it named for data: ``batch["labels"]``)."""
@@ -1350,6 +1356,11 @@ class FactEvaluator:
             # ``rotation.forward(actions)`` given a NumPy array: no torch module's
             # forward pass (a torch layer given an array raises first)
             module = False
+        if module and _on_the_cpu(node, inputs):
+            # ``model.net(grid)`` of a grid made on the CPU: a module on an
+            # accelerator raises on such inputs first, so the guess that the
+            # callers' module may be on one does not reach the output
+            found = without_api_device(found)
         found = found | self._arguments(node, env, follow_api=module, known=inputs)
         if not module:
             if self._is_loss(func, node, env):
@@ -1840,6 +1851,17 @@ class FactEvaluator:
                 facts = {t for t in facts if not t.startswith(DEV)}
             facts.update((MOVED, record(self.scope, "move", node, guard=guard)))
         return frozenset(facts)
+
+
+def _on_the_cpu(node: syntax.Call, inputs: Optional[Sequence[Facts]]) -> bool:
+    """Are the call's arguments all torch tensors shown to be on the CPU
+    (``torch.arange(n)``, ``torch.from_numpy(a)``), with at least one?"""
+    if not inputs or node.args[0].star or any(arg.star or arg.keyword for arg in node.args):
+        return False
+    return all(
+        TENSOR in facts and CPU in facts and not any(t.startswith(DEV) for t in facts)
+        for facts in inputs
+    )
 
 
 def _given(node: syntax.Call, inputs: Sequence[Facts]) -> Optional[str]:
