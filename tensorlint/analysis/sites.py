@@ -270,6 +270,7 @@ class ModuleAnalysis:
             return
         name = function.name.value
         inherited = self.inherited(function) if maker is None else None
+        host: Optional[str] = None
         device: Optional[str] = ""
         grad: Optional[str] = ""
         note = "a parameter of a public function no code here calls"
@@ -292,6 +293,7 @@ class ModuleAnalysis:
             # autograd calls it with the gradients of ``forward``'s outputs
             device = grad = _AUTOGRAD_PASSES
             note = "a gradient autograd passes to `backward()`"
+            host = _forward_returns_host_arrays(scope)
         elif self._called_outside(function):
             return  # called here: its callers decide (function summaries, later)
         else:
@@ -307,9 +309,16 @@ class ModuleAnalysis:
         # known where it is made, not guessed
         framework = {param.name.value for param, _ in framework_inputs(scope)}
         data = framework_data(scope)  # (a pipeline's data: anywhere, without grad)
+        positional = [*function.params.posonly_params, *function.params.params]
+        context = positional[0] if positional else None  # (``ctx``)
         for param in params:
             if param.name.value in numbers or param.name.value in framework:
                 continue  # a size or a count (a number), or the framework's
+            if host is not None and (param is not context or host == _CONVERTED_IN_PLACE):
+                # a function computed in NumPy: its outputs, so their gradients,
+                # are on the CPU; and where its forward converts its inputs
+                # without moving them, a tensor saved there is on the CPU too
+                continue
             scope.boundary[param.name.value] = Boundary(
                 param,
                 f"{shown or name}()",
@@ -1383,6 +1392,97 @@ _AUTOGRAD_PASSES = (
     "autograd, which passes the gradients of `forward()`'s outputs: on their device, and "
     "requiring grad under `create_graph=True`, so {what} may come"
 )
+
+
+#: tensor methods that keep a tensor where it is (views and dtype casts)
+_IN_PLACE_ON_ITS_DEVICE = ops.TORCH_VIEW_METHODS - {"to", "type", "type_as"}
+
+
+#: ``_forward_returns_host_arrays``: outputs made from arrays, of inputs
+#: converted where they are (``x.numpy()``, no ``.cpu()`` or ``.to()``)
+_CONVERTED_IN_PLACE = "in place"
+
+
+def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
+    """Does the ``forward`` of the autograd function whose method ``scope``
+    is return only tensors made from NumPy arrays (``torch.from_numpy(z)``,
+    or a name bound only to one), computing its result in NumPy? Then
+    ``"moved"``, or ``_CONVERTED_IN_PLACE`` where it never moves a tensor
+    (an input on an accelerator raises there first); else None."""
+    parent = scope.parent
+    if parent is None or not isinstance(parent.node, syntax.ClassDef):
+        return None
+    forward = next(
+        (
+            statement
+            for statement in parent.node.body.body
+            if isinstance(statement, syntax.FunctionDef) and statement.name.value == "forward"
+        ),
+        None,
+    )
+    if forward is None:
+        return None
+    bound: dict[str, list[syntax.BaseExpression]] = {}
+    for statement in own_statements(forward):
+        if isinstance(statement, syntax.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, syntax.Name):
+                    bound.setdefault(target.target.value, []).append(statement.value)
+                else:
+                    for name in _target_names(target.target):
+                        bound.setdefault(name, []).append(target.target)  # (not a call)
+        elif isinstance(statement, (syntax.AugAssign, syntax.AnnAssign)):
+            target = statement.target
+            if isinstance(target, syntax.Name):
+                bound.setdefault(target.value, []).append(target)  # (not a call)
+
+    def from_numpy(value: syntax.BaseExpression, names: frozenset[str]) -> bool:
+        while (
+            isinstance(value, syntax.Call)
+            and isinstance(value.func, syntax.Attribute)
+            and value.func.attr.value in _IN_PLACE_ON_ITS_DEVICE
+        ):
+            value = value.func.value
+        if isinstance(value, syntax.Call):
+            return qualified_name(value.func, scope) == ops.FROM_NUMPY
+        if isinstance(value, syntax.Name) and value.value in bound and value.value not in names:
+            inner = names | {value.value}
+            return all(from_numpy(v, inner) for v in bound[value.value])
+        return False
+
+    returned = [value for value, _ in _returns(forward)]
+    values = [
+        element.value
+        for value in returned
+        for element in (value.elements if isinstance(value, syntax.Tuple) else ())
+    ] + [value for value in returned if not isinstance(value, syntax.Tuple)]
+    if not values or not all(from_numpy(value, frozenset()) for value in values):
+        return None
+    moves = any(
+        isinstance(node, syntax.Call)
+        and isinstance(node.func, syntax.Attribute)
+        and node.func.attr.value in ("cpu", "to", "type", "type_as", *ops.DEVICE_CHANGING_METHODS)
+        for node in _descendants(forward.body)
+    )
+    return "moved" if moves else _CONVERTED_IN_PLACE
+
+
+def _descendants(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
+    """``node``'s descendants, those of nested functions and classes too."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
+
+
+def _target_names(target: syntax.BaseExpression) -> list[str]:
+    """The names an unpacking target binds (``a, (b, c)``)."""
+    if isinstance(target, syntax.Name):
+        return [target.value]
+    if isinstance(target, (syntax.Tuple, syntax.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
 
 
 def _autograd_function_method(scope: Scope) -> bool:
