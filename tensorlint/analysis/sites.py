@@ -1415,7 +1415,7 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
     forward = next(
         (
             statement
-            for statement in parent.node.body.body
+            for statement in _class_statements(parent.node)
             if isinstance(statement, syntax.FunctionDef) and statement.name.value == "forward"
         ),
         None,
@@ -1432,9 +1432,9 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
                     for name in _target_names(target.target):
                         bound.setdefault(name, []).append(target.target)  # (not a call)
         elif isinstance(statement, (syntax.AugAssign, syntax.AnnAssign)):
-            target = statement.target
-            if isinstance(target, syntax.Name):
-                bound.setdefault(target.value, []).append(target)  # (not a call)
+            changed = statement.target
+            if isinstance(changed, syntax.Name):
+                bound.setdefault(changed.value, []).append(changed)  # (not a call)
 
     def from_numpy(value: syntax.BaseExpression, names: frozenset[str]) -> bool:
         while (
@@ -1467,6 +1467,12 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
     return "moved" if moves else _CONVERTED_IN_PLACE
 
 
+def _class_statements(node: syntax.ClassDef) -> list[syntax.CSTNode]:
+    """The statements of a class's body."""
+    body = node.body
+    return list(body.body) if isinstance(body, syntax.IndentedBlock) else []
+
+
 def _descendants(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
     """``node``'s descendants, those of nested functions and classes too."""
     stack = [node]
@@ -1474,15 +1480,6 @@ def _descendants(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(children(current))
-
-
-def _target_names(target: syntax.BaseExpression) -> list[str]:
-    """The names an unpacking target binds (``a, (b, c)``)."""
-    if isinstance(target, syntax.Name):
-        return [target.value]
-    if isinstance(target, (syntax.Tuple, syntax.List)):
-        return [name for element in target.elements for name in _target_names(element.value)]
-    return []
 
 
 def _autograd_function_method(scope: Scope) -> bool:
