@@ -1660,8 +1660,14 @@ class FactEvaluator:
     def _torch_function(self, qual: str, node: syntax.Call, env: Mapping[str, Facts]) -> Facts:
         """``torch.cat([a, b])``, ``F.relu(x)``: a tensor on the inputs' device and grad."""
         inputs: list[Facts] = []
-        for arg in node.args:
+        name = qual.rsplit(".", 1)[1]
+        # ``torch.split(t, sizes)``, ``torch.permute(t, dims)``: a view of the
+        # first argument; the others are sizes and dimensions
+        viewed = qual in ops.TORCH_VIEW_FUNCS or name in ops.TORCH_VIEW_TUPLE_METHODS
+        for position, arg in enumerate(node.args):
             if arg.keyword is not None and arg.keyword.value not in _TENSOR_KEYWORDS:
+                continue
+            if viewed and (position > 0 or arg.star):
                 continue
             value = arg.value
             elements = value.elements if isinstance(value, (syntax.List, syntax.Tuple)) else ()
@@ -1682,7 +1688,6 @@ class FactEvaluator:
         found = {TENSOR, *proofs}
         for facts in inputs:
             found |= evidence(facts)
-        name = qual.rsplit(".", 1)[1]
         if name in ops.INTEGER_RESULT_METHODS or (
             name in ops.INDICES_WITH_ONE_ARGUMENT and len(node.args) == 1
         ):

@@ -845,9 +845,13 @@ class ModuleAnalysis:
         # a call made with grad disabled runs the callee so: ``.numpy()``
         # there converts what requires grad (torch >= 1.6)
         no_grad = self.numpy_checks_grad_mode and self._made_without_grad(site)
-        return callers.FactEvaluatorAt(
-            FactEvaluator(site.scope, attributes), walk.env_at(site.ancestors), no_grad=no_grad
-        )
+        evaluator = FactEvaluator(site.scope, attributes)
+        env = walk.env_at(site.ancestors)
+        ancestors = site.ancestors
+        for i, node in enumerate(ancestors):
+            if isinstance(node, COMPREHENSIONS):  # ``[helper(t) for t in batch]``
+                env = comprehension_env(evaluator, node, env, [*ancestors[i + 1 :], site.call])
+        return callers.FactEvaluatorAt(evaluator, env, no_grad=no_grad)
 
     def called_only_without_grad(self, function: syntax.FunctionDef) -> bool:
         """Is every call of ``function`` (all seen, in this file, each awaited
