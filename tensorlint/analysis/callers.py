@@ -32,6 +32,7 @@ from tensorlint.analysis.facts import (
     FactEvaluator,
     Facts,
     decorated_with,
+    element_facts,
     evidence,
     first_parameter,
     meet,
@@ -83,21 +84,29 @@ def parameter_facts(
     sites: Sequence[CallSite],
     evaluate: Mapping[int, FactEvaluatorAt],
     complete: bool,
+    mapped: Sequence[CallSite] = (),
 ) -> tuple[dict[str, Facts], dict[str, syntax.Call]]:
     """The facts each parameter of ``function`` gets from ``sites``, and for
-    each evidence token the first call that passed it."""
+    each evidence token the first call that passed it. ``mapped``: calls
+    ``map(function, xs)``, which pass each element of ``xs`` to its first
+    parameter."""
     positional, names = parameter_names(function, scope)
     found: dict[str, Facts] = {}
     via: dict[str, syntax.Call] = {}
-    for site in sites:
+    for site in [*sites, *mapped]:
         at = evaluate.get(id(site.call))
         if at is None:
             complete = False
             continue
-        passed = bind_arguments(site.call, positional, names)
+        if site in mapped:
+            first = positional[0] if positional else None
+            elements = element_facts(at(site.call.args[1].value))
+            given = {name: elements if name == first else EMPTY for name in names}
+        else:
+            passed = bind_arguments(site.call, positional, names)
+            given = {name: at(passed[name]) if name in passed else EMPTY for name in names}
         for name in names:
-            value = passed.get(name)
-            facts = at(value) if value is not None else EMPTY
+            facts = given[name]
             if TENSOR in facts:
                 facts = facts | {MAY_TENSOR}  # (kept when the other callers are unknown)
             found[name] = meet(found[name], facts) if name in found else facts

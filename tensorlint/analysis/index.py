@@ -72,6 +72,9 @@ class ModuleIndex:
         self.lambda_names: dict[int, str] = {}
         #: ``map(lambda ..., xs)``: the lambda's id -> the ``map`` call
         self.lambda_maps: dict[int, CallSite] = {}
+        #: ``map(f, xs)`` of a function ``f`` defined in the file, by its name:
+        #: ``f`` is called with each element of ``xs``
+        self.function_maps: dict[str, list[CallSite]] = {}
         self.stack: list[syntax.CSTNode] = []
         #: how many blocks around the walk's node ended before it (then it never runs)
         self.unreachable = 0
@@ -262,6 +265,18 @@ class ModuleIndex:
 
     def _local_call(self, node: syntax.Call) -> None:
         func = node.func
+        if (
+            isinstance(func, syntax.Name)
+            and func.value == "map"
+            and len(node.args) == 2
+            and not any(a.star or a.keyword for a in node.args)
+            and isinstance(node.args[0].value, syntax.Name)
+            and node.args[0].value.value in self.local_functions
+            and not self.unreachable
+        ):
+            mapped = node.args[0].value.value
+            site = CallSite(node, self._ancestors(), self.scope_stack[-1])
+            self.function_maps.setdefault(mapped, []).append(site)
         if isinstance(func, syntax.Name):
             name = func.value
         elif isinstance(func, syntax.Attribute) and isinstance(func.value, syntax.Name):

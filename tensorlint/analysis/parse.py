@@ -243,7 +243,16 @@ def _call_lines(source: str, starts: list[int], names: list[str]) -> list[int]:
         escaped = re.escape(name)
         call = re.compile(rf"{escaped}(?<![\w.]{escaped})\s*\(")
         found += _lines_of(starts, (m.start() for m in call.finditer(source)))
+    if "map(" in source:  # ``map(f, xs)`` calls ``f`` on each element of ``xs``
+        wanted = set(names)
+        found += _lines_of(
+            starts, (m.start() for m in _MAPPED.finditer(source) if m.group(1) in wanted)
+        )
     return sorted(found)
+
+
+#: ``map(f, ...)``: the function it calls
+_MAPPED = re.compile(r"(?<![\w.])map\(\s*([A-Za-z_]\w*)\s*,")
 
 
 def _lines_of(starts: list[int], offsets: Iterable[int]) -> list[int]:

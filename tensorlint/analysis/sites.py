@@ -194,7 +194,8 @@ class ModuleAnalysis:
         self._called: dict[str, bool] = {}
         self._lambdas: dict[int, tuple[Mapping[str, Facts], Mapping[str, syntax.Call]]] = {}
         self._mention_counts: dict[str, int] = {}
-        for call in [*self.index.calls, *self.index.lambda_maps.values()]:
+        mapped = [site for sites in self.index.function_maps.values() for site in sites]
+        for call in [*self.index.calls, *self.index.lambda_maps.values(), *mapped]:
             caller = callers.owner_of(call.ancestors)
             if caller is not None:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
@@ -226,9 +227,12 @@ class ModuleAnalysis:
             # one level up: a function of this file that passes its parameters
             # on to one of these (``evaluate`` calls ``roc(labels, scores)``)
             names = {f.name.value for f in called}
-            for call in self.index.calls:
+            mapped_calls = [
+                site for name in names for site in self.index.function_maps.get(name, [])
+            ]
+            for call in [*self.index.calls, *mapped_calls]:
                 func = call.call.func
-                if isinstance(func, syntax.Name) and func.value in names:
+                if call in mapped_calls or (isinstance(func, syntax.Name) and func.value in names):
                     caller = callers.owner_of(call.ancestors)
                     if isinstance(caller, syntax.FunctionDef) and caller not in called:
                         called.add(caller)
@@ -247,7 +251,15 @@ class ModuleAnalysis:
             above: list[syntax.FunctionDef] = []
             for function in level:
                 scope = self.index.scopes.get(function)
-                if scope is None or not self._is_called(function.name.value):
+                if scope is None:
+                    continue
+                for site in self._mapped(function, scope):
+                    caller = callers.owner_of(site.ancestors)
+                    if isinstance(caller, syntax.FunctionDef) and id(caller) not in seen:
+                        seen.add(id(caller))
+                        self._mark_boundary(caller)
+                        above.append(caller)
+                if not self._is_called(function.name.value):
                     continue
                 for site in self.index.calls:
                     if not callers.targets(function, scope, site):
@@ -713,14 +725,23 @@ class ModuleAnalysis:
         """What the calls of ``function`` in this file pass to its parameters,
         and the call each evidence token came through."""
         sites = self._calls_in_file(function, scope)
-        if not sites:
-            return None, None
-        evaluate = self._evaluators(sites)
         name = function.name.value
+        mapped = self._mapped(function, scope)
+        if not sites and not mapped:
+            return None, None
+        evaluate = self._evaluators([*sites, *mapped])
         complete = not (self.library and _is_public(function, scope)) and self._mentions(
             name
-        ) == len(sites)
-        return callers.parameter_facts(function, scope, sites, evaluate, complete)
+        ) == len(sites) + len(mapped)
+        return callers.parameter_facts(function, scope, sites, evaluate, complete, mapped)
+
+    def _mapped(self, function: syntax.FunctionDef, scope: Scope) -> list[callers.CallSite]:
+        """The calls ``map(function, xs)`` in this file (of a module-level
+        function), made outside it."""
+        if scope.parent is None or scope.parent.kind != "module":
+            return []
+        sites = self.index.function_maps.get(function.name.value, [])
+        return [s for s in sites if function not in s.ancestors]
 
     def _passed_names(self, function: syntax.FunctionDef, scope: Scope) -> dict[str, str]:
         """Parameter -> the name (``USE_CUDA``, ``args.cuda``) every call of
