@@ -58,6 +58,15 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
         return False
     if parent.kind == "module":
         return isinstance(func, syntax.Name) and func.value == name
+    if parent.kind == "function":
+        # a function defined in a function, called by its name there (or in
+        # another function nested in it)
+        if not (isinstance(func, syntax.Name) and func.value == name):
+            return False
+        caller: Optional[Scope] = site.scope
+        while caller is not None and caller is not parent:
+            caller = caller.parent
+        return caller is parent
     if parent.kind != "class" or not isinstance(func, syntax.Attribute):
         return False
     if func.attr.value != name or not isinstance(func.value, syntax.Name):
