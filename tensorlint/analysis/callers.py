@@ -193,6 +193,21 @@ class FactEvaluatorAt:
         return facts
 
 
+def lambda_owner(
+    ancestors: Sequence[syntax.CSTNode],
+) -> Optional[tuple[syntax.CSTNode, syntax.Lambda]]:
+    """For a node in a lambda's body: the innermost function, class or
+    module the lambda is in, and the lambda (the innermost one). None
+    elsewhere."""
+    lam: Optional[syntax.Lambda] = None
+    for node in reversed(ancestors):
+        if isinstance(node, syntax.Lambda):
+            lam = lam or node
+        elif isinstance(node, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
+            return (node, lam) if lam is not None else None
+    return None
+
+
 def owner_of(ancestors: Sequence[syntax.CSTNode]) -> Optional[syntax.CSTNode]:
     """The innermost function, class or module among ``ancestors``."""
     for node in reversed(ancestors):

@@ -196,7 +196,7 @@ class ModuleAnalysis:
         self._mention_counts: dict[str, int] = {}
         mapped = [site for sites in self.index.function_maps.values() for site in sites]
         for call in [*self.index.calls, *self.index.lambda_maps.values(), *mapped]:
-            caller = callers.owner_of(call.ancestors)
+            caller = _calling_owner(call)
             if caller is not None:
                 _add_path(self._call_wanted.setdefault(id(caller), set()), call.ancestors)
         called: set[syntax.FunctionDef] = set()
@@ -233,7 +233,7 @@ class ModuleAnalysis:
             for call in [*self.index.calls, *mapped_calls]:
                 func = call.call.func
                 if call in mapped_calls or (isinstance(func, syntax.Name) and func.value in names):
-                    caller = callers.owner_of(call.ancestors)
+                    caller = _calling_owner(call)
                     if isinstance(caller, syntax.FunctionDef) and caller not in called:
                         called.add(caller)
                         self._mark_callers(caller)
@@ -264,7 +264,7 @@ class ModuleAnalysis:
                 for site in self.index.calls:
                     if not callers.targets(function, scope, site):
                         continue
-                    caller = callers.owner_of(site.ancestors)
+                    caller = _calling_owner(site)
                     if isinstance(caller, syntax.FunctionDef) and id(caller) not in seen:
                         seen.add(id(caller))
                         self._mark_boundary(caller)
@@ -859,6 +859,15 @@ class ModuleAnalysis:
         """The facts of expressions where ``site`` makes its call (None when
         it is made inside a lambda, whose walk is not kept)."""
         caller = callers.owner_of(site.ancestors)
+        params: Optional[Mapping[str, Facts]] = None
+        if caller is None:
+            # a call in a lambda's body (``map(lambda t: helper(t), xs)``): the
+            # code around the lambda, and what the lambda is given
+            around = callers.lambda_owner(site.ancestors)
+            if around is None or site.scope.node is not around[1]:
+                return None
+            caller = around[0]
+            params = self.lambda_inputs(around[1])[0]
         if not isinstance(caller, (syntax.FunctionDef, syntax.ClassDef, syntax.Module)):
             return None
         walk = self._caller_walk(caller)
@@ -866,7 +875,7 @@ class ModuleAnalysis:
         # a call made with grad disabled runs the callee so: ``.numpy()``
         # there converts what requires grad (torch >= 1.6)
         no_grad = self.numpy_checks_grad_mode and self._made_without_grad(site)
-        evaluator = FactEvaluator(site.scope, attributes)
+        evaluator = FactEvaluator(site.scope, attributes, params)
         env = walk.env_at(site.ancestors)
         ancestors = site.ancestors
         for i, node in enumerate(ancestors):
@@ -1496,6 +1505,16 @@ def _class_statements(node: syntax.ClassDef) -> list[syntax.CSTNode]:
     """The statements of a class's body."""
     body = node.body
     return list(body.body) if isinstance(body, syntax.IndentedBlock) else []
+
+
+def _calling_owner(site: callers.CallSite) -> Optional[syntax.CSTNode]:
+    """The function, class or module whose code makes the call, the code
+    around a lambda for a call in the lambda's body."""
+    owner = callers.owner_of(site.ancestors)
+    if owner is None:
+        around = callers.lambda_owner(site.ancestors)
+        return around[0] if around is not None else None
+    return owner
 
 
 def _descendants(node: syntax.CSTNode) -> Iterator[syntax.CSTNode]:
