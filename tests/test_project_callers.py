@@ -202,8 +202,18 @@ def test_the_grad_half_of_the_guess_is_the_strict_rules(tmp_path: Path) -> None:
 
 
 def test_a_function_passed_as_a_value_keeps_the_boundary(tmp_path: Path) -> None:
-    caller = "from pkg.convert import to_host\n\nhosts = list(map(to_host, []))\n"
+    caller = "from pkg.convert import to_host\n\nCONVERTERS = {'host': to_host}\n"
     assert _fixed_callee(tmp_path, caller) == GUESS
+
+
+def test_map_calls_the_function_with_each_element(tmp_path: Path) -> None:
+    # ``map(f, xs)`` is a call of ``f`` on each element of ``xs``: host
+    # values settle the guess, moved ones are the callers' evidence
+    caller = "import torch\nfrom pkg.convert import to_host\n\n"
+    caller += "hosts = list(map(to_host, [torch.zeros(2)]))\n"
+    assert _fixed_callee(tmp_path / "host", caller) == set()
+    caller = caller.replace("torch.zeros(2)", "torch.zeros(2).cuda()")
+    assert _fixed_callee(tmp_path / "moved", caller) == GUESS
 
 
 def test_callers_that_are_only_tests_keep_the_boundary(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ names are bound from what is flow-insensitive, as in ``classes``.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, NamedTuple, Optional, Union
@@ -159,6 +160,58 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         yield statement
         for block in blocks(statement):
             yield from _statements(block)
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _comprehension_calls(
+    node: Union[ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp],
+    elements: dict[int, dict[str, ast.expr]],
+) -> None:
+    """Record, for each call in the comprehension's element, what its
+    targets are bound from (``o`` from ``outputs``; an inner comprehension's
+    own targets, recorded after, take over)."""
+    bound: dict[str, ast.expr] = {}
+    for generator in node.generators:
+        for target, source in _loop_parts(generator.target, generator.iter):
+            for name in assigned_names(target):
+                bound[name] = source
+    parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    for part in parts:
+        for inner in ast.walk(part):
+            if isinstance(inner, ast.Call):
+                elements.setdefault(id(inner), {}).update(bound)
+
+
+class _Elements(ast.NodeTransformer):
+    """Read a comprehension's targets as what they are bound from."""
+
+    def __init__(self, bound: Mapping[str, ast.expr]) -> None:
+        self.bound = bound
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        source = self.bound.get(node.id)
+        if source is None or not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(copy.deepcopy(source), node)
+
+
+def _with_elements(call: ast.Call, bound: Mapping[str, ast.expr]) -> ast.Call:
+    """``call`` with the arguments reading the comprehension's targets as
+    what they are bound from (``helper(o)`` -> ``helper(outputs)``: the
+    same device and grad as each element), twice over for targets bound
+    from other targets (``for x in xs for y in x``)."""
+    args: list[ast.expr] = list(call.args)
+    keywords = [(k.arg, k.value) for k in call.keywords]
+    for _ in range(2):
+        transform = _Elements(bound)
+        args = [transform.visit(copy.deepcopy(a)) for a in args]
+        keywords = [(k, transform.visit(copy.deepcopy(v))) for k, v in keywords]
+    made = ast.Call(
+        func=call.func, args=args, keywords=[ast.keyword(arg=k, value=v) for k, v in keywords]
+    )
+    return ast.copy_location(made, call)
 
 
 class _Ref(NamedTuple):
@@ -310,11 +363,26 @@ class CallingModule:
         nodes = list(ast.walk(part))
         callees: set[int] = set()
         deferred: set[int] = set()
+        #: a call in a comprehension -> what the comprehension's targets are bound from
+        elements: dict[int, dict[str, ast.expr]] = {}
+        #: ``f`` of ``map(f, xs)`` -> that call
+        mapped: dict[int, ast.Call] = {}
         for inner in nodes:
             if isinstance(inner, ast.Call):
                 callees.add(id(inner.func))
+                if (
+                    isinstance(inner.func, ast.Name)
+                    and inner.func.id == "map"
+                    and len(inner.args) == 2
+                    and not inner.keywords
+                    and isinstance(inner.args[0], ast.Name)
+                    and not isinstance(inner.args[1], ast.Starred)
+                ):
+                    mapped[id(inner.args[0])] = inner
             elif isinstance(inner, ast.Lambda):
                 deferred.update(id(n) for n in ast.walk(inner.body))
+            elif isinstance(inner, _COMPREHENSIONS):
+                _comprehension_calls(inner, elements)
         imports = self.imports
         refs = self.refs
         for inner in nodes:
@@ -326,6 +394,10 @@ class CallingModule:
                     else (func.id if isinstance(func, ast.Name) else None)
                 )
                 value = id(inner) in deferred
+                bound = elements.get(id(inner))
+                if bound and not value:
+                    # ``[helper(o) for o in outputs]``: each element of ``outputs``
+                    inner = _with_elements(inner, bound)
             elif isinstance(inner, ast.Attribute):
                 if id(inner) in callees or not isinstance(inner.ctx, ast.Load):
                     continue
@@ -340,6 +412,14 @@ class CallingModule:
                 ):
                     continue
                 key, value = inner.id, True
+                through = mapped.get(id(inner))
+                if through is not None and id(through) not in deferred:
+                    # ``map(helper, outputs)`` calls ``helper`` on each element
+                    call = ast.Call(func=inner, args=[through.args[1]], keywords=[])
+                    refs.setdefault(key, []).append(
+                        _Ref(ast.copy_location(call, through), False, function, owner, no_grad)
+                    )
+                    continue
             else:
                 continue
             if key is not None:
