@@ -165,6 +165,21 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
+def _annotated_classes(function: _Function) -> Iterator[tuple[str, ast.expr]]:
+    """The parameters annotated with a class (``model: Net``, ``enc:
+    "models.Encoder"`` written as a name, ``Optional[Net]``), each with it."""
+    args = function.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        annotation = arg.annotation
+        if isinstance(annotation, ast.Subscript) and dotted_name_of(annotation.value) in (
+            "Optional",
+            "typing.Optional",
+        ):
+            annotation = annotation.slice
+        if isinstance(annotation, (ast.Name, ast.Attribute)):
+            yield arg.arg, annotation
+
+
 def _comprehension_calls(
     node: Union[ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp],
     elements: dict[int, dict[str, ast.expr]],
@@ -295,9 +310,15 @@ class CallingModule:
         self.context.made_attributes = self.made_attributes
         registries = _registries(tree)
         self.context.framework_no_grad = _framework_no_grad(tree)
+        typed: set[int] = set()
         for statement, part, function, owner, no_grad in _parts(
             tree.body, None, None, False, self.imports, self.context.framework_no_grad
         ):
+            if function is not None and id(function) not in typed:
+                # ``def train(model: Net, ...)``: ``model`` is an instance of ``Net``
+                typed.add(id(function))
+                for name, annotation in _annotated_classes(function):
+                    self.made.setdefault(id(function), []).append((name, annotation))
             self._index(part, function, owner, no_grad)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
                 if isinstance(part, ast.Call):
