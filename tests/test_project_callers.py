@@ -161,6 +161,32 @@ def test_an_instance_made_through_methods_that_return_the_module_is_one(
     assert _codes(whole, root, 10) == {}
 
 
+ANNOTATED = {
+    "parameter": "def _run(scorer: Scorer, x):\n    return scorer.score({arg})\n",
+    "optional": (
+        "from typing import Optional\n\n\n"
+        "def _run(scorer: Optional[Scorer], x):\n    return scorer.score({arg})\n"
+    ),
+    "attribute": (
+        "class Runner:\n    def __init__(self, make):\n        self.scorer: Scorer = make()\n\n"
+        "    def run(self, x):\n        return self.scorer.score({arg})\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", list(ANNOTATED))
+def test_an_instance_annotated_with_the_class_is_one(tmp_path: Path, how: str) -> None:
+    """``scorer: Scorer`` (a parameter, ``Optional[Scorer]``, an attribute
+    annotated where it is set) holds a ``Scorer``: what calls on it pass
+    reaches ``Scorer.score``, settling the boundary's guess either way."""
+    for arg, want in (("x.cuda()", {"pkg/convert.py": {"TL101"}}), ("x.cpu()", {})):
+        root = _project(tmp_path / arg, "from-import", "plain", method=True)
+        body = ANNOTATED[how].format(arg=arg)
+        (root / "train.py").write_text(f"import torch\nfrom pkg.convert import Scorer\n\n\n{body}")
+        whole = run([root], Config(), SETTINGS, RunOptions(), jobs=1)
+        assert _codes(whole, root, 10) == want
+
+
 def test_the_message_names_the_call_in_the_other_file(tmp_path: Path) -> None:
     root = _project(tmp_path, "from-import", "cuda")
     (message,) = _messages(run([root / "pkg" / "convert.py"], Config(), SETTINGS, RunOptions()))

@@ -166,18 +166,24 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def _annotated_classes(function: _Function) -> Iterator[tuple[str, ast.expr]]:
-    """The parameters annotated with a class (``model: Net``, ``enc:
-    "models.Encoder"`` written as a name, ``Optional[Net]``), each with it."""
+    """The parameters annotated with a class (``model: Net``,
+    ``Optional[Net]``), each with it."""
     args = function.args
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-        annotation = arg.annotation
-        if isinstance(annotation, ast.Subscript) and dotted_name_of(annotation.value) in (
-            "Optional",
-            "typing.Optional",
-        ):
-            annotation = annotation.slice
-        if isinstance(annotation, (ast.Name, ast.Attribute)):
-            yield arg.arg, annotation
+        if arg.annotation is not None:
+            yield from _class_annotation(arg.arg, arg.annotation)
+
+
+def _class_annotation(name: str, annotation: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    """``(name, Cls)`` for an annotation naming a class (``Cls``, ``m.Cls``,
+    ``Optional[Cls]``)."""
+    if isinstance(annotation, ast.Subscript) and dotted_name_of(annotation.value) in (
+        "Optional",
+        "typing.Optional",
+    ):
+        annotation = annotation.slice
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
+        yield name, annotation
 
 
 def _comprehension_calls(
@@ -320,6 +326,10 @@ class CallingModule:
                 for name, annotation in _annotated_classes(function):
                     self.made.setdefault(id(function), []).append((name, annotation))
             self._index(part, function, owner, no_grad)
+            if isinstance(statement, ast.AnnAssign) and part is statement.value:
+                # ``self.encoder: Encoder = build(cfg)``: an instance of ``Encoder``
+                for _, annotation in _class_annotation("", statement.annotation):
+                    self._made(statement, annotation, function, owner)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
                 if isinstance(part, ast.Call):
                     made = _constructor(part)
