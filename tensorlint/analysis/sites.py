@@ -1013,8 +1013,15 @@ class ModuleAnalysis:
 
     @functools.cached_property
     def test_suite(self) -> bool:
-        """Is the file a test suite (asked outside library code only)?"""
+        """Is the file a test suite (pytest's or unittest's)?"""
         return is_test_text(self.source)
+
+    @functools.cached_property
+    def module_marks(self) -> str:
+        """The module's ``pytestmark = ...`` statements' text ("" if none)."""
+        if "pytestmark" not in self.source:
+            return ""
+        return "\n".join(m.group(0) for m in _PYTESTMARK.finditer(self.source))
 
     @functools.cached_property
     def trains(self) -> bool:
@@ -1507,6 +1514,15 @@ def _class_statements(node: syntax.ClassDef) -> list[syntax.CSTNode]:
     return list(body.body) if isinstance(body, syntax.IndentedBlock) else []
 
 
+#: a skip where no accelerator is, or a marker of tests that need one
+_ACCELERATOR_SKIP = re.compile(
+    r"skip\w*\((?s:.)*(cuda|gpu|mps|accelerator)|mark\.(\w*gpu\w*|\w*cuda\w*)\b",
+    re.IGNORECASE,
+)
+#: a module's ``pytestmark = ...`` statement (its first line, and a bracket's lines)
+_PYTESTMARK = re.compile(r"^pytestmark\s*=.*(?:\n[ \t]+.*)*", re.MULTILINE)
+
+
 def _calling_owner(site: callers.CallSite) -> Optional[syntax.CSTNode]:
     """The function, class or module whose code makes the call, the code
     around a lambda for a call in the lambda's body."""
@@ -1823,10 +1839,13 @@ class Site:
         ``GradMode::is_enabled() && requires_grad``, so even a parameter
         converts there (measured on torch 2.13).
 
+        A test suite gives none anywhere (library code too), except in a
+        test skipped where no accelerator is: a conversion that raises for
+        grad raises on every machine, so a suite that passes has run it.
+
         Outside library code, a file that never names an accelerator runs as
-        written, on the CPU, with no callers from elsewhere. A test suite there
-        gives no grad evidence (a suite that passes has run the conversion);
-        an example, a script or a notebook gives only what it shows itself,
+        written, on the CPU, with no callers from elsewhere. There an
+        example, a script or a notebook gives only what it shows itself,
         a tensor made to require grad or one it calls ``.backward()`` on
         (``facts.shown_as_written``): such code is run by readers, not by a
         suite, and on today's libraries its conversions crash whatever the
@@ -1837,9 +1856,12 @@ class Site:
         callers may pass a tensor that requires grad (``is_grad_guess``); a
         caller in another file that shows the cause still is.
         """
-        as_written = not self.analysis.library and not self.analysis.runs_elsewhere
-        if as_written and self.analysis.test_suite:
+        if self.analysis.test_suite and not self._runs_only_with_an_accelerator():
+            # a conversion that raises for grad raises on every machine: a
+            # suite that passes has run it (device evidence still counts: a
+            # suite may run on an accelerator only where there is one)
             return None
+        as_written = not self.analysis.library and not self.analysis.runs_elsewhere
         facts = self._grad_facts(expr)
         if facts is None:
             return None
@@ -1864,6 +1886,20 @@ class Site:
         ):
             return None  # every caller in the project's other files disables grad
         return found
+
+    def _runs_only_with_an_accelerator(self) -> bool:
+        """Is the site in a test skipped where no accelerator is (a
+        decorator of its function or class that skips on
+        ``torch.cuda.is_available()``, a ``gpu`` / ``cuda`` marker, or a
+        module-level ``pytestmark`` doing so)? Such a test may never have run."""
+        if _ACCELERATOR_SKIP.search(self.analysis.module_marks):
+            return True
+        for node in self.candidate.ancestors:
+            if isinstance(node, (syntax.FunctionDef, syntax.ClassDef)):
+                for decorator in node.decorators:
+                    if _ACCELERATOR_SKIP.search(self.analysis.code(decorator.decorator)):
+                        return True
+        return False
 
     def forward_pass(self, expr: syntax.BaseExpression) -> Optional[Evidence]:
         """The forward pass with grad enabled that ``expr`` comes from, for

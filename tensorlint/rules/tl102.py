@@ -37,10 +37,14 @@ class NumpyOnGradTensor(Rule):
     `no_grad` runs so, calls up (a tracker's `reid()`, called by a `step()`
     its driver runs under `no_grad`). A function annotated to return a
     module (`-> nn.Module`) returns the module, not its output.
-    Tests, examples, scripts and notebooks that never name an accelerator
-    run as written on the CPU: in a test suite (`import pytest`, `def
-    test_...`) nothing there is evidence, since a suite that passes has run
-    the conversion; an example, a script or a notebook counts only a tensor
+    In a test suite (`import pytest`, `def test_...`), in library code too,
+    nothing is evidence, since a conversion that raises for grad raises on
+    every machine and a suite that passes has run it; except in a test
+    skipped where no GPU is (`@pytest.mark.skipif(not
+    torch.cuda.is_available(), ...)`, a `gpu` or `cuda` marker, a module's
+    `pytestmark`), which may never have run. Examples, scripts and
+    notebooks that never name an accelerator run as written on the CPU:
+    there an example, a script or a notebook counts only a tensor
     it makes require grad (`requires_grad=True`, `.requires_grad_()`) or
     calls `.backward()` on, not a parameter or a module's output. Inside
     `with torch.no_grad():`, `torch.inference_mode()`, a function decorated
