@@ -63,6 +63,8 @@ _PROJECT_FILES = 5000
 #: A function named in more of the project's files than this (``main``,
 #: ``train``) is not looked for: its callers stay unknown.
 _CALLER_FILES = 100
+#: how many levels of subclasses a method's callers are looked for on
+_SUBCLASS_DEPTH = 2
 #: How many calls up a value passed on from file to file is followed
 #: (``main()`` in run.py moves the model, ``train()`` in train.py passes it to
 #: ``log()`` in logger.py, which passes it to ``plot_grads()``: 2; a call in
@@ -782,6 +784,7 @@ class FileView:
         method: Optional[str] = None,
         torch_only: bool = False,
         depth: int = _UPSTREAM_DEPTH,
+        subclasses: int = _SUBCLASS_DEPTH,
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the module function ``name`` (defined in this file) in
         the project's other files, each with its place (``train.py:40``),
@@ -828,8 +831,60 @@ class FileView:
         if len(others) > _CALLER_FILES:
             return None
         found = self._calls_in(others, name, method, root, test=False, depth=depth)
+        if method is not None and method not in ("__init__", "forward", "__call__") and subclasses:
+            # the calls on instances of its subclasses that do not override it
+            for path, subclass in self._subclasses(name, method, project.words, project.files):
+                there = FileView(self.tree, path, self.origin or self)
+                inherited = there.external_callers(
+                    subclass, method, torch_only, depth, subclasses=subclasses - 1
+                )
+                if inherited is None:
+                    return None
+                found += [(call, place) for call, place in inherited if not call.test]
         if found:
             found += self._calls_in(tests[:_CALLER_FILES], name, method, root, test=True)
+        return found
+
+    def _subclasses(
+        self,
+        name: str,
+        method: str,
+        words: Mapping[str, list[int]],
+        files: Sequence[Dependency],
+    ) -> list[tuple[Path, str]]:
+        """The top-level classes of the project derived from the class
+        ``name`` of this file (its bases resolved as their modules import
+        them) that do not define ``method`` themselves, with their files."""
+        found: list[tuple[Path, str]] = []
+        pattern = re.compile(rf"^class\s+(\w+)\s*\([^)]*\b{re.escape(name)}\b", re.MULTILINE)
+        defines = re.compile(rf"^[ \t]+def\s+{re.escape(method)}\s*\(", re.MULTILINE)
+        own = self.tree.stat(self.path)
+        candidates = [files[i] for i in words.get(name, [])[:_CALLER_FILES]]
+        if own is not None and own[0] not in {c[0] for c in candidates}:
+            candidates.append(own)  # (a subclass in the same module)
+        for dependency in candidates:
+            path = Path(dependency[0])
+            if path.suffix != ".py":
+                continue
+            text = _caller_text(str(path), dependency[1])
+            if not pattern.search(text):
+                continue
+            summary, read = self.tree.summary(path)
+            if read is None:
+                continue
+            self.deps[read[0]] = read
+            there = FileView(self.tree, path, self.origin or self)
+            for cls in summary.classes.values():
+                for base in cls.bases:
+                    if base.rsplit(".", 1)[-1] != name or (cls.name == name and path == self.path):
+                        continue
+                    qual = base if "." in base or path != self.path else name
+                    hit = there.lookup_class(qual) if path != self.path else None
+                    same = path == self.path or (
+                        hit is not None and hit[3].path == self.path and hit[0].name == name
+                    )
+                    if same and not _defines_in(text, cls.line, defines):
+                        found.append((path, cls.name))
         return found
 
     def _calls_in(
@@ -997,6 +1052,18 @@ _CALLED_REVERSED = re.compile(r"\(\s*(\w+)")
 _IMPORTED = re.compile(r"import[ \t]+([^\n#;]+)")
 _IMPORTED_FROM = re.compile(r"from[ \t]+([\w.]+)[ \t]+import")
 _NAME = re.compile(r"\w+")
+
+
+def _defines_in(text: str, line: int, defines: re.Pattern[str]) -> bool:
+    """Does the class that starts at ``line`` of ``text`` define the method
+    ``defines`` matches (in its indented body)?"""
+    lines = text.splitlines()
+    body: list[str] = []
+    for row in lines[line:]:
+        if row.strip() and not row[:1].isspace() and not row.lstrip().startswith("#"):
+            break  # (the next top-level statement)
+        body.append(row)
+    return defines.search("\n".join(body)) is not None
 
 
 def _called_or_imported(text: str) -> frozenset[str]:
