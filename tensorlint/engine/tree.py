@@ -138,6 +138,8 @@ class Tree:
         self._packaged: dict[str, bool] = {}  #: project folder -> it holds ``PACKAGING``
         #: (folder, cwd) -> its project was found by a marker or the current directory
         self._found_projects: dict[tuple[str, str], bool] = {}
+        #: (module, class, method) -> its subclasses that inherit the method, this run
+        self.subclasses: dict[tuple[str, str, str], list[tuple[Path, str]]] = {}
 
     def refresh(self) -> None:
         """Forget what the file system said (a new run); summaries stay,
@@ -152,6 +154,7 @@ class Tree:
         self._project_roots.clear()
         self._packaged.clear()
         self._found_projects.clear()
+        self.subclasses.clear()
         for _size, _mtime, module in self._callers.values():
             if module is not None:
                 module.forget()  # (what it read of other modules' summaries may be stale)
@@ -854,8 +857,13 @@ class FileView:
     ) -> list[tuple[Path, str]]:
         """The top-level classes of the project derived from the class
         ``name`` of this file (its bases resolved as their modules import
-        them) that do not define ``method`` themselves, with their files."""
-        found: list[tuple[Path, str]] = []
+        them) that do not define ``method`` themselves, with their files
+        (worked out once a run)."""
+        key = (str(self.path), name, method)
+        known = self.tree.subclasses.get(key)
+        if known is not None:
+            return known
+        found: list[tuple[Path, str]] = self.tree.subclasses.setdefault(key, [])
         pattern = re.compile(rf"^class\s+(\w+)\s*\([^)]*\b{re.escape(name)}\b", re.MULTILINE)
         defines = re.compile(rf"^[ \t]+def\s+{re.escape(method)}\s*\(", re.MULTILINE)
         own = self.tree.stat(self.path)
