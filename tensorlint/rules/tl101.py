@@ -55,7 +55,16 @@ class NumpyOnAcceleratorTensor(Rule):
     file too: `main()` moves the model, `train(model)` passes it on), and
     one that no file calls keeps the guess; so does the wrapper a public
     decorator returns (`return wraps(fn)(wrapper)`), whose callers are the
-    decorated function's. The guess follows the caller's values, not what
+    decorated function's. Calls count wherever they are made: in a
+    comprehension or a lambda's body (each element of what it iterates),
+    through `map(helper, xs)`, of a function defined in a function, and,
+    for a method, on an instance a parameter or an assignment is annotated
+    with (`encoder: Encoder`) or on an instance of a subclass that
+    inherits the method. A module called on inputs made on the CPU
+    (`model.net(torch.arange(n))`) computes there: a module on a GPU
+    raises on them first. The gradients `backward()` gets from an autograd
+    function computed in NumPy (its `forward` returns `torch.from_numpy`
+    results) are on the CPU. The guess follows the caller's values, not what
     an object's own method returns: `learn.get_preds()` or `env.step(a)`
     (no method of a tensor, a torch distribution or a container, on an
     object not named like a module) gives no evidence. A parameter named
