@@ -171,6 +171,10 @@ ANNOTATED = {
         "class Runner:\n    def __init__(self, make):\n        self.scorer: Scorer = make()\n\n"
         "    def run(self, x):\n        return self.scorer.score({arg})\n"
     ),
+    "kept-parameter": (
+        "class Runner:\n    def __init__(self, scorer: Scorer):\n        self.scorer = scorer\n\n"
+        "    def run(self, x):\n        return self.scorer.score({arg})\n"
+    ),
 }
 
 

@@ -316,15 +316,29 @@ class CallingModule:
         self.context.made_attributes = self.made_attributes
         registries = _registries(tree)
         self.context.framework_no_grad = _framework_no_grad(tree)
-        typed: set[int] = set()
+        #: per function (its id): its parameters annotated with a class
+        typed: dict[int, dict[str, ast.expr]] = {}
         for statement, part, function, owner, no_grad in _parts(
             tree.body, None, None, False, self.imports, self.context.framework_no_grad
         ):
-            if function is not None and id(function) not in typed:
-                # ``def train(model: Net, ...)``: ``model`` is an instance of ``Net``
-                typed.add(id(function))
-                for name, annotation in _annotated_classes(function):
-                    self.made.setdefault(id(function), []).append((name, annotation))
+            annotated: dict[str, ast.expr] = {}
+            if function is not None:
+                known = typed.get(id(function))
+                if known is None:
+                    # ``def train(model: Net, ...)``: ``model`` is an instance of ``Net``
+                    known = typed[id(function)] = dict(_annotated_classes(function))
+                    for name, annotation in known.items():
+                        self.made.setdefault(id(function), []).append((name, annotation))
+                annotated = known
+            if (
+                owner is not None
+                and isinstance(statement, ast.Assign)
+                and part is statement.value
+                and isinstance(part, ast.Name)
+                and part.id in annotated
+            ):
+                # ``self.encoder = encoder`` of a parameter ``encoder: Encoder``
+                self._made(statement, annotated[part.id], function, owner)
             self._index(part, function, owner, no_grad)
             if isinstance(statement, ast.AnnAssign) and part is statement.value:
                 # ``self.encoder: Encoder = build(cfg)``: an instance of ``Encoder``
