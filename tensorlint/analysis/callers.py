@@ -71,6 +71,14 @@ def targets(function: syntax.FunctionDef, scope: Scope, site: CallSite) -> bool:
         return False
     if func.attr.value != name or not isinstance(func.value, syntax.Name):
         return False
+    if (
+        isinstance(parent.node, syntax.ClassDef)
+        and func.value.value == parent.node.name.value
+        and parent.parent is not None
+        and parent.parent.kind == "module"
+    ):
+        # ``Converter.to_array(t)``: a static or class method called by its class
+        return is_static(function) or decorated_with(function, "classmethod")
     # ``self.<name>(...)`` in a method of the same class; ``cls.<name>(...)``
     # in a class method, of a class or static method
     caller = site.scope

@@ -52,6 +52,7 @@ def parse_relevant(
     ranges: list[list[int]] = []  # [first line, last line, keep]
     blocks: dict[int, ast.stmt] = {}  # first line -> a block that may be left out
     kept_functions: list[str] = []
+    kept_classes: list[str] = []
     for node in tree.body:
         decorators = getattr(node, "decorator_list", None)
         first = decorators[0].lineno if decorators else node.lineno
@@ -62,6 +63,8 @@ def parse_relevant(
             blocks[first] = node
         elif isinstance(node, _FUNCTIONS):
             kept_functions.append(node.name)
+        elif isinstance(node, ast.ClassDef):
+            kept_classes.append(node.name)
         if ranges and first <= ranges[-1][1]:  # ``a = 1; b = 2``: one line, one piece
             ranges[-1][1] = max(ranges[-1][1], last)
             ranges[-1][2] = 1
@@ -70,6 +73,9 @@ def parse_relevant(
         ranges.append([first, last, keep])
     if kept_functions or keep_calls:
         _keep_callers(ranges, _call_lines(source, starts, [*kept_functions, *sorted(keep_calls)]))
+    if kept_classes:
+        # ``Converter.to_array(t)``: a static or class method called by its class
+        _keep_callers(ranges, _class_call_lines(source, starts, kept_classes))
     callees = [*kept_functions, *keep_calls]
     whole = _keep_bases(tree.body, ranges, blocks)
     builder = Builder(source, starts)
@@ -251,6 +257,17 @@ def _call_lines(source: str, starts: list[int], names: list[str]) -> list[int]:
     return sorted(found)
 
 
+def _class_call_lines(source: str, starts: list[int], classes: list[str]) -> list[int]:
+    """The lines where a method is called on one of ``classes`` by name
+    (``Converter.to_array(``), in order."""
+    wanted = set(classes)
+    return _lines_of(
+        starts, (m.start() for m in _CLASS_CALL.finditer(source) if m.group(1) in wanted)
+    )
+
+
+#: ``Name.method(``: a method called on a class by its name
+_CLASS_CALL = re.compile(r"(?<![\w.])([A-Z]\w*)\.\w+\s*\(")
 #: ``map(f, ...)``: the function it calls
 _MAPPED = re.compile(r"(?<![\w.])map\(\s*([A-Za-z_]\w*)\s*,")
 

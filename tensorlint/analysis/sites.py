@@ -1107,8 +1107,13 @@ class ModuleAnalysis:
     def _call_starts(self, name: str) -> Iterator[int]:
         """Where the text calls ``name`` (as ``_is_called`` counts calls)."""
         for match in re.finditer(rf"{re.escape(name)}(?<!\w{re.escape(name)})\s*\(", self._text):
-            if _is_call_at(self._text, match.start()):
+            if _is_call_at(self._text, match.start(), self._top_classes):
                 yield match.start()
+
+    @functools.cached_property
+    def _top_classes(self) -> frozenset[str]:
+        """The names of the module's top-level classes, from the text."""
+        return frozenset(m.group(1) for m in _TOP_CLASS.finditer(self._text))
 
     def _mentions(self, name: str, attributes: bool = True) -> int:
         """How often ``name`` occurs in the code as a whole word, less the
@@ -1166,15 +1171,15 @@ class ModuleAnalysis:
         return self.positions.code(node)
 
 
-def _is_call_at(text: str, start: int) -> bool:
+def _is_call_at(text: str, start: int, classes: frozenset[str] = frozenset()) -> bool:
     """Is the name at ``start`` (followed by ``(``) called there as the file's
-    own function: ``f(``, ``self.f(``, ``cls.f(``, not ``obj.f(``, not
-    ``def f(``, not on a doctest or comment line?"""
+    own function: ``f(``, ``self.f(``, ``cls.f(``, ``Cls.f(`` of one of the
+    module's ``classes``, not ``obj.f(``, not ``def f(``, not on a doctest
+    or comment line?"""
     if text[start - 1 : start] == ".":
-        for prefix in ("self.", "cls."):
-            if text.startswith(prefix, start - len(prefix)):
-                start -= len(prefix)
-                break
+        owner = _OWNER_BEFORE.search(text, max(start - 200, 0), start)
+        if owner is not None and owner.group(1) in ("self", "cls", *classes):
+            start = owner.start(1)
         else:
             return False  # ``obj.f(``
         if start and (text[start - 1] == "." or _WORD_CHAR.match(text, start - 1)):
@@ -1186,6 +1191,10 @@ def _is_call_at(text: str, start: int) -> bool:
 
 
 _WORD_CHAR = re.compile(r"\w")
+#: the name right before a ``.`` that ends the searched text (``self.`` of ``self.f(``)
+_OWNER_BEFORE = re.compile(r"(\w+)\.\Z")
+#: a top-level ``class`` line: its name
+_TOP_CLASS = re.compile(r"^class[ \t]+(\w+)", re.MULTILINE)
 #: a ``class`` line (its indentation), a line after the first (its
 #: indentation and content), a method's ``def``
 _CLASS = re.compile(r"(?:^|\n)([ \t]*)class[ \t]+\w+")
