@@ -1410,12 +1410,18 @@ class EventsWalker:
         sid = self.keys.get(key)
         if sid is None:
             head = key.split(".")[0]
+            held = self.keys.get(head) if "." in key else None
             visible = (
-                "." in key
+                # ``x.values`` of a local the function made: the caller's only
+                # where ``x`` is (``self.a``, a parameter's attribute)
+                ("." in key and (held is None or self.log.storages[held].visible))
                 or (not self.is_module and not self.scope.binds_locally(head))
                 or head in self.scope.global_names
             )
             sid = self._new(-1, visible=visible, name=key)
+            if held is not None and not visible:
+                # a later use of ``x`` may read ``x.values``
+                self.log.contained.setdefault(held, set()).add(sid)
             self._set_key(key, sid)
         return sid
 

@@ -15,7 +15,10 @@ class FromNumpyWriteThrough(Rule):
     Checks for `torch.from_numpy(src)` followed by a write that changes the
     bytes the array and the tensor share, made to one side (or a view of
     it) after the conversion, while the other side is still read afterwards
-    or belongs to the caller (a parameter, an attribute, a global). Loops
+    or belongs to the caller (a parameter, an attribute of `self` or of a
+    parameter, a global). An attribute of an object the function made
+    itself (`frame.values` of `frame = dataset.prepare(...)`) is that
+    object's: it counts where the object is read afterwards. Loops
     count: a read earlier in the body follows the write in the next
     iteration. Functions count too, in the file and in the modules it
     imports: a call of a function that returns `torch.from_numpy` of its
