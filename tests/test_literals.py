@@ -147,3 +147,25 @@ def test_test_suites_are_told_from_examples_by_their_text() -> None:
     ]
     assert [is_test_text(t) for t in suites] == [True] * len(suites)
     assert [is_test_text(t) for t in others] == [False] * len(others)
+
+
+def test_suites_a_test_runner_collects_are_told_from_trainers_methods() -> None:
+    """A top-level ``test_`` function or ``Test`` class, or a test framework
+    imported with a test defined, make a suite pytest or unittest runs; a
+    trainer's ``def test_epoch(self, ...)`` method does not."""
+    from tensorlint.roles import is_framework_suite
+
+    suites = [
+        "def test_shape():\n    pass\n",
+        "class TestModel:\n    def test_it(self): ...\n",
+        "import unittest\nclass Shapes(unittest.TestCase):\n    def test_it(self): ...\n",
+        "import pytest\n\n@pytest.mark.slow\ndef test_big(): ...\n",
+    ]
+    others = [
+        "class Server:\n    def test_personalized_model(self):\n        pass\n",
+        "import pytest\n",  # (no test)
+        "def run_tests():\n    pass\n",
+        "",
+    ]
+    assert [is_framework_suite(t) for t in suites] == [True] * len(suites)
+    assert [is_framework_suite(t) for t in others] == [False] * len(others)

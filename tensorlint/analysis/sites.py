@@ -85,7 +85,7 @@ from tensorlint.analysis.pytree import parse
 from tensorlint.analysis.stores import Bindings, Store, bindings, subarray_store
 from tensorlint.analysis.summaries import EMPTY_SUMMARY, ModuleSummary, default_cuda_call
 from tensorlint.analysis.walk import children, own_statements
-from tensorlint.roles import is_test_text, runs_on_an_accelerator, trains
+from tensorlint.roles import is_framework_suite, is_test_text, runs_on_an_accelerator, trains
 
 
 def default_cuda(
@@ -1017,6 +1017,11 @@ class ModuleAnalysis:
         return is_test_text(self.source)
 
     @functools.cached_property
+    def framework_suite(self) -> bool:
+        """Is the file a pytest or unittest suite (``roles.is_framework_suite``)?"""
+        return is_framework_suite(self.source)
+
+    @functools.cached_property
     def module_marks(self) -> str:
         """The module's ``pytestmark = ...`` statements' text ("" if none)."""
         if "pytestmark" not in self.source:
@@ -1865,7 +1870,7 @@ class Site:
         callers may pass a tensor that requires grad (``is_grad_guess``); a
         caller in another file that shows the cause still is.
         """
-        if self.analysis.test_suite and not self._runs_only_with_an_accelerator():
+        if self.analysis.framework_suite and not self._runs_only_with_an_accelerator():
             # a conversion that raises for grad raises on every machine: a
             # suite that passes has run it (device evidence still counts: a
             # suite may run on an accelerator only where there is one)
