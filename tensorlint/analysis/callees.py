@@ -35,11 +35,12 @@ class Lookup(ClassLookup, Protocol):
     classes: ``ClassLookup.lookup_class``)."""
 
     def external_callers(
-        self, name: str, method: Optional[str] = None
+        self, name: str, method: Optional[str] = None, *, by_class: bool = False
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of this file's module function ``name`` in the project's
         other files, each with its place (``train.py:40``); None when they
-        cannot be known."""
+        cannot be known. ``by_class``: a static or class ``method``, whose
+        calls on the class itself count (``Converter.to_array(t)``)."""
 
     def in_application(self) -> bool:
         """Is the file's project an application: its folder holds no

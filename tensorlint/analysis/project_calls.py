@@ -476,6 +476,7 @@ class CallingModule:
         refers: Callable[[str], bool],
         method: Optional[str] = None,
         local: bool = False,
+        by_class: bool = False,
     ) -> list[Call]:
         """The calls and other mentions of the function ``name``;
         ``refers(qual)`` says whether an imported qualified name (``.io.f``,
@@ -520,14 +521,14 @@ class CallingModule:
                 if resolves(node):
                     found.append(ref)
         else:
-            found = self._method_calls(name, resolves, method)
+            found = self._method_calls(name, resolves, method, by_class)
         describe = self.context.describe
         return [
             describe(r.node, r.value, r.function, r.owner, r.no_grad, _GIVEN_DEPTH) for r in found
         ]
 
     def _method_calls(
-        self, name: str, resolves: Callable[[ast.expr], bool], method: str
+        self, name: str, resolves: Callable[[ast.expr], bool], method: str, by_class: bool = False
     ) -> list[_Ref]:
         names = {
             scope: {name for name, func in made if resolves(func)}
@@ -555,7 +556,11 @@ class CallingModule:
             ]
         for ref in self.refs.get(method, ()):
             node = ref.node.func if isinstance(ref.node, ast.Call) else ref.node
-            if isinstance(node, ast.Attribute) and is_instance(node.value, ref):
+            if isinstance(node, ast.Attribute) and (
+                is_instance(node.value, ref)
+                # ``Converter.to_array(t)``: a static or class method on the class
+                or (by_class and isinstance(ref.node, ast.Call) and resolves(node.value))
+            ):
                 found.append(ref)
         if method in ("forward", "__call__"):  # ``obj(x)`` runs ``obj.forward(x)``
             held = set().union(*names.values(), *attributes.values())
@@ -721,9 +726,7 @@ class _Context:
         named = [*(str(i) for i in range(len(node.args))), *(k.arg or "**" for k in node.keywords)]
         starred = any(isinstance(a, ast.Starred) for a in node.args) or "**" in named
         keys = None if starred else named  # (with ``*args``: which parameter gets what?)
-        effects = [
-            self._rebound(self.effect(arg, owner, scope), scope, node.lineno) for arg in passed
-        ]
+        effects = [self._passed_effect(arg, owner, scope, node.lineno) for arg in passed]
         moving = [
             not e.on_cpu
             and (
@@ -808,6 +811,25 @@ class _Context:
         return bool(read) and all(
             self._free(scope, name, line, carrying, attributes, grad, entry) for name in read
         )
+
+    def _passed_effect(
+        self, arg: ast.expr, owner: Optional[str], scope: _Scope, line: int
+    ) -> _Effect:
+        """What an argument carries; a list or tuple display, what its
+        elements carry together (``[out]`` of an ``out`` on the host is on
+        the host)."""
+        if (
+            isinstance(arg, (ast.List, ast.Tuple))
+            and arg.elts
+            and not any(isinstance(e, ast.Starred) for e in arg.elts)
+        ):
+            parts = [self._rebound(self.effect(e, owner, scope), scope, line) for e in arg.elts]
+            whole = self._rebound(self.effect(arg, owner, scope), scope, line)
+            return whole._replace(
+                on_cpu=whole.on_cpu or all(p.on_cpu for p in parts),
+                detached=whole.detached or all(p.detached for p in parts),
+            )
+        return self._rebound(self.effect(arg, owner, scope), scope, line)
 
     def _rebound(self, effect: _Effect, scope: _Scope, line: int) -> _Effect:
         """``effect`` of a name passed at ``line``, knowing what the function

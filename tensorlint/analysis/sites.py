@@ -33,6 +33,7 @@ from tensorlint.analysis.facts import (
     FactEvaluator,
     Facts,
     comprehension_env,
+    decorated_with,
     element_facts,
     evidence,
     flag_test,
@@ -520,7 +521,10 @@ class ModuleAnalysis:
             and parent.parent.kind == "module"
         ):
             owner = parent.node.name.value
-            calls = self._tree.external_callers(owner, name)
+            by_class = decorated_with(function, "staticmethod") or decorated_with(
+                function, "classmethod"
+            )
+            calls = self._tree.external_callers(owner, name, by_class=by_class)
             name = f"{owner}.{name}"
         # tests call a library function with what they need: when only
         # tests call it, its users are still the ones no one here sees

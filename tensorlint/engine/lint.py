@@ -202,7 +202,7 @@ class TreeView(Protocol):
         is, and the tree as its module sees it (``analysis/classes.py``)."""
 
     def external_callers(
-        self, name: str, method: Optional[str] = None
+        self, name: str, method: Optional[str] = None, *, by_class: bool = False
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the file's module function ``name`` in the project's
         other files, each with its place (``analysis/project_calls.py``)."""

@@ -788,6 +788,8 @@ class FileView:
         torch_only: bool = False,
         depth: int = _UPSTREAM_DEPTH,
         subclasses: int = _SUBCLASS_DEPTH,
+        *,
+        by_class: bool = False,
     ) -> Optional[list[tuple[Call, str]]]:
         """The calls of the module function ``name`` (defined in this file) in
         the project's other files, each with its place (``train.py:40``),
@@ -833,19 +835,23 @@ class FileView:
             (tests if is_test_suite(dependency[0], base) else others).append(dependency)
         if len(others) > _CALLER_FILES:
             return None
-        found = self._calls_in(others, name, method, root, test=False, depth=depth)
+        found = self._calls_in(
+            others, name, method, root, test=False, depth=depth, by_class=by_class
+        )
         if method is not None and method not in ("__init__", "forward", "__call__") and subclasses:
             # the calls on instances of its subclasses that do not override it
             for path, subclass in self._subclasses(name, method, project.words, project.files):
                 there = FileView(self.tree, path, self.origin or self)
                 inherited = there.external_callers(
-                    subclass, method, torch_only, depth, subclasses=subclasses - 1
+                    subclass, method, torch_only, depth, subclasses - 1, by_class=by_class
                 )
                 if inherited is None:
                     return None
                 found += [(call, place) for call, place in inherited if not call.test]
         if found:
-            found += self._calls_in(tests[:_CALLER_FILES], name, method, root, test=True)
+            found += self._calls_in(
+                tests[:_CALLER_FILES], name, method, root, test=True, by_class=by_class
+            )
         return found
 
     def _subclasses(
@@ -903,6 +909,7 @@ class FileView:
         root: str,
         test: bool,
         depth: int = 0,
+        by_class: bool = False,
     ) -> list[tuple[Call, str]]:
         from tensorlint.roles import is_library
 
@@ -918,7 +925,9 @@ class FileView:
             def refers(qual: str, there: FileView = there) -> bool:
                 return there._names(qual, self.path, name)
 
-            calls = module.calls_of(name, refers, method, local=path == self.path)
+            calls = module.calls_of(
+                name, refers, method, local=path == self.path, by_class=by_class
+            )
             # a notebook's calls are named by cell (its cells' first lines, read once)
             starts = _notebook_starts(dependency) if calls and path.suffix == ".ipynb" else None
             for call in calls:

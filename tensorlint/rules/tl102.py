@@ -39,8 +39,9 @@ class NumpyOnGradTensor(Rule):
     module (`-> nn.Module`) returns the module, not its output.
     In a suite pytest or unittest runs (a top-level `def test_...` or
     `class Test...`, or a pytest or unittest import and a test; not a
-    trainer's `test_epoch` method), in library code too, nothing is evidence, since a conversion that raises for grad raises on
-    every machine and a suite that passes has run it; except in a test
+    trainer's `test_epoch` method), in library code too, nothing is
+    evidence, since a conversion that raises for grad raises on every
+    machine and a suite that passes has run it; except in a test
     skipped where no GPU is (`@pytest.mark.skipif(not
     torch.cuda.is_available(), ...)`, a `gpu` or `cuda` marker, a module's
     `pytestmark`), which may never have run. Examples, scripts and
