@@ -144,17 +144,18 @@ _TEST_TEXT = re.compile(
 _TEST_FRAMEWORK = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:pytest|unittest)\b", re.MULTILINE)
 #: a test it defines (a method of any class of a unittest suite)
 _TEST_DEFINED = re.compile(
-    r"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+test|class[ \t]+Test)", re.MULTILINE
+    r"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+test_|class[ \t]+Test)", re.MULTILINE
 )
-#: a test pytest collects without an import: a top-level ``test_*`` or ``Test*`` class
-_TEST_COLLECTED = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+test|class[ \t]+Test)", re.MULTILINE)
+#: a test pytest collects without an import: a top-level ``def test_...``
+#: (not a script's ``def test(model, loader)``, nor its ``class TestDataset``)
+_TEST_COLLECTED = re.compile(r"^(?:async[ \t]+)?def[ \t]+test_", re.MULTILINE)
 
 
 def is_framework_suite(text: str) -> bool:
     """Is the text a suite pytest or unittest runs: a top-level ``def
-    test_...`` or ``class Test...``, or a pytest or unittest import and a
-    test? Stricter than ``is_test_text``: a trainer's method ``def
-    test_epoch(self, ...)`` makes no suite."""
+    test_...``, or a pytest or unittest import and a test? Stricter than
+    ``is_test_text``: a trainer's method ``def test_epoch(self, ...)`` makes
+    no suite, nor a script's ``def test(model, loader)``."""
     if _TEST_COLLECTED.search(text) is not None:
         return True
     return _TEST_FRAMEWORK.search(text) is not None and _TEST_DEFINED.search(text) is not None

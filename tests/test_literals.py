@@ -157,12 +157,14 @@ def test_suites_a_test_runner_collects_are_told_from_trainers_methods() -> None:
 
     suites = [
         "def test_shape():\n    pass\n",
-        "class TestModel:\n    def test_it(self): ...\n",
+        "import pytest\nclass TestModel:\n    def test_it(self): ...\n",
         "import unittest\nclass Shapes(unittest.TestCase):\n    def test_it(self): ...\n",
         "import pytest\n\n@pytest.mark.slow\ndef test_big(): ...\n",
     ]
     others = [
         "class Server:\n    def test_personalized_model(self):\n        pass\n",
+        "def test(model, loader):\n    pass\n",  # (a training script's evaluation)
+        "class TestDataset:\n    pass\n",
         "import pytest\n",  # (no test)
         "def run_tests():\n    pass\n",
         "",

@@ -110,12 +110,13 @@ def parameter_facts(
     positional, names = parameter_names(function, scope)
     found: dict[str, Facts] = {}
     via: dict[str, syntax.Call] = {}
+    mapping = {id(site.call) for site in mapped}
     for site in [*sites, *mapped]:
         at = evaluate.get(id(site.call))
         if at is None:
             complete = False
             continue
-        if site in mapped:
+        if id(site.call) in mapping:
             first = positional[0] if positional else None
             elements = element_facts(at(site.call.args[1].value))
             given = {name: elements if name == first else EMPTY for name in names}

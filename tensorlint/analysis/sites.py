@@ -231,9 +231,12 @@ class ModuleAnalysis:
             mapped_calls = [
                 site for name in names for site in self.index.function_maps.get(name, [])
             ]
+            mapping = {id(site.call) for site in mapped_calls}
             for call in [*self.index.calls, *mapped_calls]:
                 func = call.call.func
-                if call in mapped_calls or (isinstance(func, syntax.Name) and func.value in names):
+                if id(call.call) in mapping or (
+                    isinstance(func, syntax.Name) and func.value in names
+                ):
                     caller = _calling_owner(call)
                     if isinstance(caller, syntax.FunctionDef) and caller not in called:
                         called.add(caller)
@@ -1880,6 +1883,8 @@ class Site:
             # suite may run on an accelerator only where there is one)
             return None
         as_written = not self.analysis.library and not self.analysis.runs_elsewhere
+        if as_written and self.analysis.test_suite:
+            return None  # (a test's text, run as written on the CPU)
         facts = self._grad_facts(expr)
         if facts is None:
             return None

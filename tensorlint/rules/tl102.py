@@ -37,9 +37,9 @@ class NumpyOnGradTensor(Rule):
     `no_grad` runs so, calls up (a tracker's `reid()`, called by a `step()`
     its driver runs under `no_grad`). A function annotated to return a
     module (`-> nn.Module`) returns the module, not its output.
-    In a suite pytest or unittest runs (a top-level `def test_...` or
-    `class Test...`, or a pytest or unittest import and a test; not a
-    trainer's `test_epoch` method), in library code too, nothing is
+    In a suite pytest or unittest runs (a top-level `def test_...`, or a
+    pytest or unittest import and a test; not a trainer's `test_epoch`
+    method, nor a script's `def test(model, loader)`), in library code too, nothing is
     evidence, since a conversion that raises for grad raises on every
     machine and a suite that passes has run it; except in a test
     skipped where no GPU is (`@pytest.mark.skipif(not
