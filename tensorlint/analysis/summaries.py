@@ -2145,7 +2145,10 @@ class _Summarizer:
             if method in ops.TORCH_VIEW_METHODS or method in ops.CAST_METHODS or method == "clone":
                 return inner  # (a copy keeps the device, and grad only where there was)
             if method in ops.TENSOR_ONLY_METHODS and method not in ops.TENSOR_ONLY_INFO_METHODS:
-                return frozenset({TENSOR_MADE})
+                # (a tensor's method computes where the tensor is: ``.cpu().sigmoid()``)
+                return frozenset({TENSOR_MADE}) | (inner & {"cpu"})
+            if method in tensor_methods.TENSOR_NAMES and "cpu" in inner:
+                return frozenset({"cpu"})  # ``t.cpu().sum(1)``: on the host still
         if isinstance(node, ast.Attribute) and node.attr in ops.GRAD_FREE_ATTRS:
             # ``p.grad``, ``p.data``: where ``p`` is, never requiring grad
             return (self.prove(node.value) & {"cpu"}) | {"nograd"}
