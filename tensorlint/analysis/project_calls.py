@@ -170,20 +170,20 @@ def _annotated_classes(function: _Function) -> Iterator[tuple[str, ast.expr]]:
     ``Optional[Net]``), each with it."""
     args = function.args
     for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-        if arg.annotation is not None:
-            yield from _class_annotation(arg.arg, arg.annotation)
+        named = _annotated_class(arg.annotation) if arg.annotation is not None else None
+        if named is not None:
+            yield arg.arg, named
 
 
-def _class_annotation(name: str, annotation: ast.expr) -> Iterator[tuple[str, ast.expr]]:
-    """``(name, Cls)`` for an annotation naming a class (``Cls``, ``m.Cls``,
-    ``Optional[Cls]``)."""
+def _annotated_class(annotation: ast.expr) -> Optional[ast.expr]:
+    """The class an annotation names (``Cls``, ``m.Cls``, ``Optional[Cls]``),
+    as written; None for anything else."""
     if isinstance(annotation, ast.Subscript) and dotted_name_of(annotation.value) in (
         "Optional",
         "typing.Optional",
     ):
         annotation = annotation.slice
-    if isinstance(annotation, (ast.Name, ast.Attribute)):
-        yield name, annotation
+    return annotation if isinstance(annotation, (ast.Name, ast.Attribute)) else None
 
 
 def _comprehension_calls(
@@ -342,8 +342,9 @@ class CallingModule:
             self._index(part, function, owner, no_grad)
             if isinstance(statement, ast.AnnAssign) and part is statement.value:
                 # ``self.encoder: Encoder = build(cfg)``: an instance of ``Encoder``
-                for _, annotation in _class_annotation("", statement.annotation):
-                    self._made(statement, annotation, function, owner)
+                named = _annotated_class(statement.annotation)
+                if named is not None:
+                    self._made(statement, named, function, owner)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and part is statement.value:
                 if isinstance(part, ast.Call):
                     made = _constructor(part)

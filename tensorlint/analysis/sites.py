@@ -59,7 +59,7 @@ from tensorlint.analysis.facts import (
     torch_valued,
     type_guards,
 )
-from tensorlint.analysis.flow import Conversion, is_view_call
+from tensorlint.analysis.flow import Conversion, is_view_call, owner_body
 from tensorlint.analysis.from_ast import parse_expression
 from tensorlint.analysis.function import (
     ClassAttributes,
@@ -1020,7 +1020,8 @@ class ModuleAnalysis:
 
     @functools.cached_property
     def test_suite(self) -> bool:
-        """Is the file a test suite (pytest's or unittest's)?"""
+        """Does the text read as a test (``roles.is_test_text``; asked of
+        code run as written)?"""
         return is_test_text(self.source)
 
     @functools.cached_property
@@ -1190,7 +1191,7 @@ def _is_call_at(text: str, start: int, classes: frozenset[str] = frozenset()) ->
     or comment line?"""
     if text[start - 1 : start] == ".":
         owner = _OWNER_BEFORE.search(text, max(start - 200, 0), start)
-        if owner is not None and owner.group(1) in ("self", "cls", *classes):
+        if owner is not None and (owner.group(1) in ("self", "cls") or owner.group(1) in classes):
             start = owner.start(1)
         else:
             return False  # ``obj.f(``
@@ -1477,26 +1478,14 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
     forward = next(
         (
             statement
-            for statement in _class_statements(parent.node)
+            for statement in owner_body(parent.node)
             if isinstance(statement, syntax.FunctionDef) and statement.name.value == "forward"
         ),
         None,
     )
     if forward is None:
         return None
-    bound: dict[str, list[syntax.BaseExpression]] = {}
-    for statement in own_statements(forward):
-        if isinstance(statement, syntax.Assign):
-            for target in statement.targets:
-                if isinstance(target.target, syntax.Name):
-                    bound.setdefault(target.target.value, []).append(statement.value)
-                else:
-                    for name in _target_names(target.target):
-                        bound.setdefault(name, []).append(target.target)  # (not a call)
-        elif isinstance(statement, (syntax.AugAssign, syntax.AnnAssign)):
-            changed = statement.target
-            if isinstance(changed, syntax.Name):
-                bound.setdefault(changed.value, []).append(changed)  # (not a call)
+    bound = bindings(forward)  # (None: a parameter, a loop target, an unpacking)
 
     def from_numpy(value: syntax.BaseExpression, names: frozenset[str]) -> bool:
         while (
@@ -1509,7 +1498,7 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
             return qualified_name(value.func, scope) == ops.FROM_NUMPY
         if isinstance(value, syntax.Name) and value.value in bound and value.value not in names:
             inner = names | {value.value}
-            return all(from_numpy(v, inner) for v in bound[value.value])
+            return all(v is not None and from_numpy(v, inner) for v in bound[value.value])
         return False
 
     returned = [value for value, _ in _returns(forward)]
@@ -1527,12 +1516,6 @@ def _forward_returns_host_arrays(scope: Scope) -> Optional[str]:
         for node in _descendants(forward.body)
     )
     return "moved" if moves else _CONVERTED_IN_PLACE
-
-
-def _class_statements(node: syntax.ClassDef) -> list[syntax.CSTNode]:
-    """The statements of a class's body."""
-    body = node.body
-    return list(body.body) if isinstance(body, syntax.IndentedBlock) else []
 
 
 #: a skip where no accelerator is, or a marker of tests that need one
